@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""CDK app entry: `cdk synth` (see cdk.json) or `python app.py`."""
+
+from __future__ import annotations
+
+import os
+
+import aws_cdk as cdk
+from cdk_nag import AwsSolutionsChecks
+
+from stacks.constants import STACK_NAME
+from stacks.superbiz_stack import SuperBizStack
+
+
+def build_app(outdir: str | None = None) -> tuple[cdk.App, SuperBizStack]:
+    # `cdk synth` passes its output directory in CDK_OUTDIR; `python app.py` writes to cdk.out.
+    app = cdk.App(outdir=outdir or os.environ.get("CDK_OUTDIR", "cdk.out"))
+    stack = SuperBizStack(app, STACK_NAME, description="SuperBizAgent fault-diagnosis agent")
+    # cdk-nag 3 is a policy-validation plugin: it runs during synthesis and fails it on any
+    # finding that is not acknowledged (acknowledgements sit next to the resources).
+    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    return app, stack
+
+
+if __name__ == "__main__":
+    build_app()[0].synth()

@@ -1,0 +1,6 @@
+"""Graph node fallback: see superbiz.graph.finish.fallback."""
+
+from superbiz.graph.finish import fallback
+from superbiz.handlers import graph_node
+
+lambda_handler = graph_node(fallback)

@@ -1,0 +1,43 @@
+"""AWS clients, created lazily and injectable (tests and the local runtime pass their own)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+
+class AwsClients:
+    def __init__(self, region: str = "us-east-1", session: Any = None, **overrides: Any) -> None:
+        self.region = region
+        self._session = session
+        self._overrides = overrides
+
+    def _client(self, service: str) -> Any:
+        if service in self._overrides:
+            return self._overrides[service]
+        import boto3
+
+        session = self._session or boto3.session.Session()
+        return session.client(service, region_name=self.region)
+
+    @cached_property
+    def logs(self) -> Any:
+        return self._client("logs")
+
+    @cached_property
+    def cloudwatch(self) -> Any:
+        return self._client("cloudwatch")
+
+    @cached_property
+    def s3(self) -> Any:
+        return self._client("s3")
+
+    @cached_property
+    def dynamodb(self) -> Any:
+        return self._client("dynamodb")
+
+    def table(self, name: str) -> Any:
+        import boto3
+
+        session = self._session or boto3.session.Session()
+        return session.resource("dynamodb", region_name=self.region).Table(name)

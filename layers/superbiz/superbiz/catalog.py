@@ -1,0 +1,42 @@
+"""The Lambda functions of the diagnosis graph: ASL substitution name ->
+handler module in `functions/`. The CDK stack and the local runtime both
+read this table, so the two cannot drift apart."""
+
+from __future__ import annotations
+
+GRAPH_FUNCTIONS: dict[str, str] = {
+    "StartRunFunctionArn": "start_run",
+    "PlannerFunctionArn": "planner",
+    "ExecutorFunctionArn": "executor",
+    "GatekeeperFunctionArn": "gatekeeper",
+    "VerifiedInputFunctionArn": "verified_input",
+    "VerifierFunctionArn": "verifier",
+    "ComposerFunctionArn": "composer",
+    "FallbackFunctionArn": "fallback",
+    "FinalizeFunctionArn": "finalize",
+}
+
+TOOL_FUNCTIONS: dict[str, str] = {
+    "QueryLogsFunctionArn": "tool_query_logs",
+    "QueryMetricsFunctionArn": "tool_query_metrics",
+    "QueryAlarmsFunctionArn": "tool_query_alarms",
+    "GetCurrentTimeFunctionArn": "tool_get_current_time",
+}
+
+ALL_FUNCTIONS: dict[str, str] = GRAPH_FUNCTIONS | TOOL_FUNCTIONS
+
+FUNCTION_NAME_PREFIX = "superbiz-"
+
+
+def function_name(module: str) -> str:
+    return FUNCTION_NAME_PREFIX + module.replace("_", "-")
+
+
+def module_for(function_name_or_arn: str) -> str:
+    name = function_name_or_arn.split(":")[-1] if ":" in function_name_or_arn else function_name_or_arn
+    if not name.startswith(FUNCTION_NAME_PREFIX):
+        raise KeyError(f"{function_name_or_arn!r} is not a SuperBizAgent function")
+    module = name[len(FUNCTION_NAME_PREFIX):].replace("-", "_")
+    if module not in ALL_FUNCTIONS.values():
+        raise KeyError(f"no handler module for function {name!r}")
+    return module

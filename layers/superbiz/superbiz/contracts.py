@@ -1,0 +1,307 @@
+"""Contracts between graph nodes (DESIGN.md §3).
+
+Names follow the seed documents' terms so that a trace reads the same as the
+design. The execution state (`GraphState`) is what travels through Step
+Functions: ids, counters, decisions and pending tool calls only. Everything
+large (model inputs/outputs, tool outputs, claims) lives in the store.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+GRAPH_VERSION = "diagnosis-graph/1"
+
+
+class Contract(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- state
+
+
+class RunMode(StrEnum):
+    CHAT = "chat"
+    AIOPS_TARGETED = "aiops_targeted"
+    AIOPS_DISCOVERY = "aiops_discovery"
+
+
+class Limits(Contract):
+    """Bounds of DESIGN.md §2; the state machine's Choice states read them."""
+
+    max_transitions: int = Field(32, ge=1, le=256)
+    max_tool_rounds: int = Field(6, ge=1, le=32)
+    max_plan_loops: int = Field(5, ge=1, le=32)
+    max_evidence_retries: int = Field(1, ge=0, le=1)
+
+
+class Counters(Contract):
+    """Counted by the state machine itself (intrinsic functions), never by node code."""
+
+    transitions: int = 0
+    tool_rounds: int = 0
+    evidence_retries: int = 0
+    plan_loops: int = 0
+
+
+class ToolCall(Contract):
+    call_id: str
+    tool: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResultRef(Contract):
+    """What a tool Lambda returns into the Map result: a pointer, never the output."""
+
+    call_id: str
+    tool: str
+    invocation_id: str | None = None
+    success: bool = False
+    error: str | None = None
+
+
+class GraphState(Contract):
+    run_id: str
+    session_id: str
+    mode: RunMode = RunMode.CHAT
+    now: str | None = None  # ISO-8601 clock the run sees; None means the real clock
+    limits: Limits = Field(default_factory=Limits)
+    counters: Counters = Field(default_factory=Counters)
+    # routing decision written by the last node; the Choice states read it
+    decision: str | None = None
+    aiops_loop: bool = False
+    force_final: bool = False
+    low_confidence: bool = False
+    pending_tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_results: list[ToolResultRef] = Field(default_factory=list)
+    termination_reason: str | None = None
+    # written by a Catch (ResultPath $.error): {"Error": ..., "Cause": ...}
+    error: dict[str, Any] | None = None
+
+
+class NodeEvent(BaseModel):
+    """The payload every graph-node Task passes: the state plus ASL-computed values."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    state: GraphState
+    transitions: int | None = None
+    retry_count: int = 0
+
+
+class ToolEvent(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    run_id: str
+    now: str | None = None
+    round: int = 0
+    index: int = 0
+    call: ToolCall
+
+
+class StartRunInput(Contract):
+    """Execution input: what a caller (CLI, API, alarm trigger) starts a run with."""
+
+    run_id: str
+    session_id: str
+    mode: RunMode = RunMode.CHAT
+    query: str = Field(min_length=1, max_length=4000)
+    alarm: dict[str, Any] | None = None
+    now: str | None = None
+    limits: Limits = Field(default_factory=Limits)
+
+
+# ---------------------------------------------------------------------- planner
+
+
+class Decision(StrEnum):
+    PLAN = "PLAN"
+    EXECUTE = "EXECUTE"
+    FINISH = "FINISH"
+
+
+class PlanStep(Contract):
+    tool: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    expect: str = ""
+
+
+class PlannerPlan(Contract):
+    """`planner_plan`."""
+
+    fault_category: str
+    selected_skill: str | None = None
+    steps: list[PlanStep] = Field(default_factory=list)
+    decision: Decision = Decision.EXECUTE
+    rationale: str = ""
+    entities: list[str] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------- executor
+
+
+class ClaimKind(StrEnum):
+    OBSERVATION = "observation"
+    NEGATIVE = "negative"
+    HYPOTHESIS = "hypothesis"
+    ROOT_CAUSE = "root_cause"
+    REMEDIATION = "remediation"
+
+
+NO_EVIDENCE_PATH = "$.no_evidence"
+
+
+class Citation(Contract):
+    source_invocation_id: str
+    raw_path: str
+    evidence_excerpt: str
+
+
+class Claim(Contract):
+    claim_id: str
+    kind: ClaimKind
+    statement: str = Field(min_length=1, max_length=2000)
+    citations: list[Citation] = Field(default_factory=list)
+
+
+class ExecutorEvidence(Contract):
+    """`executor_evidence_v2`."""
+
+    claims: list[Claim] = Field(default_factory=list)
+    missing_info: list[str] = Field(default_factory=list)
+    recommended_actions: list[str] = Field(default_factory=list)
+
+    @field_validator("claims")
+    @classmethod
+    def _unique_ids(cls, claims: list[Claim]) -> list[Claim]:
+        ids = [c.claim_id for c in claims]
+        if len(ids) != len(set(ids)):
+            raise ValueError("claim_id values must be unique")
+        return claims
+
+
+# ------------------------------------------------------------------- gatekeeper
+
+
+class GateVerdict(StrEnum):
+    PASS = "PASS"
+    PARTIAL = "PARTIAL"
+    REJECT = "REJECT"
+
+
+class CitationOutcome(Contract):
+    source_invocation_id: str
+    raw_path: str
+    passed: bool
+    rule_id: str | None = None  # the first rule that failed
+    detail: str = ""
+    matched_excerpt: str | None = None
+
+
+class ClaimOutcome(Contract):
+    claim_id: str
+    kind: ClaimKind
+    passed: bool
+    rule_ids: list[str] = Field(default_factory=list)
+    citations: list[CitationOutcome] = Field(default_factory=list)
+
+
+class GatekeeperResult(Contract):
+    """`gatekeeper_result`."""
+
+    verdict: GateVerdict
+    rule_set_version: str
+    claims: list[ClaimOutcome] = Field(default_factory=list)
+
+    @property
+    def passed_ids(self) -> set[str]:
+        return {c.claim_id for c in self.claims if c.passed}
+
+
+# ------------------------------------------------------------- verified input
+
+
+class VerifiedClaim(Contract):
+    claim_id: str
+    kind: ClaimKind
+    statement: str
+    citations: list[Citation]
+
+
+class VerifiedEvidence(Contract):
+    """`verified_executor_output` + `verified_evidence`: passed claims and matched excerpts."""
+
+    claims: list[VerifiedClaim] = Field(default_factory=list)
+    missing_info: list[str] = Field(default_factory=list)
+    recommended_actions: list[str] = Field(default_factory=list)
+    rejected_claim_count: int = 0
+
+
+# --------------------------------------------------------------------- verifier
+
+
+class VerifierVerdict(StrEnum):
+    PASS = "PASS"
+    LOW_CONFID = "LOW_CONFID"
+    REJECT = "REJECT"
+
+
+class ClaimSupport(Contract):
+    claim_id: str
+    supported: bool
+    reason: str = ""
+
+
+class VerifierOutput(Contract):
+    """`verifier_output`."""
+
+    verdict: VerifierVerdict
+    score: int = Field(ge=0, le=100)
+    support: list[ClaimSupport] = Field(default_factory=list)
+    allowed_claims: list[str] = Field(default_factory=list)
+    missing_info: list[str] = Field(default_factory=list)
+    retry_context: str = ""
+
+
+# --------------------------------------------------------------------- composer
+
+
+class ComposerSections(Contract):
+    summary: str = ""
+    root_cause: str = ""
+    evidence: list[str] = Field(default_factory=list)
+    actions: list[str] = Field(default_factory=list)
+    gaps: list[str] = Field(default_factory=list)
+
+
+class ComposerOutput(Contract):
+    """`composer_output`."""
+
+    answer_markdown: str = Field(min_length=1)
+    sections: ComposerSections = Field(default_factory=ComposerSections)
+
+
+class FinalAnswer(Contract):
+    """`final_answer`: what the user gets; never empty."""
+
+    text: str = Field(min_length=1)
+    produced_by: Literal["Composer", "Fallback"]
+    degraded: bool = False
+
+
+# ------------------------------------------------------------------------ trace
+
+
+class OrchestrationTrace(Contract):
+    graph_version: str = GRAPH_VERSION
+    transitions: list[str] = Field(default_factory=list)
+    final_node: str
+    termination_reason: str
+    degraded: bool
+    evidence_retry_count: int = 0
+    technical_retries: dict[str, int] = Field(default_factory=dict)
+    tool_rounds: int = 0
+    transition_count: int = 0

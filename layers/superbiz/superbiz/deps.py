@@ -1,0 +1,56 @@
+"""Wiring: settings, store, AWS clients and the chat model, built once per
+process. The local runtime and tests install their own with `override`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+
+from superbiz.aws import AwsClients
+from superbiz.models.base import ChatModel
+from superbiz.models.factory import build_model
+from superbiz.settings import Settings, get_settings
+from superbiz.store import RunStore, S3BlobStore
+
+
+@dataclass
+class Deps:
+    settings: Settings
+    clients: AwsClients
+    store: RunStore
+    model: ChatModel
+
+
+def build_deps(settings: Settings, clients: AwsClients | None = None, model: ChatModel | None = None) -> Deps:
+    clients = clients or AwsClients(region=settings.region)
+    store = RunStore(
+        clients.table(settings.table_name),
+        S3BlobStore(settings.bucket_name, clients.s3),
+        ttl_days=settings.ttl_days,
+        inline_output_limit=settings.inline_output_limit,
+    )
+    return Deps(settings=settings, clients=clients, store=store, model=model or build_model(settings.model))
+
+
+_override: Deps | None = None
+
+
+@lru_cache(maxsize=1)
+def _from_environment() -> Deps:
+    return build_deps(get_settings())
+
+
+def get_deps() -> Deps:
+    return _override if _override is not None else _from_environment()
+
+
+@contextmanager
+def override(deps: Deps) -> Iterator[Deps]:
+    global _override
+    previous, _override = _override, deps
+    try:
+        yield deps
+    finally:
+        _override = previous

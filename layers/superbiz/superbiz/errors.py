@@ -1,0 +1,64 @@
+"""Domain errors. Their class names are the error names that the state
+machine's `Retry` and `Catch` match (a Lambda's errorType is the class name)."""
+
+from __future__ import annotations
+
+
+class SuperBizError(Exception):
+    """Base of every error the library raises on purpose."""
+
+
+class ModelError(SuperBizError):
+    """A chat model failed."""
+
+
+class ModelRateLimited(ModelError):
+    """The model endpoint rate-limited the call; transient, retried once."""
+
+
+class ModelTimeout(ModelError):
+    """The model endpoint did not answer in time; transient, retried once."""
+
+
+class ModelOutputInvalid(ModelError):
+    """The model's output did not validate against its contract; retried once."""
+
+
+class ModelRefused(ModelError):
+    """The model refused to answer; not retried."""
+
+
+class StoreError(SuperBizError):
+    """The run store failed."""
+
+
+class StoreThrottled(StoreError):
+    """DynamoDB throttled a request; transient, retried by the state machine."""
+
+
+class RunNotFound(StoreError):
+    """No run with that id."""
+
+
+class ToolError(SuperBizError):
+    """A tool could not produce a result."""
+
+
+class ToolInputInvalid(ToolError):
+    """The parameters a model passed to a tool did not validate."""
+
+
+class ToolUnavailable(ToolError):
+    """The AWS source behind a tool failed."""
+
+
+class UnknownTool(ToolError):
+    """The model asked for a tool that does not exist."""
+
+
+class ScenarioError(SuperBizError):
+    """A scenario (world) file is invalid; the message names the file and the key."""
+
+
+class GraphError(SuperBizError):
+    """A node was reached in a state it cannot handle."""

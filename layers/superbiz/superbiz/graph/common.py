@@ -1,0 +1,165 @@
+"""What every graph node shares: entering the node, model turns recorded as
+`agent_step`s, structured-output parsing, and reading the run's records."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from superbiz.contracts import ExecutorEvidence, GraphState, NodeEvent
+from superbiz.deps import Deps
+from superbiz.errors import ModelError, ModelOutputInvalid
+from superbiz.models.base import ModelRequest, ModelResponse, Role
+from superbiz.prompts import load_prompt
+from superbiz.store import AgentStep, RunTrace
+
+T = TypeVar("T", bound=BaseModel)
+
+RETRY_MARK = " (retry "
+
+
+def enter(event: NodeEvent, node: str, deps: Deps) -> GraphState:
+    """Adopt the state machine's counters and record the visit in agent_flow."""
+    state = event.state.model_copy(deep=True)
+    if event.transitions is not None:
+        state.counters.transitions = event.transitions
+    if event.retry_count:
+        deps.store.append_flow(state.run_id, f"{node}{RETRY_MARK}{event.retry_count})")
+    elif state.decision == "TOOLS" and state.tool_results:
+        # the RunTools Map has no Lambda of its own to record its visit
+        deps.store.append_flow(state.run_id, "RunTools", node)
+    else:
+        deps.store.append_flow(state.run_id, node)
+    return state
+
+
+def run_now(state: GraphState) -> datetime:
+    if state.now:
+        return datetime.fromisoformat(state.now.replace("Z", "+00:00")).astimezone(UTC)
+    return datetime.now(UTC)
+
+
+@dataclass
+class Turn:
+    response: ModelResponse
+    step: AgentStep
+
+
+def model_turn(
+    deps: Deps,
+    run_id: str,
+    role: Role,
+    context: dict[str, Any],
+    *,
+    attempt: int = 0,
+    tools: list[dict[str, Any]] | None = None,
+    response_model: type[BaseModel] | None = None,
+    output_type: str | None = None,
+) -> Turn:
+    """One model call, recorded as an agent_step whether it succeeds or not."""
+    prompt = load_prompt(role)
+    request = ModelRequest(
+        role=role,
+        messages=prompt.render(context),
+        tools=tools or [],
+        response_schema=response_model.model_json_schema() if response_model else None,
+        context=context,
+    )
+    step = AgentStep(
+        agent_name=role,
+        attempt=attempt,
+        model=deps.model.name,
+        prompt_version=prompt.version,
+        output_type=output_type,
+        model_input={"messages": request.messages, "tools": [t["function"]["name"] for t in request.tools]},
+    )
+    started = time.perf_counter()
+    try:
+        response = deps.model.complete(request)
+    except ModelError as exc:
+        step.error = f"{type(exc).__name__}: {exc}"
+        step.duration_ms = int((time.perf_counter() - started) * 1000)
+        deps.store.add_step(run_id, step)
+        raise
+    step.duration_ms = int((time.perf_counter() - started) * 1000)
+    step.model = response.model
+    step.prompt_tokens = response.usage.prompt_tokens
+    step.completion_tokens = response.usage.completion_tokens
+    step.model_output = {
+        "content": response.content,
+        "tool_calls": [c.model_dump() for c in response.tool_calls],
+    }
+    return Turn(response=response, step=step)
+
+
+def parse_output(turn: Turn, model: type[T], deps: Deps, run_id: str) -> T:
+    """Validate structured output; invalid output is recorded, then raised as a
+    technical error the state machine retries once."""
+    content = turn.response.content or ""
+    try:
+        parsed = model.model_validate(json.loads(_strip_fences(content)))
+    except (json.JSONDecodeError, ValidationError) as exc:
+        turn.step.error = f"ModelOutputInvalid: {type(exc).__name__}: {str(exc)[:500]}"
+        deps.store.add_step(run_id, turn.step)
+        raise ModelOutputInvalid(f"{turn.step.agent_name} output is not a valid {model.__name__}: {str(exc)[:300]}") from exc
+    turn.step.model_output = {**turn.step.model_output, "parsed": parsed.model_dump(mode="json")}
+    turn.step.thought = getattr(parsed, "rationale", "") or ""
+    deps.store.add_step(run_id, turn.step)
+    return parsed
+
+
+def _strip_fences(text: str) -> str:
+    text = text.strip()
+    if text.startswith("```"):
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+        text = text.rsplit("```", 1)[0]
+    return text
+
+
+def latest_output(trace: RunTrace, output_type: str) -> dict[str, Any] | None:
+    """The parsed output of the most recent successful step of that type."""
+    for step in reversed(trace.steps):
+        if step.output_type == output_type and not step.error and isinstance(step.model_output, dict):
+            parsed = step.model_output.get("parsed")
+            if parsed is not None:
+                return parsed
+    return None
+
+
+def all_evidence(trace: RunTrace) -> ExecutorEvidence:
+    """Every executor_evidence_v2 of the run merged; a later claim with the same
+    id replaces an earlier one (an evidence retry refines what it found)."""
+    claims: dict[str, Any] = {}
+    missing: list[str] = []
+    actions: list[str] = []
+    for step in trace.steps:
+        if step.output_type != "executor_evidence_v2" or step.error or not isinstance(step.model_output, dict):
+            continue
+        parsed = step.model_output.get("parsed")
+        if not parsed:
+            continue
+        evidence = ExecutorEvidence.model_validate(parsed)
+        for claim in evidence.claims:
+            claims[claim.claim_id] = claim
+        missing += [m for m in evidence.missing_info if m not in missing]
+        actions += [a for a in evidence.recommended_actions if a not in actions]
+    return ExecutorEvidence(claims=list(claims.values()), missing_info=missing, recommended_actions=actions)
+
+
+def record_code_step(deps: Deps, run_id: str, agent: str, output_type: str, output: BaseModel, thought: str = "") -> None:
+    """Code nodes (Gatekeeper, VerifiedInput, Fallback) leave a step too: the trace is complete."""
+    deps.store.add_step(
+        run_id,
+        AgentStep(
+            agent_name=agent,
+            model=None,
+            output_type=output_type,
+            model_output={"parsed": output.model_dump(mode="json")},
+            thought=thought,
+        ),
+    )

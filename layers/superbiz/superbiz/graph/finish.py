@@ -1,0 +1,141 @@
+"""Fallback and Finalize: every branch of the graph ends here, and every run
+ends with a status and a non-empty answer."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from superbiz.contracts import FinalAnswer, GraphState, NodeEvent, OrchestrationTrace
+from superbiz.deps import Deps
+from superbiz.graph.common import RETRY_MARK, all_evidence, enter, latest_output, record_code_step
+from superbiz.observability import metrics
+from superbiz.store import RunTrace, utcnow_iso
+
+SAFE_ANSWER = (
+    "SuperBizAgent could not complete this diagnosis and has no verified finding to report. "
+    "Check the service's alarms, recent deployments and error logs directly, and open the run's "
+    "trace for what was collected."
+)
+
+_REASON_TEXT = {
+    "transition_limit": "the investigation hit its step limit before it could finish",
+    "gatekeeper_reject": "none of the proposed findings could be verified against recorded tool output",
+}
+
+
+def _failure_reason(state: GraphState, trace: RunTrace) -> str:
+    if state.termination_reason:
+        return state.termination_reason
+    if state.error:
+        return f"node_error:{state.error.get('Error', 'Unknown')}"
+    return "unknown"
+
+
+def _failed_node(trace: RunTrace) -> str | None:
+    flow = [f for f in trace.run.agent_flow if f not in ("Fallback", "Finalize")]
+    return flow[-1].split(RETRY_MARK)[0] if flow else None
+
+
+def _error_message(state: GraphState) -> str:
+    if not state.error:
+        return ""
+    cause = state.error.get("Cause") or ""
+    try:
+        cause = json.loads(cause).get("errorMessage", cause)
+    except (ValueError, AttributeError):
+        pass
+    return f"{state.error.get('Error', 'Error')}: {str(cause)[:300]}"
+
+
+def fallback(event: NodeEvent, deps: Deps) -> GraphState:
+    state = enter(event, "Fallback", deps)
+    trace = deps.store.get_trace(state.run_id)
+    reason = _failure_reason(state, trace)
+    state.termination_reason = reason
+    failed_at = _failed_node(trace)
+    lines = ["## Diagnosis incomplete", ""]
+    if reason.startswith("node_error"):
+        lines.append(f"The diagnosis stopped at **{failed_at}**: {_error_message(state)}.")
+    else:
+        lines.append(f"The diagnosis stopped because {_REASON_TEXT.get(reason, reason)}.")
+    lines.append("")
+
+    gate = latest_output(trace, "gatekeeper_result")
+    verified_ids = {c["claim_id"] for c in gate["claims"] if c["passed"]} if gate else set()
+    verified = [c for c in all_evidence(trace).claims if c.claim_id in verified_ids]
+    if verified:
+        lines += ["### Verified findings (cited, not yet judged by the Verifier)", ""]
+        for claim in verified:
+            cites = ", ".join(f"`{c.source_invocation_id}` `{c.raw_path}`" for c in claim.citations)
+            lines.append(f"- {claim.statement} ({cites})")
+        lines.append("")
+    collected = [inv for inv in trace.invocations if inv.success]
+    if collected:
+        lines += ["### Evidence collected (raw tool results, no conclusions drawn)", ""]
+        for inv in collected:
+            lines.append(f"- `{inv.invocation_id}` {inv.tool_name}: {inv.output_preview[:200]}")
+        lines.append("")
+    lines += [
+        "### Suggested manual next steps",
+        "",
+        "1. Check which alarms are in ALARM and the metric behind each (CloudWatch console, Alarms).",
+        "2. Run a Logs Insights query for errors in the affected service's log groups around the onset.",
+        "3. Look for deployments or configuration changes shortly before the onset (CloudTrail).",
+        f"4. Open this run's trace (run id `{state.run_id}`) to see every step and tool output.",
+    ]
+    record_code_step(
+        deps, state.run_id, "fallback", "final_answer",
+        FinalAnswer(text="\n".join(lines), produced_by="Fallback", degraded=True),
+        thought=reason,
+    )
+    state.decision = None
+    return state
+
+
+def finalize(event: NodeEvent, deps: Deps) -> GraphState:
+    state = enter(event, "Finalize", deps)
+    trace = deps.store.get_trace(state.run_id)
+    final = latest_output(trace, "final_answer")
+    if final is None:  # Fallback itself failed: still leave a non-empty answer
+        final = FinalAnswer(text=SAFE_ANSWER, produced_by="Fallback", degraded=True).model_dump()
+        state.termination_reason = state.termination_reason or _failure_reason(state, trace)
+    degraded = bool(final["degraded"])
+    flow = trace.run.agent_flow
+    retries: dict[str, int] = {}
+    for entry in flow:
+        if RETRY_MARK in entry:
+            node = entry.split(RETRY_MARK)[0]
+            retries[node] = retries.get(node, 0) + 1
+    orchestration = OrchestrationTrace(
+        transitions=[e for e in flow if RETRY_MARK not in e],
+        final_node=final["produced_by"],
+        termination_reason=state.termination_reason or "completed",
+        degraded=degraded,
+        evidence_retry_count=state.counters.evidence_retries,
+        technical_retries=retries,
+        tool_rounds=state.counters.tool_rounds,
+        transition_count=state.counters.transitions,
+    )
+    finished = utcnow_iso()
+    started = datetime.fromisoformat(trace.run.started_at.replace("Z", "+00:00"))
+    duration_ms = int((datetime.fromisoformat(finished.replace("Z", "+00:00")) - started).total_seconds() * 1000)
+    deps.store.update_run(
+        state.run_id,
+        answer=final["text"],
+        status="DEGRADED" if degraded else "SUCCEEDED",
+        orchestration_trace=orchestration.model_dump(mode="json"),
+        finished_at=finished,
+        duration_ms=duration_ms,
+    )
+    metrics.add_metric(name="RunsFinished", unit=MetricUnit.Count, value=1)
+    if degraded:
+        metrics.add_metric(name="RunsDegraded", unit=MetricUnit.Count, value=1)
+    gate = trace.run.self_evaluation.get("gatekeeper", {})
+    rejected = gate.get("claims_proposed", 0) - gate.get("claims_passed", 0)
+    if rejected:
+        metrics.add_metric(name="GatekeeperRejectedClaims", unit=MetricUnit.Count, value=rejected)
+    state.decision = "DEGRADED" if degraded else "DONE"
+    return state

@@ -1,0 +1,337 @@
+"""The graph's nodes. Each takes the small execution state, reads what it
+needs from the store by run_id, records what it did, and returns the state
+with its routing decision for the state machine's Choice states."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from superbiz.contracts import (
+    ComposerOutput,
+    Decision,
+    ExecutorEvidence,
+    GraphState,
+    NodeEvent,
+    PlannerPlan,
+    RunMode,
+    StartRunInput,
+    ToolCall,
+    VerifiedClaim,
+    VerifiedEvidence,
+    VerifierOutput,
+    VerifierVerdict,
+)
+from superbiz.deps import Deps
+from superbiz.errors import GraphError, ModelOutputInvalid
+from superbiz.graph import gatekeeper
+from superbiz.graph.common import (
+    all_evidence,
+    enter,
+    latest_output,
+    model_turn,
+    parse_output,
+    record_code_step,
+)
+from superbiz.store import RunRecord, RunTrace, ToolInvocation, utcnow_iso
+from superbiz.tools.registry import tool_schemas
+
+LOW_CONFIDENCE_NOTE = (
+    "> **Low confidence:** the evidence below is incomplete or uncorroborated. "
+    "Treat the cause as a lead to confirm, not a conclusion."
+)
+MAX_CALLS_PER_ROUND = 8
+
+
+# ------------------------------------------------------------------ StartRun
+
+
+def start_run(payload: StartRunInput, deps: Deps) -> GraphState:
+    deps.store.ensure_session(payload.session_id)
+    deps.store.create_run(
+        RunRecord(
+            run_id=payload.run_id,
+            session_id=payload.session_id,
+            mode=payload.mode.value,
+            query=payload.query,
+            alarm=payload.alarm,
+            started_at=utcnow_iso(),
+        )
+    )
+    deps.store.append_flow(payload.run_id, "StartRun")
+    state = GraphState(
+        run_id=payload.run_id,
+        session_id=payload.session_id,
+        mode=payload.mode,
+        now=payload.now,
+        limits=payload.limits,
+        aiops_loop=payload.mode is not RunMode.CHAT,
+    )
+    state.counters.transitions = 1
+    return state
+
+
+# ------------------------------------------------------------------- context
+
+
+def _invocation_view(inv: ToolInvocation, full: bool) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "invocation_id": inv.invocation_id,
+        "tool": inv.tool_name,
+        "params": inv.input_params,
+        "success": inv.success,
+        "empty": inv.empty,
+        "evidence_refs": inv.evidence_refs,
+    }
+    if inv.success:
+        view["output"] = inv.output if full else inv.output_preview
+    else:
+        view["error"] = inv.error
+    return view
+
+
+def _run_context(trace: RunTrace) -> dict[str, Any]:
+    run = trace.run
+    ctx: dict[str, Any] = {"query": run.query, "mode": run.mode}
+    if run.alarm:
+        ctx["alarm"] = run.alarm
+    return ctx
+
+
+# ------------------------------------------------------------------- Planner
+
+
+def planner(event: NodeEvent, deps: Deps) -> GraphState:
+    state = enter(event, "Planner", deps)
+    trace = deps.store.get_trace(state.run_id)
+    context = _run_context(trace) | {
+        "tools": [s["function"]["name"] for s in tool_schemas()],
+        "plan_loop": state.counters.plan_loops,
+        "evidence_retry": state.counters.evidence_retries,
+        "previous_plan": latest_output(trace, "planner_plan"),
+        "evidence_so_far": [
+            {"tool": inv.tool_name, "params": inv.input_params, "preview": inv.output_preview}
+            for inv in trace.invocations
+        ],
+    }
+    if state.counters.evidence_retries:
+        verdict = latest_output(trace, "verifier_output") or {}
+        context["retry_context"] = {
+            "verdict": verdict.get("verdict"),
+            "missing_info": verdict.get("missing_info", []),
+            "hint": verdict.get("retry_context", ""),
+        }
+    turn = model_turn(
+        deps, state.run_id, "planner", context, attempt=event.retry_count,
+        response_model=PlannerPlan, output_type="planner_plan",
+    )
+    plan = parse_output(turn, PlannerPlan, deps, state.run_id)
+    if not state.aiops_loop and plan.decision is Decision.PLAN:
+        plan.decision = Decision.EXECUTE
+    state.decision = plan.decision.value
+    state.force_final = False
+    state.pending_tool_calls = []
+    state.tool_results = []
+    return state
+
+
+# ------------------------------------------------------------------ Executor
+
+
+def executor(event: NodeEvent, deps: Deps) -> GraphState:
+    state = enter(event, "Executor", deps)
+    trace = deps.store.get_trace(state.run_id)
+    plan = latest_output(trace, "planner_plan")
+    if plan is None:
+        raise GraphError(f"run {state.run_id}: Executor reached without a plan")
+    plan_seq = max(s.seq for s in trace.steps if s.output_type == "planner_plan" and not s.error)
+    round_start = _plan_round_start(trace, plan_seq)
+    context = _run_context(trace) | {
+        "plan": plan,
+        "round": state.counters.tool_rounds,
+        "max_rounds": state.limits.max_tool_rounds,
+        "force_final": state.force_final,
+        "evidence_retry": state.counters.evidence_retries,
+        "invocations": [_invocation_view(inv, full=True) for inv in trace.invocations],
+        "plan_invocation_ids": [inv.invocation_id for inv in trace.invocations if inv.seq >= round_start],
+        "last_round": [r.model_dump(mode="json") for r in state.tool_results],
+    }
+    tools = [] if state.force_final else tool_schemas()
+    turn = model_turn(
+        deps, state.run_id, "executor", context, attempt=event.retry_count,
+        tools=tools, output_type="executor_evidence_v2",
+    )
+    calls = turn.response.tool_calls
+    if calls:
+        if state.force_final:
+            turn.step.error = "ModelOutputInvalid: tool calls after the tool budget was spent"
+            deps.store.add_step(state.run_id, turn.step)
+            raise ModelOutputInvalid("Executor asked for tools after the tool-round budget was spent")
+        turn.step.output_type = "tool_calls"
+        deps.store.add_step(state.run_id, turn.step)
+        round_ = state.counters.tool_rounds
+        state.pending_tool_calls = [
+            ToolCall(call_id=f"r{round_}c{i}", tool=c.tool, params=c.params)
+            for i, c in enumerate(calls[:MAX_CALLS_PER_ROUND])
+        ]
+        state.decision = "TOOLS"
+        return state
+    parse_output(turn, ExecutorEvidence, deps, state.run_id)
+    state.pending_tool_calls = []
+    state.tool_results = []
+    state.decision = "EVIDENCE"
+    return state
+
+
+def _plan_round_start(trace: RunTrace, plan_seq: int) -> int:
+    """The first invocation sequence number issued under the latest plan."""
+    rounds_before = sum(1 for s in trace.steps if s.output_type == "tool_calls" and s.seq < plan_seq)
+    return rounds_before * 100 + 1
+
+
+# ---------------------------------------------------------------- Gatekeeper
+
+
+def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
+    state = enter(event, "Gatekeeper", deps)
+    trace = deps.store.get_trace(state.run_id)
+    evidence = all_evidence(trace)
+    result = gatekeeper.check(evidence, trace.invocations)
+    record_code_step(
+        deps, state.run_id, "gatekeeper", "gatekeeper_result", result,
+        thought=f"{len(result.passed_ids)}/{len(result.claims)} claims passed",
+    )
+    evaluation = dict(trace.run.self_evaluation)
+    evaluation["gatekeeper"] = {
+        "verdict": result.verdict.value,
+        "rule_set_version": result.rule_set_version,
+        "claims_proposed": len(result.claims),
+        "claims_passed": len(result.passed_ids),
+        "claims": [c.model_dump(mode="json") for c in result.claims],
+    }
+    deps.store.update_run(state.run_id, self_evaluation=evaluation)
+    state.decision = result.verdict.value
+    if result.verdict.value == "REJECT":
+        state.termination_reason = "gatekeeper_reject"
+    return state
+
+
+# ------------------------------------------------------------- VerifiedInput
+
+
+def verified_input(event: NodeEvent, deps: Deps) -> GraphState:
+    state = enter(event, "VerifiedInput", deps)
+    trace = deps.store.get_trace(state.run_id)
+    evidence = all_evidence(trace)
+    gate = latest_output(trace, "gatekeeper_result")
+    if gate is None:
+        raise GraphError(f"run {state.run_id}: VerifiedInput reached without a gatekeeper_result")
+    outcomes = {c["claim_id"]: c for c in gate["claims"]}
+    verified = []
+    for claim in evidence.claims:
+        outcome = outcomes.get(claim.claim_id)
+        if not outcome or not outcome["passed"]:
+            continue
+        good = {(c["source_invocation_id"], c["raw_path"]) for c in outcome["citations"] if c["passed"]}
+        citations = [c for c in claim.citations if (c.source_invocation_id, c.raw_path) in good]
+        verified.append(
+            VerifiedClaim(claim_id=claim.claim_id, kind=claim.kind, statement=claim.statement, citations=citations)
+        )
+    projection = VerifiedEvidence(
+        claims=verified,
+        missing_info=evidence.missing_info,
+        recommended_actions=evidence.recommended_actions,
+        rejected_claim_count=len(evidence.claims) - len(verified),
+    )
+    record_code_step(deps, state.run_id, "verified_input", "verified_evidence", projection)
+    state.decision = None
+    return state
+
+
+# ------------------------------------------------------------------ Verifier
+
+
+def verifier(event: NodeEvent, deps: Deps) -> GraphState:
+    state = enter(event, "Verifier", deps)
+    trace = deps.store.get_trace(state.run_id)
+    verified = latest_output(trace, "verified_evidence") or {"claims": []}
+    context = {"query": trace.run.query, "verified_evidence": verified}
+    turn = model_turn(
+        deps, state.run_id, "verifier", context, attempt=event.retry_count,
+        response_model=VerifierOutput, output_type="verifier_output",
+    )
+    output = parse_output(turn, VerifierOutput, deps, state.run_id)
+    known = {c["claim_id"] for c in verified["claims"]}
+    unknown = [c for c in output.allowed_claims if c not in known]
+    if unknown:
+        raise ModelOutputInvalid(f"Verifier allowed claims that did not pass the Gatekeeper: {unknown}")
+    evaluation = dict(trace.run.self_evaluation)
+    evaluation["verifier_evaluation"] = {
+        "verdict": output.verdict.value,
+        "score": output.score,
+        "allowed_claims": output.allowed_claims,
+        "missing_info": output.missing_info,
+        "attempt": state.counters.evidence_retries,
+    }
+    deps.store.update_run(state.run_id, self_evaluation=evaluation)
+    state.decision = output.verdict.value
+    return state
+
+
+# ------------------------------------------------------------------ Composer
+
+
+def composer(event: NodeEvent, deps: Deps) -> GraphState:
+    state = enter(event, "Composer", deps)
+    trace = deps.store.get_trace(state.run_id)
+    verified = latest_output(trace, "verified_evidence") or {"claims": []}
+    verdict = VerifierOutput.model_validate(
+        latest_output(trace, "verifier_output")
+        or {"verdict": "REJECT", "score": 0, "allowed_claims": []}
+    )
+    allowed = set(verdict.allowed_claims) if verdict.verdict is not VerifierVerdict.REJECT else set()
+    claims = [c for c in verified["claims"] if c["claim_id"] in allowed]
+    low_confidence = state.low_confidence or verdict.verdict is VerifierVerdict.LOW_CONFID
+    context = {
+        "query": trace.run.query,
+        "verdict": verdict.verdict.value,
+        "score": verdict.score,
+        "low_confidence": low_confidence,
+        "allowed_claims": claims,
+        "missing_info": list(dict.fromkeys(verified.get("missing_info", []) + verdict.missing_info)),
+        "recommended_actions": verified.get("recommended_actions", []),
+        "rejected_claim_count": verified.get("rejected_claim_count", 0),
+    }
+    turn = model_turn(
+        deps, state.run_id, "composer", context, attempt=event.retry_count,
+        response_model=ComposerOutput, output_type="composer_output",
+    )
+    output = parse_output(turn, ComposerOutput, deps, state.run_id)
+    answer = enforce_composer_rules(output.answer_markdown, low_confidence)
+    _record_final(deps, state.run_id, answer, "Composer", degraded=False)
+    state.low_confidence = low_confidence
+    state.termination_reason = state.termination_reason or (
+        "completed_low_confidence" if low_confidence else
+        "completed_rejected" if verdict.verdict is VerifierVerdict.REJECT else "completed"
+    )
+    state.decision = None
+    return state
+
+
+def enforce_composer_rules(answer: str, low_confidence: bool) -> str:
+    """Code-level Composer rules: a negative observation is never 'ruled out',
+    and a low-confidence answer always carries its visible note."""
+    text = answer.replace("ruled out", "not observed in the data checked").replace(
+        "Ruled out", "Not observed in the data checked"
+    )
+    if low_confidence and "Low confidence" not in text:
+        text = f"{LOW_CONFIDENCE_NOTE}\n\n{text}"
+    return text
+
+
+def _record_final(deps: Deps, run_id: str, text: str, produced_by: str, degraded: bool) -> None:
+    from superbiz.contracts import FinalAnswer
+
+    record_code_step(
+        deps, run_id, produced_by.lower(), "final_answer",
+        FinalAnswer(text=text, produced_by=produced_by, degraded=degraded),  # type: ignore[arg-type]
+    )

@@ -1,0 +1,64 @@
+"""Lambda entry points are thin: observability decorators, parse the event
+into a contract, call one library function, return a dict. The modules in
+`functions/` bind one of these per Lambda."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from superbiz.contracts import GraphState, NodeEvent, StartRunInput, ToolEvent
+from superbiz.deps import Deps, get_deps
+from superbiz.errors import UnknownTool
+from superbiz.graph.common import run_now
+from superbiz.observability import logger, metrics, tracer
+from superbiz.tools import runner
+from superbiz.tools.base import ToolContext
+
+Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
+
+
+def graph_node(node: Callable[[NodeEvent, Deps], GraphState]) -> Handler:
+    @logger.inject_lambda_context(correlation_id_path="state.run_id")
+    @metrics.log_metrics
+    @tracer.capture_lambda_handler(capture_response=False)
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        return node(NodeEvent.model_validate(event), get_deps()).model_dump(mode="json")
+
+    return lambda_handler
+
+
+def start_run() -> Handler:
+    from superbiz.graph.nodes import start_run as start
+
+    @logger.inject_lambda_context(correlation_id_path="input.run_id")
+    @metrics.log_metrics
+    @tracer.capture_lambda_handler(capture_response=False)
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        return start(StartRunInput.model_validate(event["input"]), get_deps()).model_dump(mode="json")
+
+    return lambda_handler
+
+
+def tool(name: str) -> Handler:
+    """A tool Lambda runs only its own tool: its role grants nothing else."""
+
+    @logger.inject_lambda_context(correlation_id_path="run_id")
+    @metrics.log_metrics
+    @tracer.capture_lambda_handler(capture_response=False)
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        tool_event = ToolEvent.model_validate(event)
+        if tool_event.call.tool != name:
+            raise UnknownTool(f"the {name} function cannot run tool {tool_event.call.tool!r}")
+        deps = get_deps()
+        ctx = ToolContext(
+            run_id=tool_event.run_id,
+            now=run_now(GraphState(run_id=tool_event.run_id, session_id="-", now=tool_event.now)),
+            clients=deps.clients,
+            settings=deps.settings,
+        )
+        return runner.execute(tool_event, deps.store, ctx).model_dump(mode="json")
+
+    return lambda_handler

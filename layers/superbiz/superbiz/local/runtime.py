@@ -1,0 +1,320 @@
+"""The embedded local runtime (DESIGN.md §8).
+
+moto provides AWS in-process; its Step Functions interpreter executes the
+same ASL file CDK deploys; each Lambda `Invoke` the interpreter makes is
+answered in-process by the real handler in `functions/` through botocore's
+event hooks. No second orchestrator: routing, retries, catches and bounds are
+the state machine's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import os
+import sys
+import time
+import traceback
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from superbiz.catalog import ALL_FUNCTIONS, function_name, module_for
+from superbiz.contracts import Limits, RunMode, StartRunInput
+from superbiz.errors import SuperBizError
+
+ACCOUNT = "123456789012"
+ASL_PATH = Path(__file__).resolve().parents[4] / "stacks" / "statemachines" / "diagnosis.asl.json"
+STATE_MACHINE_NAME = "superbiz-diagnosis"
+
+_LOCAL_ENV = {
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_SESSION_TOKEN": "local",
+    "POWERTOOLS_TRACE_DISABLED": "true",
+    "POWERTOOLS_METRICS_DISABLED": "true",
+    "POWERTOOLS_SERVICE_NAME": "superbiz",
+}
+
+
+def asl_path() -> Path:
+    configured = os.environ.get("SUPERBIZ_ASL_PATH")
+    path = Path(configured) if configured else ASL_PATH
+    if not path.is_file():
+        raise FileNotFoundError(f"state machine definition not found at {path} (set SUPERBIZ_ASL_PATH)")
+    return path
+
+
+@dataclass
+class _LambdaContext:
+    function_name: str
+    invoked_function_arn: str
+    aws_request_id: str
+    memory_limit_in_mb: int = 512
+    function_version: str = "$LATEST"
+    log_group_name: str = "/aws/lambda/local"
+    log_stream_name: str = "local"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 300_000
+
+
+class _HttpResponse:
+    status_code = 200
+    headers: dict[str, str] = {}
+    text = ""
+    content = b""
+    raw = None
+
+
+class LambdaDispatcher:
+    """Answers lambda.Invoke with the in-process handler of `functions/`."""
+
+    def __init__(self, region: str) -> None:
+        self.region = region
+        self.invocations: list[str] = []
+
+    def capture(self, params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
+        context["superbiz_invoke"] = dict(params)
+
+    def answer(self, context: dict[str, Any], **_: Any) -> tuple[_HttpResponse, dict[str, Any]] | None:
+        from botocore.response import StreamingBody
+
+        params = context.get("superbiz_invoke")
+        if params is None:
+            return None
+        function = params["FunctionName"]
+        module = module_for(function)
+        raw = params.get("Payload") or b"{}"
+        payload = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
+        self.invocations.append(module)
+        handler = importlib.import_module(f"functions.{module}").lambda_handler
+        ctx = _LambdaContext(
+            function_name=function.split(":")[-1],
+            invoked_function_arn=function,
+            aws_request_id=str(uuid.uuid4()),
+        )
+        response: dict[str, Any] = {"StatusCode": 200, "ExecutedVersion": "$LATEST"}
+        try:
+            body = handler(payload, ctx)
+        except Exception as exc:  # a Lambda reports any exception as a FunctionError
+            body = {
+                "errorType": type(exc).__name__,
+                "errorMessage": str(exc),
+                "stackTrace": traceback.format_exception(exc)[-5:],
+            }
+            response["FunctionError"] = "Unhandled"
+        data = json.dumps(body).encode()
+        response["Payload"] = StreamingBody(io.BytesIO(data), len(data))
+        response["ResponseMetadata"] = {"HTTPStatusCode": 200}
+        return _HttpResponse(), response
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    session_id: str
+    execution_arn: str
+    execution_status: str
+    seconds: float
+
+
+class LocalRuntime:
+    """Use as a context manager; one runtime holds one local AWS world."""
+
+    def __init__(
+        self,
+        scenario: Any = None,
+        *,
+        model: Any = None,
+        limits: Limits | None = None,
+        region: str | None = None,
+    ) -> None:
+        self.scenario = scenario
+        self.region = region or getattr(scenario, "region", None) or "us-east-1"
+        self.limits = limits or Limits()
+        self._model = model
+        self._mock: Any = None
+        self._override: Any = None
+        self._saved_env: dict[str, str | None] = {}
+        self.dispatcher = LambdaDispatcher(self.region)
+
+    # -- lifecycle
+    def __enter__(self) -> LocalRuntime:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        import boto3
+        from moto import mock_aws
+
+        env = {**_LOCAL_ENV, "AWS_DEFAULT_REGION": self.region, "AWS_REGION": self.region}
+        for key, value in env.items():
+            self._saved_env[key] = os.environ.get(key)
+            os.environ[key] = value
+        self._quiet_logs()
+        self._mock = mock_aws(config={"stepfunctions": {"execute_state_machine": True}})
+        self._mock.start()
+        boto3.setup_default_session(region_name=self.region)
+        events = boto3.DEFAULT_SESSION.events  # the interpreter builds its Lambda client from here
+        events.register("before-parameter-build.lambda.Invoke", self.dispatcher.capture)
+        events.register("before-call.lambda.Invoke", self.dispatcher.answer)
+        try:
+            self._provision()
+        except Exception:
+            self.stop()
+            raise
+
+    def _quiet_logs(self) -> None:
+        """Structured logs go to stderr locally so stdout stays the report (or JSON)."""
+        import logging
+        import warnings
+
+        # metrics are disabled locally; an empty flush is expected, not news
+        warnings.filterwarnings("ignore", message="No application metrics to publish")
+
+        from superbiz.observability import logger
+
+        level = os.environ.get("SUPERBIZ_LOG_LEVEL", "WARNING")
+        logger.setLevel(level)
+        for handler in logger.handlers:
+            if isinstance(handler, logging.StreamHandler):
+                handler.setStream(sys.stderr)
+
+    def _provision(self) -> None:
+        from superbiz import deps as deps_module
+        from superbiz.aws import AwsClients
+        from superbiz.local import insights
+        from superbiz.settings import Settings
+        from superbiz.store import create_table
+
+        self.settings = Settings(region=self.region, table_name="superbiz-local", bucket_name="superbiz-local-artifacts")
+        self.clients = AwsClients(region=self.region)
+        create_table(self.clients.dynamodb, self.settings.table_name)
+        self.clients.s3.create_bucket(
+            Bucket=self.settings.bucket_name,
+            **({} if self.region == "us-east-1" else {"CreateBucketConfiguration": {"LocationConstraint": self.region}}),
+        )
+        insights.install()
+        if self.scenario is not None:
+            from superbiz.world import seed_world
+
+            seed_world(self.scenario, self.clients)
+        self.deps = deps_module.build_deps(self.settings, self.clients, self._model)
+        self._override = deps_module.override(self.deps)
+        self._override.__enter__()
+        self.store = self.deps.store
+        self.sfn = self.clients._client("stepfunctions")
+        definition = asl_path().read_text(encoding="utf-8")
+        for key, module in ALL_FUNCTIONS.items():
+            arn = f"arn:aws:lambda:{self.region}:{ACCOUNT}:function:{function_name(module)}"
+            definition = definition.replace("${" + key + "}", arn)
+        if "${" in definition:
+            raise SuperBizError("state machine definition has an unresolved ${...} substitution")
+        self.state_machine_arn = self.sfn.create_state_machine(
+            name=STATE_MACHINE_NAME,
+            definition=definition,
+            roleArn=f"arn:aws:iam::{ACCOUNT}:role/superbiz-state-machine",
+            type="STANDARD",
+        )["stateMachineArn"]
+
+    def stop(self) -> None:
+        import boto3
+
+        if self._override is not None:
+            self._override.__exit__(None, None, None)
+            self._override = None
+        if boto3.DEFAULT_SESSION is not None:
+            events = boto3.DEFAULT_SESSION.events
+            events.unregister("before-parameter-build.lambda.Invoke", self.dispatcher.capture)
+            events.unregister("before-call.lambda.Invoke", self.dispatcher.answer)
+        if self._mock is not None:
+            self._mock.stop()
+            self._mock = None
+        for key, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+    def use_model(self, model: Any) -> None:
+        """Swap the chat model every node of later runs will use."""
+        self.deps.model = model
+
+    # -- runs
+    def start_run(
+        self,
+        query: str,
+        *,
+        session_id: str | None = None,
+        mode: RunMode = RunMode.CHAT,
+        alarm: dict[str, Any] | None = None,
+        now: str | None = None,
+    ) -> tuple[str, str, str]:
+        run_id = uuid.uuid4().hex
+        session_id = session_id or uuid.uuid4().hex
+        if now is None and self.scenario is not None:
+            now = self.scenario.now_dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+        payload = StartRunInput(
+            run_id=run_id, session_id=session_id, mode=mode, query=query, alarm=alarm, now=now, limits=self.limits
+        )
+        execution_arn = self.sfn.start_execution(
+            stateMachineArn=self.state_machine_arn, name=run_id, input=payload.model_dump_json()
+        )["executionArn"]
+        return run_id, session_id, execution_arn
+
+    def wait(self, execution_arn: str, timeout: float = 600.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = self.sfn.describe_execution(executionArn=execution_arn)["status"]
+            if status != "RUNNING":
+                return status
+            time.sleep(0.02)
+        raise TimeoutError(f"execution {execution_arn} still running after {timeout:.0f}s")
+
+    def run(self, query: str, **kwargs: Any) -> RunOutcome:
+        started = time.perf_counter()
+        run_id, session_id, execution_arn = self.start_run(query, **kwargs)
+        status = self.wait(execution_arn)
+        try:
+            self.store.update_run(run_id, execution_arn=execution_arn)
+        except Exception:  # the run item may not exist if StartRun itself failed
+            pass
+        return RunOutcome(run_id, session_id, execution_arn, status, time.perf_counter() - started)
+
+    def run_scenario(self, **kwargs: Any) -> RunOutcome:
+        """Run the scenario's own trigger: a chat message or its alarm entering ALARM."""
+        scenario = self.scenario
+        if scenario is None:
+            raise SuperBizError("this runtime has no scenario loaded")
+        trigger = scenario.trigger
+        if trigger.alarm is not None:
+            alarm = next(a for a in scenario.world.alarms if a.name == trigger.alarm.name)
+            payload = {"name": alarm.name, "state": "ALARM", "reason": alarm.reason, "namespace": alarm.namespace,
+                       "metric": alarm.metric, "dimensions": alarm.dimensions}
+            return self.run(scenario.trigger_message(), mode=RunMode.AIOPS_TARGETED, alarm=payload, **kwargs)
+        return self.run(scenario.trigger_message(), **kwargs)
+
+    def history(self, execution_arn: str) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = []
+        kwargs: dict[str, Any] = {"executionArn": execution_arn}
+        while True:
+            page = self.sfn.get_execution_history(**kwargs)
+            events += page["events"]
+            if not page.get("nextToken"):
+                return events
+            kwargs["nextToken"] = page["nextToken"]
+
+    def state_path(self, execution_arn: str) -> list[str]:
+        """Top-level state names in the order the execution entered them (the console's view)."""
+        path = []
+        for event in self.history(execution_arn):
+            details = event.get("stateEnteredEventDetails")
+            if details and event["type"] != "ChoiceStateEntered":
+                path.append(details["name"])
+        return path

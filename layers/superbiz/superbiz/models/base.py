@@ -1,0 +1,48 @@
+"""One `ChatModel` interface for every provider (DESIGN.md §7).
+
+A request carries the rendered messages (what a hosted model reads), the tool
+schemas, an optional response schema, and `context`: the structured inputs
+the messages were rendered from. The offline provider reasons over `context`
+directly, so it sees exactly what a hosted model may see, no more.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from superbiz.contracts import ToolCall
+
+Role = Literal["planner", "executor", "verifier", "composer"]
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ModelRequest(BaseModel):
+    role: Role
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    response_schema: dict[str, Any] | None = None
+    context: dict[str, Any] = Field(default_factory=dict)
+
+
+class ModelResponse(BaseModel):
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    model: str
+
+
+class ChatModel(Protocol):
+    name: str
+
+    def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough count (4 chars a token) for providers that report no usage."""
+    return max(1, len(text) // 4) if text else 0

@@ -1,0 +1,31 @@
+"""Settings are one pydantic model per process, parsed once from the
+environment (in Lambda) or from defaults and CLI flags (locally)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SUPERBIZ_", extra="ignore")
+
+    table_name: str = "superbiz-runs"
+    bucket_name: str = "superbiz-artifacts"
+    region: str = Field("us-east-1", validation_alias="AWS_REGION")
+    # model provider: "offline" (default), later "openai:<model>"
+    model: str = "offline"
+    # log groups the tools may read (prefixes); empty means any
+    log_group_prefixes: list[str] = Field(default_factory=list)
+    # retention of run records
+    ttl_days: int = 90
+    # largest tool output stored inline in DynamoDB (bytes); larger goes to S3
+    inline_output_limit: int = 300_000
+    logs_query_timeout_seconds: float = 20.0
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

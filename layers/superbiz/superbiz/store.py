@@ -1,0 +1,432 @@
+"""Single-table DynamoDB store (DESIGN.md §4).
+
+Every access is a key lookup or a `Query`; a run's whole trace is one
+(paginated) `Query` on its partition. Nested documents (model inputs and
+outputs, tool outputs, evaluations) are stored as JSON strings: DynamoDB's
+number and nesting rules would otherwise change them on the way back.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any, Protocol
+
+from boto3.dynamodb.conditions import Key
+from botocore.exceptions import ClientError
+from pydantic import BaseModel, Field
+
+from superbiz.errors import RunNotFound, StoreError, StoreThrottled
+
+_THROTTLE_CODES = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+}
+
+
+def utcnow_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def session_pk(session_id: str) -> str:
+    return f"SESSION#{session_id}"
+
+
+def run_pk(run_id: str) -> str:
+    return f"RUN#{run_id}"
+
+
+def step_sk(seq: int) -> str:
+    return f"STEP#{seq:04d}"
+
+
+def tool_sk(seq: int) -> str:
+    return f"TOOL#{seq:04d}"
+
+
+def session_run_sk(started_at: str, run_id: str) -> str:
+    return f"RUN#{started_at}#{run_id}"
+
+
+def alarm_pk(dedup_key: str) -> str:
+    return f"ALARM#{dedup_key}"
+
+
+def invocation_id_for(run_id: str, seq: int) -> str:
+    """Readable and run-scoped: an id copied from another run cannot resolve here."""
+    return f"inv_{seq:04d}_{run_id[-6:]}"
+
+
+# ------------------------------------------------------------------ records
+
+
+class SessionRecord(BaseModel):
+    session_id: str
+    created_at: str
+    updated_at: str
+    message_pair_count: int = 0
+
+
+class RunRecord(BaseModel):
+    run_id: str
+    session_id: str
+    mode: str
+    query: str
+    alarm: dict[str, Any] | None = None
+    status: str = "RUNNING"  # RUNNING | SUCCEEDED | DEGRADED | FAILED
+    agent_flow: list[str] = Field(default_factory=list)
+    answer: str | None = None
+    self_evaluation: dict[str, Any] = Field(default_factory=dict)
+    orchestration_trace: dict[str, Any] | None = None
+    execution_arn: str | None = None
+    step_count: int = 0
+    tool_call_count: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    started_at: str
+    finished_at: str | None = None
+    duration_ms: int | None = None
+
+
+class AgentStep(BaseModel):
+    seq: int = 0
+    agent_name: str
+    attempt: int = 0
+    model: str | None = None
+    prompt_version: str | None = None
+    output_type: str | None = None
+    model_input: Any = None
+    model_output: Any = None
+    thought: str = ""
+    duration_ms: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    error: str | None = None
+    started_at: str = Field(default_factory=utcnow_iso)
+
+
+class ToolInvocation(BaseModel):
+    seq: int
+    invocation_id: str
+    call_id: str
+    tool_name: str
+    input_params: dict[str, Any] = Field(default_factory=dict)
+    output: Any = None
+    output_s3_key: str | None = None
+    output_preview: str = ""
+    evidence_refs: list[str] = Field(default_factory=list)
+    empty: bool = False
+    retrieval_layer: str | None = None
+    retrieval_details: dict[str, Any] = Field(default_factory=dict)
+    relevance_level: str | None = None
+    dedup_reason: str | None = None
+    duration_ms: int = 0
+    success: bool = True
+    error: str | None = None
+    started_at: str = Field(default_factory=utcnow_iso)
+
+
+class RunTrace(BaseModel):
+    run: RunRecord
+    steps: list[AgentStep]
+    invocations: list[ToolInvocation]
+    feedback: list[dict[str, Any]] = Field(default_factory=list)
+
+
+# ----------------------------------------------------------------- blob store
+
+
+class BlobStore(Protocol):
+    def put(self, key: str, body: bytes) -> None: ...
+    def get(self, key: str) -> bytes: ...
+
+
+class S3BlobStore:
+    def __init__(self, bucket: str, client: Any = None) -> None:
+        import boto3
+
+        self.bucket = bucket
+        self.client = client or boto3.client("s3")
+
+    def put(self, key: str, body: bytes) -> None:
+        self.client.put_object(Bucket=self.bucket, Key=key, Body=body, ServerSideEncryption="AES256")
+
+    def get(self, key: str) -> bytes:
+        return self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+
+
+# ---------------------------------------------------------------------- store
+
+_JSON_FIELDS = {
+    "alarm",
+    "self_evaluation",
+    "orchestration_trace",
+    "model_input",
+    "model_output",
+    "input_params",
+    "output",
+    "retrieval_details",
+}
+
+
+def _to_item(record: BaseModel) -> dict[str, Any]:
+    item: dict[str, Any] = {}
+    for name, value in record.model_dump(mode="json").items():
+        if value is None:
+            continue
+        if name in _JSON_FIELDS:
+            item[name] = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        elif isinstance(value, float):
+            item[name] = Decimal(str(value))
+        else:
+            item[name] = value
+    return item
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _from_item(item: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in item.items():
+        if name in ("PK", "SK", "expires_at"):
+            continue
+        out[name] = json.loads(value) if name in _JSON_FIELDS and isinstance(value, str) else _plain(value)
+    return out
+
+
+class RunStore:
+    """DynamoDB adapter. `table` is a boto3 `Table` resource; injected in tests."""
+
+    def __init__(
+        self,
+        table: Any,
+        blobs: BlobStore | None = None,
+        *,
+        ttl_days: int = 90,
+        inline_output_limit: int = 300_000,
+    ) -> None:
+        self.table = table
+        self.blobs = blobs
+        self.ttl_days = ttl_days
+        self.inline_output_limit = inline_output_limit
+
+    # -- helpers
+    def _expires_at(self) -> int:
+        return int(time.time()) + self.ttl_days * 86400
+
+    def _call(self, fn: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(**kwargs)
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            if code in _THROTTLE_CODES:
+                raise StoreThrottled(f"DynamoDB throttled {fn.__name__}: {code}") from exc
+            if code == "ConditionalCheckFailedException":
+                raise
+            raise StoreError(f"DynamoDB {fn.__name__} failed: {code}: {exc}") from exc
+
+    def _put_new(self, item: dict[str, Any]) -> bool:
+        """Conditional put; False when the item already exists (a retried write)."""
+        try:
+            self._call(
+                self.table.put_item,
+                Item={**item, "expires_at": self._expires_at()},
+                ConditionExpression="attribute_not_exists(PK)",
+            )
+            return True
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+
+    # -- sessions
+    def ensure_session(self, session_id: str) -> SessionRecord:
+        now = utcnow_iso()
+        record = SessionRecord(session_id=session_id, created_at=now, updated_at=now)
+        self._put_new({"PK": session_pk(session_id), "SK": "META", **_to_item(record)})
+        got = self._call(self.table.get_item, Key={"PK": session_pk(session_id), "SK": "META"})
+        return SessionRecord.model_validate(_from_item(got["Item"]))
+
+    def get_session(self, session_id: str) -> SessionRecord | None:
+        got = self._call(self.table.get_item, Key={"PK": session_pk(session_id), "SK": "META"})
+        return SessionRecord.model_validate(_from_item(got["Item"])) if "Item" in got else None
+
+    def session_run_ids(self, session_id: str) -> list[str]:
+        items = self._query(session_pk(session_id), "RUN#")
+        return [i["run_id"] for i in items]
+
+    # -- runs
+    def create_run(self, run: RunRecord) -> bool:
+        """Create the run and its session index entry; idempotent on retries."""
+        created = self._put_new({"PK": run_pk(run.run_id), "SK": "META", **_to_item(run)})
+        stored = run if created else self.get_run(run.run_id)
+        self._put_new(
+            {
+                "PK": session_pk(stored.session_id),
+                "SK": session_run_sk(stored.started_at, stored.run_id),
+                "run_id": stored.run_id,
+                "started_at": stored.started_at,
+            }
+        )
+        return created
+
+    def get_run(self, run_id: str) -> RunRecord:
+        got = self._call(self.table.get_item, Key={"PK": run_pk(run_id), "SK": "META"})
+        if "Item" not in got:
+            raise RunNotFound(f"no run with id {run_id!r}")
+        return RunRecord.model_validate(_from_item(got["Item"]))
+
+    def update_run(self, run_id: str, **fields: Any) -> None:
+        if not fields:
+            return
+        names, values, sets = {}, {}, []
+        for i, (name, value) in enumerate(fields.items()):
+            names[f"#f{i}"] = name
+            if name in _JSON_FIELDS:
+                value = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            elif isinstance(value, float):
+                value = Decimal(str(value))
+            values[f":v{i}"] = value
+            sets.append(f"#f{i} = :v{i}")
+        self._call(
+            self.table.update_item,
+            Key={"PK": run_pk(run_id), "SK": "META"},
+            UpdateExpression="SET " + ", ".join(sets),
+            ConditionExpression="attribute_exists(PK)",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
+
+    def append_flow(self, run_id: str, *nodes: str) -> None:
+        self._call(
+            self.table.update_item,
+            Key={"PK": run_pk(run_id), "SK": "META"},
+            UpdateExpression="SET agent_flow = list_append(if_not_exists(agent_flow, :empty), :n)",
+            ConditionExpression="attribute_exists(PK)",
+            ExpressionAttributeValues={":n": list(nodes), ":empty": []},
+        )
+
+    def _next_seq(self, run_id: str, counter: str) -> int:
+        got = self._call(
+            self.table.update_item,
+            Key={"PK": run_pk(run_id), "SK": "META"},
+            UpdateExpression="ADD #c :one",
+            ConditionExpression="attribute_exists(PK)",
+            ExpressionAttributeNames={"#c": counter},
+            ExpressionAttributeValues={":one": 1},
+            ReturnValues="UPDATED_NEW",
+        )
+        return int(got["Attributes"][counter])
+
+    # -- steps
+    def add_step(self, run_id: str, step: AgentStep) -> AgentStep:
+        seq = self._next_seq(run_id, "step_count")
+        step = step.model_copy(update={"seq": seq})
+        self._put_new({"PK": run_pk(run_id), "SK": step_sk(seq), "item_type": "agent_step", **_to_item(step)})
+        self._call(
+            self.table.update_item,
+            Key={"PK": run_pk(run_id), "SK": "META"},
+            UpdateExpression="ADD prompt_tokens :p, completion_tokens :c",
+            ExpressionAttributeValues={":p": step.prompt_tokens, ":c": step.completion_tokens},
+        )
+        return step
+
+    # -- tool invocations
+    def get_invocation(self, run_id: str, seq: int) -> ToolInvocation | None:
+        got = self._call(self.table.get_item, Key={"PK": run_pk(run_id), "SK": tool_sk(seq)})
+        return self._load_invocation(_from_item(got["Item"])) if "Item" in got else None
+
+    def record_invocation(self, run_id: str, inv: ToolInvocation) -> ToolInvocation:
+        """Record once: a retried tool Lambda gets the first recording back."""
+        data = _to_item(inv)
+        body = data.get("output", "null")
+        if len(body.encode()) > self.inline_output_limit:
+            if self.blobs is None:
+                raise StoreError(
+                    f"tool output of {inv.invocation_id} is {len(body)} bytes; no blob store configured"
+                )
+            key = f"runs/{run_id}/tools/{inv.invocation_id}.json"
+            self.blobs.put(key, body.encode())
+            data.pop("output")
+            data["output_s3_key"] = key
+        item = {"PK": run_pk(run_id), "SK": tool_sk(inv.seq), "item_type": "tool_invocation", **data}
+        if not self._put_new(item):
+            existing = self.get_invocation(run_id, inv.seq)
+            assert existing is not None
+            return existing
+        self._call(
+            self.table.update_item,
+            Key={"PK": run_pk(run_id), "SK": "META"},
+            UpdateExpression="ADD tool_call_count :one",
+            ExpressionAttributeValues={":one": 1},
+        )
+        return inv
+
+    def _load_invocation(self, data: dict[str, Any]) -> ToolInvocation:
+        inv = ToolInvocation.model_validate(data)
+        if inv.output_s3_key and inv.output is None and self.blobs is not None:
+            inv.output = json.loads(self.blobs.get(inv.output_s3_key))
+        return inv
+
+    # -- trace
+    def _query(self, pk: str, prefix: str | None = None) -> list[dict[str, Any]]:
+        cond = Key("PK").eq(pk)
+        if prefix:
+            cond = cond & Key("SK").begins_with(prefix)
+        items: list[dict[str, Any]] = []
+        kwargs: dict[str, Any] = {"KeyConditionExpression": cond}
+        while True:
+            page = self._call(self.table.query, **kwargs)
+            items.extend(_from_item(i) | {"_sk": i["SK"]} for i in page.get("Items", []))
+            if "LastEvaluatedKey" not in page:
+                return items
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def get_trace(self, run_id: str) -> RunTrace:
+        """The run's whole story in one paginated Query on its partition."""
+        run: RunRecord | None = None
+        steps: list[AgentStep] = []
+        invocations: list[ToolInvocation] = []
+        feedback: list[dict[str, Any]] = []
+        for item in self._query(run_pk(run_id)):
+            sk = item.pop("_sk")
+            item.pop("item_type", None)
+            if sk == "META":
+                run = RunRecord.model_validate(item)
+            elif sk.startswith("STEP#"):
+                steps.append(AgentStep.model_validate(item))
+            elif sk.startswith("TOOL#"):
+                invocations.append(self._load_invocation(item))
+            elif sk.startswith("FEEDBACK#"):
+                feedback.append(item)
+        if run is None:
+            raise RunNotFound(f"no run with id {run_id!r}")
+        return RunTrace(run=run, steps=steps, invocations=invocations, feedback=feedback)
+
+
+def create_table(client: Any, name: str) -> None:
+    """Create the table with the production key schema (local runtime and tests)."""
+    client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
+        AttributeDefinitions=[
+            {"AttributeName": "PK", "AttributeType": "S"},
+            {"AttributeName": "SK", "AttributeType": "S"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.update_time_to_live(
+        TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires_at"}
+    )

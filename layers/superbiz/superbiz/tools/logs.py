@@ -1,0 +1,279 @@
+"""query_logs: matching log events from CloudWatch Logs Insights, bounded in time and count."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+import time
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import Field, field_validator
+
+from superbiz.errors import ToolInputInvalid, ToolUnavailable
+from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
+from superbiz.tools.common import iso_ms, sdk_call
+
+# error markers, plus 5xx status codes in common access-log shapes (not any 5xx-looking number)
+DEFAULT_ERROR_PATTERN = (
+    r"ERROR|Error|FATAL|Fatal|CRITICAL|Exception|Traceback|panic|timed out|[Tt]imeout"
+    r"|refused|[Uu]navailable|\b(?:[Ss]tatus|[Cc]ode|HTTP/[\d.]+)[=:\" ]+5\d\d\b"
+)
+MAX_LOG_GROUPS = 50  # StartQuery's limit
+POLL_SECONDS = 0.2
+_PENDING = {"Scheduled", "Running", "Unknown"}
+
+
+class QueryLogsInput(TimeWindow):
+    log_group_names: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_LOG_GROUPS,
+        description="log groups to search; empty means discover them from `service`",
+    )
+    service: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="service name; log groups whose name contains it (case-insensitive) are searched",
+    )
+    filter_pattern: str | None = Field(
+        None,
+        min_length=1,
+        max_length=1000,
+        description="regular expression a message must match; defaults to common error markers",
+    )
+    limit: int = Field(200, ge=1, le=1000, description="most events to return (newest first)")
+
+    @field_validator("filter_pattern")
+    @classmethod
+    def _valid_regex(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(
+                    f"filter_pattern is not a valid regular expression: {exc}"
+                ) from None
+        return value
+
+
+class QueryLogsTool:
+    name: ClassVar[str] = "query_logs"
+    description: ClassVar[str] = (
+        "Search CloudWatch Logs (Logs Insights) for events matching a regular expression in a "
+        "bounded time window. Returns matching events oldest first, each with timestamp, log "
+        "group, stream and message. Without filter_pattern it looks for error markers."
+    )
+    input_model: ClassVar[type[ToolInput]] = QueryLogsInput
+
+    def run(self, params: QueryLogsInput, ctx: ToolContext) -> ToolResult:
+        try:
+            start, end = params.window(ctx.now)
+        except ValueError as exc:
+            raise ToolInputInvalid(f"query_logs: {exc}") from exc
+        prefixes = list(ctx.settings.log_group_prefixes)
+        pattern = params.filter_pattern or DEFAULT_ERROR_PATTERN
+        logs = ctx.clients.logs
+
+        groups, skipped = self._groups(params, prefixes, logs)
+        query = (
+            "fields @timestamp, @message, @logStream, @log"
+            f" | filter @message like /{_slash_escape(pattern)}/"
+            " | sort @timestamp desc"
+            f" | limit {params.limit}"
+        )
+        window = f"between {iso(start)} and {iso(end)}"
+        output: dict[str, Any] = {
+            "query": query,
+            "log_groups": groups,
+            "start": iso(start),
+            "end": iso(end),
+            "status": "Complete",
+            "total_matched": 0,
+            "truncated": False,
+            "results": [],
+        }
+        if not groups:
+            what = f"containing {params.service!r}" if params.service else "at all"
+            if prefixes:
+                what += f" (readable prefixes: {', '.join(prefixes)})"
+            output["status"] = "NoLogGroups"
+            output["no_evidence"] = (
+                f"No log groups {what} were found, so no log events were searched."
+            )
+            return ToolResult.nothing_found(output, output["no_evidence"])
+
+        rows = self._run_query(
+            logs, groups, start, end, query, ctx.settings.logs_query_timeout_seconds
+        )
+        # Insights returns newest first; reversing before a stable sort keeps ties in order
+        stamped = [_row(r) for r in reversed(rows)]
+        results = [row for _, row in sorted(stamped, key=lambda pair: pair[0])]
+        output["results"] = results
+        output["total_matched"] = len(results)
+        output["truncated"] = len(results) >= params.limit
+        where = _name_groups(groups) + (
+            f" (first {MAX_LOG_GROUPS} of {skipped + len(groups)} groups)" if skipped else ""
+        )
+        if not results:
+            output["no_evidence"] = f"No log events matching /{pattern}/ in {where} {window}."
+            return ToolResult.nothing_found(output, output["no_evidence"])
+        preview = f"{len(results)} matching log events in {where} {window}"
+        if output["truncated"]:
+            preview += f" (limit {params.limit} reached; narrow the window or the pattern)"
+        return ToolResult(
+            output=output,
+            evidence_refs=[f"$.results[{i}].message" for i in range(len(results))],
+            preview=preview,
+        )
+
+    # ---------------------------------------------------------------- groups
+
+    def _groups(
+        self, params: QueryLogsInput, prefixes: list[str], logs: Any
+    ) -> tuple[list[str], int]:
+        """The groups to search and how many more matched than StartQuery accepts."""
+        if params.log_group_names:
+            names = list(dict.fromkeys(params.log_group_names))
+            for name in names:
+                if prefixes and not name.startswith(tuple(prefixes)):
+                    raise ToolInputInvalid(
+                        f"query_logs may not read log group {name!r}; readable prefixes: {', '.join(prefixes)}"
+                    )
+            existing = self._existing(logs, names)
+            missing = [n for n in names if n not in existing]
+            if missing:
+                raise ToolInputInvalid(
+                    f"log group(s) not found: {', '.join(missing)}; omit log_group_names and pass "
+                    "`service` to discover the groups that exist"
+                )
+            return names, 0
+        needle = (params.service or "").lower()
+        found = [
+            name
+            for name in self._all_groups(logs)
+            if needle in name.lower() and (not prefixes or name.startswith(tuple(prefixes)))
+        ]
+        found.sort()
+        return found[:MAX_LOG_GROUPS], max(0, len(found) - MAX_LOG_GROUPS)
+
+    @staticmethod
+    def _all_groups(logs: Any) -> list[str]:
+        names: list[str] = []
+        kwargs: dict[str, Any] = {}
+        while True:
+            page = sdk_call("CloudWatch Logs DescribeLogGroups", logs.describe_log_groups, **kwargs)
+            names.extend(g["logGroupName"] for g in page.get("logGroups", []))
+            token = page.get("nextToken")
+            if not token:
+                return names
+            kwargs["nextToken"] = token
+
+    @staticmethod
+    def _existing(logs: Any, names: list[str]) -> set[str]:
+        existing: set[str] = set()
+        for name in names:
+            page = sdk_call(
+                "CloudWatch Logs DescribeLogGroups",
+                logs.describe_log_groups,
+                logGroupNamePrefix=name,
+                limit=50,
+            )
+            if any(g["logGroupName"] == name for g in page.get("logGroups", [])):
+                existing.add(name)
+        return existing
+
+    # ---------------------------------------------------------------- query
+
+    @staticmethod
+    def _run_query(
+        logs: Any, groups: list[str], start: datetime, end: datetime, query: str, timeout: float
+    ) -> list[dict[str, str]]:
+        started = sdk_call(
+            "CloudWatch Logs StartQuery",
+            logs.start_query,
+            logGroupNames=groups,
+            startTime=math.floor(start.timestamp()),
+            endTime=math.ceil(end.timestamp()),
+            queryString=query,
+        )
+        query_id = started["queryId"]
+        deadline = time.monotonic() + timeout
+        while True:
+            response = sdk_call(
+                "CloudWatch Logs GetQueryResults", logs.get_query_results, queryId=query_id
+            )
+            status = response.get("status", "Unknown")
+            if status == "Complete":
+                return [
+                    {f["field"]: f.get("value", "") for f in row}
+                    for row in response.get("results", [])
+                ]
+            if status not in _PENDING:
+                raise ToolUnavailable(
+                    f"Logs Insights query {query_id} ended with status {status}; retry, or narrow the "
+                    "time window or the log groups"
+                )
+            if time.monotonic() >= deadline:
+                with contextlib.suppress(ClientError, BotoCoreError):  # abandoned either way
+                    logs.stop_query(queryId=query_id)
+                raise ToolUnavailable(
+                    f"Logs Insights query {query_id} did not complete within {timeout:g}s; "
+                    "narrow the time window or the log groups and retry"
+                )
+            time.sleep(POLL_SECONDS)
+
+
+def _row(fields: dict[str, str]) -> tuple[datetime, dict[str, Any]]:
+    stamp = _parse_insights_time(fields.get("@timestamp", ""))
+    log = fields.get("@log", "")
+    return stamp or datetime.min.replace(tzinfo=UTC), {
+        "timestamp": iso_ms(stamp) if stamp else fields.get("@timestamp", ""),
+        # Insights reports @log as "<account-id>:<log group>"; group names cannot contain ':'
+        "log_group": log.rsplit(":", 1)[-1],
+        "log_stream": fields.get("@logStream", ""),
+        "message": fields.get("@message", ""),
+    }
+
+
+def _parse_insights_time(value: str) -> datetime | None:
+    """Insights returns "2026-11-20 10:05:12.000" (UTC); moto's own engine epoch milliseconds."""
+    value = value.strip()
+    if value.isdigit():
+        return datetime.fromtimestamp(int(value) / 1000, tz=UTC)
+    for fmt in ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S"):
+        try:
+            return datetime.strptime(value, fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+def _slash_escape(pattern: str) -> str:
+    """Escape unescaped '/' so the pattern can sit inside Insights' /.../ delimiters."""
+    out: list[str] = []
+    escaped = False
+    for char in pattern:
+        if escaped:
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            out.append(char)
+            escaped = True
+        elif char == "/":
+            out.append("\\/")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _name_groups(groups: list[str]) -> str:
+    if len(groups) <= 3:
+        return ", ".join(groups)
+    return f"{', '.join(groups[:3])} and {len(groups) - 3} more"

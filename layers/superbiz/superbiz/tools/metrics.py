@@ -1,0 +1,222 @@
+"""query_metrics: one CloudWatch metric series plus a baseline / peak / onset summary.
+
+The summary is what a model reads and cites; the points stay citable for
+anyone who wants to check it.
+"""
+
+from __future__ import annotations
+
+import statistics
+from datetime import UTC, datetime
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, field_validator
+
+from superbiz.errors import ToolError, ToolInputInvalid
+from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
+from superbiz.tools.common import clean_number, fmt_number, sdk_call
+
+MAX_POINT_REFS = 1440  # a day of minutes; beyond that only the notable points are listed
+_EPSILON = 1e-9
+_RISE_FRACTION = 0.1  # an onset is at least a tenth of the way from baseline to peak
+_MAD_TO_SIGMA = 1.4826  # scales the median absolute deviation to a standard deviation
+
+StatisticName = Literal["Sum", "Average", "Maximum", "Minimum", "SampleCount"]
+
+
+class QueryMetricsInput(TimeWindow):
+    namespace: str = Field(min_length=1, max_length=255, description="e.g. AWS/ApplicationELB")
+    metric_name: str = Field(
+        min_length=1, max_length=255, description="e.g. HTTPCode_Target_5XX_Count"
+    )
+    dimensions: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=30,
+        description="exact dimension set, e.g. {LoadBalancer: ...}",
+    )
+    statistic: StatisticName = "Average"
+    period: int = Field(60, ge=60, description="seconds per datapoint, a multiple of 60")
+
+    @field_validator("period")
+    @classmethod
+    def _minutes(cls, value: int) -> int:
+        if value % 60:
+            raise ValueError("period must be a multiple of 60 seconds")
+        return value
+
+
+class QueryMetricsTool:
+    name: ClassVar[str] = "query_metrics"
+    description: ClassVar[str] = (
+        "Read one CloudWatch metric (GetMetricData) over a time window. Returns the datapoints "
+        "and a summary: baseline, peak and when it happened, onset of a rise, latest value."
+    )
+    input_model: ClassVar[type[ToolInput]] = QueryMetricsInput
+
+    def run(self, params: QueryMetricsInput, ctx: ToolContext) -> ToolResult:
+        try:
+            start, end = params.window(ctx.now)
+        except ValueError as exc:
+            raise ToolInputInvalid(f"query_metrics: {exc}") from exc
+        # CloudWatch aligns datapoints to the period; asking for an aligned start keeps them so
+        start = _align(start, params.period)
+        cloudwatch = ctx.clients.cloudwatch
+        points = _fetch(cloudwatch, params, start, end)
+        output: dict[str, Any] = {
+            "namespace": params.namespace,
+            "metric_name": params.metric_name,
+            "dimensions": dict(params.dimensions),
+            "statistic": params.statistic,
+            "period": params.period,
+            "start": iso(start),
+            "end": iso(end),
+            "points": [{"t": iso(t), "v": clean_number(v)} for t, v in points],
+        }
+        if not points:
+            output["summary"] = {
+                "datapoints": 0,
+                "baseline": None,
+                "peak": None,
+                "peak_at": None,
+                "latest": None,
+                "onset_at": None,
+                "text": f"{_label(params)} had no datapoints between {iso(start)} and {iso(end)}.",
+            }
+            output["no_evidence"] = (
+                f"No datapoints for {params.namespace} {params.metric_name} with dimensions "
+                f"{params.dimensions or '{}'} between {iso(start)} and {iso(end)}."
+            )
+            output["known_dimension_sets"] = _known_dimension_sets(cloudwatch, params)
+            return ToolResult.nothing_found(output, output["no_evidence"])
+
+        summary, notable = summarise(points, _label(params))
+        output["summary"] = summary
+        refs = [
+            "$.summary.text",
+            "$.summary.baseline",
+            "$.summary.peak",
+            "$.summary.peak_at",
+            "$.summary.latest",
+        ]
+        if summary["onset_at"] is not None:
+            refs.append("$.summary.onset_at")
+        indexes = range(len(points)) if len(points) <= MAX_POINT_REFS else sorted(notable)
+        refs.extend(f"$.points[{i}].v" for i in indexes)
+        return ToolResult(output=output, evidence_refs=refs, preview=summary["text"])
+
+
+def summarise(points: list[tuple[datetime, float]], label: str) -> tuple[dict[str, Any], set[int]]:
+    """Baseline from the first third, onset as the first point clearly above it.
+
+    "Clearly above" means exceeding the baseline by the largest of: three
+    robust standard deviations (from the median absolute deviation), half the
+    baseline, a tenth of the rise to the peak, or a tiny epsilon. So a flat zero
+    series rising to 1 counts, while baseline jitter (a 0/1 error count before
+    a jump to 200) does not. Only rises are detected; once an onset is found
+    the baseline is the median of the points before it. Returns the summary and
+    the indexes of its notable points.
+    """
+    values = [v for _, v in points]
+    head = values[: max(1, len(values) // 3)]
+    baseline = statistics.median(head)
+    mad = statistics.median(abs(v - baseline) for v in head)
+    peak_index = max(range(len(values)), key=lambda i: (values[i], -i))
+    peak = values[peak_index]
+    margin = max(
+        3 * _MAD_TO_SIGMA * mad,
+        0.5 * abs(baseline),
+        _RISE_FRACTION * (peak - baseline),
+        _EPSILON,
+    )
+    onset = next((i for i in range(1, len(values)) if values[i] > baseline + margin), None)
+    if onset is not None:
+        baseline = statistics.median(values[:onset])
+    peak_at = iso(points[peak_index][0])
+    latest = values[-1]
+    if onset is not None:
+        text = (
+            f"{label} rose from a baseline of {fmt_number(baseline)} to a peak of {fmt_number(peak)} "
+            f"at {peak_at}; onset at {iso(points[onset][0])}; latest {fmt_number(latest)}."
+        )
+    else:
+        text = (
+            f"{label} showed no rise above its baseline of {fmt_number(baseline)} "
+            f"({len(values)} datapoints from {iso(points[0][0])} to {iso(points[-1][0])}); "
+            f"peak {fmt_number(peak)} at {peak_at}; latest {fmt_number(latest)}."
+        )
+    summary = {
+        "datapoints": len(values),
+        "baseline": clean_number(baseline),
+        "peak": clean_number(peak),
+        "peak_at": peak_at,
+        "latest": clean_number(latest),
+        "onset_at": iso(points[onset][0]) if onset is not None else None,
+        "text": text,
+    }
+    notable = {0, peak_index, len(values) - 1} | ({onset} if onset is not None else set())
+    return summary, notable
+
+
+def _fetch(
+    cloudwatch: Any, params: QueryMetricsInput, start: datetime, end: datetime
+) -> list[tuple[datetime, float]]:
+    query = {
+        "Id": "m1",
+        "MetricStat": {
+            "Metric": {
+                "Namespace": params.namespace,
+                "MetricName": params.metric_name,
+                "Dimensions": [{"Name": k, "Value": v} for k, v in params.dimensions.items()],
+            },
+            "Period": params.period,
+            "Stat": params.statistic,
+        },
+        "ReturnData": True,
+    }
+    by_time: dict[datetime, float] = {}
+    kwargs: dict[str, Any] = {
+        "MetricDataQueries": [query],
+        "StartTime": start,
+        "EndTime": end,
+        "ScanBy": "TimestampAscending",
+    }
+    while True:
+        page = sdk_call("CloudWatch GetMetricData", cloudwatch.get_metric_data, **kwargs)
+        for result in page.get("MetricDataResults", []):
+            for t, v in zip(result.get("Timestamps", []), result.get("Values", []), strict=False):
+                by_time[t.astimezone(UTC)] = float(v)
+        token = page.get("NextToken")
+        if not token:
+            break
+        kwargs["NextToken"] = token
+    return sorted(by_time.items())
+
+
+def _known_dimension_sets(cloudwatch: Any, params: QueryMetricsInput) -> list[dict[str, str]]:
+    """When nothing matched, the dimension sets that do exist help the caller correct the query."""
+    try:
+        page = sdk_call(
+            "CloudWatch ListMetrics",
+            cloudwatch.list_metrics,
+            Namespace=params.namespace,
+            MetricName=params.metric_name,
+        )
+    except ToolError:
+        return []
+    sets: list[dict[str, str]] = []
+    for metric in page.get("Metrics", []):
+        dims = {d["Name"]: d["Value"] for d in metric.get("Dimensions", [])}
+        if dims not in sets:
+            sets.append(dims)
+        if len(sets) >= 10:
+            break
+    return sets
+
+
+def _align(value: datetime, period: int) -> datetime:
+    seconds = int(value.timestamp())
+    return datetime.fromtimestamp(seconds - seconds % period, tz=UTC)
+
+
+def _label(params: QueryMetricsInput) -> str:
+    return f"{params.metric_name} ({params.statistic}, {params.period}s)"

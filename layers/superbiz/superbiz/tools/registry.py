@@ -1,0 +1,38 @@
+"""The tool catalogue: name -> tool, and the JSON schemas a model sees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from superbiz.errors import UnknownTool
+from superbiz.tools.alarms import QueryAlarmsTool
+from superbiz.tools.base import Tool
+from superbiz.tools.clock import GetCurrentTimeTool
+from superbiz.tools.logs import QueryLogsTool
+from superbiz.tools.metrics import QueryMetricsTool
+
+TOOLS: dict[str, Tool] = {
+    t.name: t for t in (QueryLogsTool(), QueryMetricsTool(), QueryAlarmsTool(), GetCurrentTimeTool())
+}
+
+
+def get_tool(name: str) -> Tool:
+    try:
+        return TOOLS[name]
+    except KeyError:
+        raise UnknownTool(f"unknown tool {name!r}; known tools: {', '.join(sorted(TOOLS))}") from None
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    """OpenAI-style function schemas: what a model is shown."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.input_model.model_json_schema(),
+            },
+        }
+        for t in TOOLS.values()
+    ]

@@ -1,0 +1,71 @@
+"""Runs one tool call and records it as a `tool_invocation` before any model sees it."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from pydantic import ValidationError
+
+from superbiz.contracts import ToolEvent, ToolResultRef
+from superbiz.errors import ToolError, ToolInputInvalid
+from superbiz.observability import logger
+from superbiz.store import RunStore, ToolInvocation, invocation_id_for
+from superbiz.tools.base import ToolContext
+from superbiz.tools.registry import get_tool
+
+PREVIEW_CHARS = 500
+
+
+def invocation_seq(round_: int, index: int) -> int:
+    """Deterministic per (round, call): a retried tool Lambda writes the same item."""
+    return round_ * 100 + index + 1
+
+
+def execute(event: ToolEvent, store: RunStore, ctx: ToolContext) -> ToolResultRef:
+    seq = invocation_seq(event.round, event.index)
+    existing = store.get_invocation(event.run_id, seq)
+    if existing is not None:
+        return _ref(event, existing)
+    inv = ToolInvocation(
+        seq=seq,
+        invocation_id=invocation_id_for(event.run_id, seq),
+        call_id=event.call.call_id,
+        tool_name=event.call.tool,
+        input_params=event.call.params,
+    )
+    started = time.perf_counter()
+    try:
+        tool = get_tool(event.call.tool)
+        try:
+            params = tool.input_model.model_validate(event.call.params)
+        except ValidationError as exc:
+            raise ToolInputInvalid(f"{event.call.tool}: invalid parameters: {_errors(exc)}") from exc
+        result = tool.run(params, ctx)
+        inv.output = result.output
+        inv.evidence_refs = result.evidence_refs
+        inv.empty = result.empty
+        inv.output_preview = (result.preview or json.dumps(result.output)[:PREVIEW_CHARS])[:PREVIEW_CHARS]
+    except ToolError as exc:
+        inv.success = False
+        inv.error = f"{type(exc).__name__}: {exc}"
+        inv.output_preview = inv.error[:PREVIEW_CHARS]
+        logger.warning("tool failed", extra={"tool": event.call.tool, "error": inv.error})
+    inv.duration_ms = int((time.perf_counter() - started) * 1000)
+    return _ref(event, store.record_invocation(event.run_id, inv))
+
+
+def _ref(event: ToolEvent, inv: ToolInvocation) -> ToolResultRef:
+    return ToolResultRef(
+        call_id=event.call.call_id,
+        tool=event.call.tool,
+        invocation_id=inv.invocation_id,
+        success=inv.success,
+        error=inv.error,
+    )
+
+
+def _errors(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()
+    )

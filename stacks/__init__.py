@@ -1,0 +1,1 @@
+"""CDK app for SuperBizAgent: one stack composed of constructs (see stacks/constructs/)."""

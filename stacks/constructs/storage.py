@@ -1,0 +1,103 @@
+"""Everything the system keeps at rest: the run table, the artifacts bucket, the logs key."""
+
+from __future__ import annotations
+
+from aws_cdk import ArnFormat, Duration, RemovalPolicy, Stack
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from stacks import constants as c
+from stacks.constructs.nag import acknowledge
+
+
+class Storage(Construct):
+    def __init__(self, scope: Construct, id: str, *, removal_policy: RemovalPolicy) -> None:
+        super().__init__(scope, id)
+        self._removal_policy = removal_policy
+        self.table = self._build_table()
+        self.bucket = self._build_bucket()
+        self.logs_key = self._build_logs_key()
+
+    def _build_table(self) -> dynamodb.Table:
+        """One table for sessions, runs, steps and tool invocations (DESIGN.md section 4)."""
+        return dynamodb.Table(
+            self,
+            "RunTable",
+            partition_key=dynamodb.Attribute(
+                name=c.TABLE_PARTITION_KEY, type=dynamodb.AttributeType.STRING
+            ),
+            sort_key=dynamodb.Attribute(name=c.TABLE_SORT_KEY, type=dynamodb.AttributeType.STRING),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            encryption=dynamodb.TableEncryption.AWS_MANAGED,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            time_to_live_attribute=c.TABLE_TTL_ATTRIBUTE,
+            removal_policy=self._removal_policy,
+        )
+
+    def _build_bucket(self) -> s3.Bucket:
+        """Tool outputs too large for a DynamoDB item; expire with the run records."""
+        bucket = s3.Bucket(
+            self,
+            "ArtifactsBucket",
+            # SSE-S3 matches what RunStore requests on every PutObject (AES256).
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            enforce_ssl=True,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            lifecycle_rules=[
+                s3.LifecycleRule(
+                    prefix=c.TOOL_OUTPUT_PREFIX, expiration=Duration.days(c.RETENTION_DAYS)
+                )
+            ],
+            removal_policy=self._removal_policy,
+        )
+        acknowledge(
+            bucket,
+            "AwsSolutions-S1",
+            "Only this stack's diagnosis functions read and write the bucket, under runs/; every "
+            "object is referenced by the tool_invocation item that recorded it, which is the "
+            "access record. A second bucket of server access logs would duplicate that trail.",
+        )
+        return bucket
+
+    def _build_logs_key(self) -> kms.Key:
+        """Customer key for the CloudWatch log groups: Logs cannot encrypt with an AWS key."""
+        key = kms.Key(
+            self,
+            "LogsKey",
+            description="Encrypts the SuperBizAgent CloudWatch log groups",
+            enable_key_rotation=True,
+            removal_policy=self._removal_policy,
+        )
+        stack = Stack.of(self)
+        key.add_to_resource_policy(
+            iam.PolicyStatement(
+                principals=[iam.ServicePrincipal(f"logs.{stack.region}.amazonaws.com")],
+                actions=[
+                    "kms:Encrypt",
+                    "kms:Decrypt",
+                    "kms:ReEncryptFrom",
+                    "kms:ReEncryptTo",
+                    "kms:GenerateDataKey",
+                    "kms:GenerateDataKeyWithoutPlaintext",
+                    "kms:DescribeKey",
+                ],
+                resources=["*"],
+                conditions={
+                    "ArnLike": {
+                        "kms:EncryptionContext:aws:logs:arn": stack.format_arn(
+                            service="logs",
+                            resource="log-group",
+                            resource_name="*",
+                            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+                        )
+                    }
+                },
+            )
+        )
+        return key

@@ -1,0 +1,233 @@
+"""The bounded diagnosis graph end to end: the real ASL file executed by
+moto's Step Functions interpreter, each Lambda answered by its real handler.
+Misbehaviour comes from the scripted model; nothing here orchestrates."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from superbiz.cli import DEMO_WORLD, run_result
+from superbiz.contracts import Limits
+from superbiz.local.runtime import LocalRuntime
+from superbiz.models.base import ModelRequest, ModelResponse
+from superbiz.models.offline import OfflineModel
+from superbiz.models.scripted import ScriptedModel
+from superbiz.world import load_scenario
+
+pytestmark = pytest.mark.integration
+
+QUESTION = "Why is payment-api returning 500 errors since about 10:05?"
+
+
+@pytest.fixture(scope="module")
+def runtime():
+    with LocalRuntime(load_scenario(DEMO_WORLD)) as rt:
+        yield rt
+
+
+@pytest.fixture
+def diagnose(runtime):
+    """Run one chat diagnosis with a given model and limits; return the run's JSON view."""
+
+    def _run(model: Any = None, limits: Limits | None = None, query: str = QUESTION) -> dict[str, Any]:
+        runtime.use_model(model or OfflineModel())
+        runtime.limits = limits or Limits()
+        outcome = runtime.run(query)
+        assert outcome.execution_status == "SUCCEEDED", outcome
+        return run_result(runtime, outcome)
+
+    return _run
+
+
+def scripted(**script: list[Any]) -> ScriptedModel:
+    return ScriptedModel(script, fallback=OfflineModel())
+
+
+def evidence_json(*claims: dict[str, Any]) -> dict[str, Any]:
+    return {"content": {"claims": list(claims), "missing_info": [], "recommended_actions": []}}
+
+
+def test_pass_path_names_root_cause_with_checked_citations(diagnose):
+    # Given the payment-api incident world and the offline model
+    # When an engineer asks why payment-api returns 500s
+    result = diagnose()
+    # Then the answer names the root cause and the run took the PASS path
+    assert result["status"] == "SUCCEEDED"
+    assert result["final_node"] == "Composer"
+    assert result["verifier_verdict"] == "PASS"
+    assert "connection pool" in result["answer"].lower()
+    path = result["execution"]["state_path"]
+    for earlier, later in [("StartRun", "Planner"), ("Planner", "Executor"), ("RunTools", "Gatekeeper"),
+                           ("Gatekeeper", "VerifiedInput"), ("Verifier", "Composer"), ("Composer", "Finalize")]:
+        assert path.index(earlier) < path.index(later)
+    assert "Fallback" not in path
+    # every claim passed the Gatekeeper, and every citation in the answer is a recorded invocation
+    gate = result["gatekeeper"]
+    assert gate["verdict"] == "PASS" and gate["claims_passed"] == gate["claims_proposed"] > 0
+    recorded = {inv["invocation_id"] for inv in result["trace"]["invocations"]}
+    cited = set(re.findall(r"inv_\d{4}_[0-9a-f]{6}", result["answer"]))
+    assert cited and cited <= recorded
+    assert {"query_logs", "query_alarms", "query_metrics"} <= {i["tool_name"] for i in result["trace"]["invocations"]}
+
+
+def test_tool_outputs_are_recorded_before_the_model_reasons_over_them(diagnose):
+    result = diagnose()
+    steps = result["trace"]["steps"]
+    evidence_step = next(s for s in steps if s["output_type"] == "executor_evidence_v2")
+    seen_by_model = json.dumps(evidence_step["model_input"])
+    for inv in result["trace"]["invocations"]:
+        assert inv["invocation_id"] in seen_by_model
+        assert inv["evidence_refs"], inv
+
+
+def test_trace_records_orchestration_and_prompt_versions(diagnose):
+    result = diagnose()
+    orch = result["orchestration_trace"]
+    assert orch["graph_version"] == "diagnosis-graph/1"
+    assert orch["transitions"][0] == "StartRun" and orch["transitions"][-1] == "Finalize"
+    assert orch["termination_reason"] == "completed" and orch["degraded"] is False
+    assert orch["tool_rounds"] >= 1 and orch["evidence_retry_count"] == 0
+    model_steps = [s for s in result["trace"]["steps"] if s["model"]]
+    assert model_steps and all(s["prompt_version"] for s in model_steps)
+
+
+def test_low_confidence_gets_exactly_one_evidence_retry_then_composer(diagnose):
+    # Given a verifier that finds the evidence weak every time
+    low = {"content": {"verdict": "LOW_CONFID", "score": 40, "allowed_claims": [], "retry_context": "need metrics"}}
+    model = scripted(verifier=[low, low])
+    # When the run completes
+    result = diagnose(model)
+    # Then the Planner ran twice (one evidence retry), then the Composer answered with a banner
+    orch = result["orchestration_trace"]
+    assert orch["evidence_retry_count"] == 1
+    assert orch["transitions"].count("Planner") == 2
+    assert orch["transitions"].count("Verifier") == 2
+    assert result["final_node"] == "Composer"
+    assert "EvidenceRetry" in result["execution"]["state_path"]
+    assert "LowConfidence" in result["execution"]["state_path"]
+    assert result["answer"].startswith("> **Low confidence:**")
+    assert orch["termination_reason"] == "completed_low_confidence"
+    # the retry planner saw the verifier's retry context
+    second_plan = [s for s in result["trace"]["steps"] if s["output_type"] == "planner_plan"][1]
+    assert "need metrics" in json.dumps(second_plan["model_input"])
+
+
+def test_gatekeeper_reject_routes_to_fallback_with_safe_answer(diagnose):
+    # Given an executor that fabricates its only claim
+    fake = evidence_json({
+        "claim_id": "c1", "kind": "root_cause", "statement": "The disk is full on the database host.",
+        "citations": [{"source_invocation_id": "inv_0001_ffffff", "raw_path": "$.results[0].message",
+                       "evidence_excerpt": "No space left on device"}],
+    })
+    result = diagnose(scripted(executor=[fake]))
+    # Then the Gatekeeper rejects it, the Fallback answers, and the fabrication never reaches the user
+    assert result["gatekeeper"]["verdict"] == "REJECT"
+    assert "R1_INVOCATION_NOT_IN_RUN" in result["gatekeeper"]["claims"][0]["rule_ids"]
+    assert result["final_node"] == "Fallback"
+    assert result["status"] == "DEGRADED"
+    assert result["orchestration_trace"]["termination_reason"] == "gatekeeper_reject"
+    assert "disk is full" not in result["answer"].lower()
+    assert "Suggested manual next steps" in result["answer"]
+    assert "Verifier" not in result["orchestration_trace"]["transitions"]
+
+
+class FabricatingModel(OfflineModel):
+    """The offline model plus one claim whose excerpt the cited output never contained."""
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        response = super().complete(request)
+        if request.role == "executor" and response.content and not response.tool_calls:
+            evidence = json.loads(response.content)
+            real = evidence["claims"][0]["citations"][0]
+            evidence["claims"].append({
+                "claim_id": "fab", "kind": "root_cause", "statement": "An expired TLS certificate breaks the payment gateway.",
+                "citations": [{**real, "evidence_excerpt": "x509: certificate has expired"}],
+            })
+            response.content = json.dumps(evidence)
+        return response
+
+
+def test_fabricated_claim_is_dropped_and_the_rest_answered(diagnose):
+    result = diagnose(FabricatingModel())
+    gate = result["gatekeeper"]
+    assert gate["verdict"] == "PARTIAL"
+    fab = next(c for c in gate["claims"] if c["claim_id"] == "fab")
+    assert not fab["passed"] and "R4_EXCERPT_MISMATCH" in fab["rule_ids"]
+    assert result["final_node"] == "Composer"
+    assert "certificate" not in result["answer"].lower()
+    assert "connection pool" in result["answer"].lower()
+
+
+def test_node_raising_routes_to_fallback_and_marks_run_degraded(diagnose):
+    # Given a planner that crashes with an unexpected error (not retryable)
+    result = diagnose(scripted(planner=[{"raise": "RuntimeError", "message": "boom in planner"}]))
+    # Then the run ends in Fallback with a non-empty answer naming where it stopped
+    assert result["final_node"] == "Fallback"
+    assert result["status"] == "DEGRADED"
+    assert result["orchestration_trace"]["degraded"] is True
+    assert result["orchestration_trace"]["termination_reason"] == "node_error:RuntimeError"
+    assert "Planner" in result["answer"] and "boom in planner" in result["answer"]
+    assert result["orchestration_trace"]["technical_retries"] == {}
+
+
+def test_transition_limit_routes_to_fallback(diagnose):
+    # Given a graph allowed only four transitions
+    result = diagnose(limits=Limits(max_transitions=4))
+    # Then the state machine stops the run and the Fallback still answers with what was collected
+    assert "TransitionLimit" in result["execution"]["state_path"]
+    assert result["final_node"] == "Fallback"
+    assert result["orchestration_trace"]["termination_reason"] == "transition_limit"
+    # four graph transitions, then only the terminal Fallback and Finalize
+    assert result["orchestration_trace"]["transitions"].index("Fallback") == 4
+    assert result["orchestration_trace"]["transitions"][-2:] == ["Fallback", "Finalize"]
+    assert result["answer"].strip()
+    assert "step limit" in result["answer"]
+
+
+def test_tool_round_bound_forces_a_final_answer(diagnose):
+    # Given an executor that keeps asking for tools
+    again = {"tool_calls": [{"tool": "get_current_time", "params": {}}]}
+    result = diagnose(scripted(executor=[again, again, again]), limits=Limits(max_tool_rounds=2))
+    # Then after two rounds the state machine forces the executor to answer
+    assert result["orchestration_trace"]["tool_rounds"] == 2
+    assert "ToolBudgetExhausted" in result["execution"]["state_path"]
+    assert result["final_node"] in ("Composer", "Fallback")
+    assert result["answer"].strip()
+
+
+def test_malformed_output_once_gets_one_technical_retry(diagnose):
+    result = diagnose(scripted(planner=[{"content": "{not json at all"}]))
+    orch = result["orchestration_trace"]
+    assert orch["technical_retries"] == {"Planner": 1}
+    assert result["final_node"] == "Composer" and result["status"] == "SUCCEEDED"
+    failed = [s for s in result["trace"]["steps"] if s["agent_name"] == "planner" and s["error"]]
+    assert len(failed) == 1 and failed[0]["error"].startswith("ModelOutputInvalid")
+
+
+def test_malformed_output_twice_ends_in_fallback(diagnose):
+    result = diagnose(scripted(planner=[{"content": "nope"}, {"content": "{\"fault_category\": 3}"}]))
+    assert result["orchestration_trace"]["technical_retries"] == {"Planner": 1}
+    assert result["final_node"] == "Fallback"
+    assert result["orchestration_trace"]["termination_reason"] == "node_error:ModelOutputInvalid"
+    assert result["status"] == "DEGRADED"
+
+
+def test_model_timeout_is_retried_by_the_state_machine(diagnose):
+    result = diagnose(scripted(composer=[{"raise": "ModelTimeout"}]))
+    assert result["orchestration_trace"]["technical_retries"] == {"Composer": 1}
+    assert result["final_node"] == "Composer"
+
+
+def test_failing_tool_is_recorded_and_the_run_continues(diagnose):
+    # Given an executor that asks a tool for a log group outside what exists, plus a bad parameter
+    calls = {"tool_calls": [{"tool": "query_metrics", "params": {"namespace": "AWS/X"}},
+                            {"tool": "no_such_tool", "params": {}}]}
+    result = diagnose(scripted(executor=[calls]))
+    failed = [i for i in result["trace"]["invocations"] if not i["success"]]
+    assert any("ToolInputInvalid" in (i["error"] or "") for i in failed)
+    assert result["answer"].strip()
+    assert result["status"] in ("SUCCEEDED", "DEGRADED")
