@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 STACK_NAME = "SuperBizAgentStack"
 
@@ -75,60 +76,46 @@ class FunctionSpec:
         return f"{self.module}.lambda_handler"
 
 
+def _node(module: str, state: str, timeout_seconds: int, **kwargs: Any) -> FunctionSpec:
+    return FunctionSpec(
+        module=module,
+        state=state,
+        substitution=f"{state}FunctionArn",
+        kind=FunctionKind.GRAPH_NODE,
+        timeout_seconds=timeout_seconds,
+        **kwargs,
+    )
+
+
+def _tool(name: str, substitution: str, timeout_seconds: int) -> FunctionSpec:
+    return FunctionSpec(
+        module=f"tool_{name}",
+        state=name,
+        substitution=substitution,
+        kind=FunctionKind.TOOL,
+        timeout_seconds=timeout_seconds,
+        memory_mb=256,
+    )
+
+
+# Timeouts: each below its ASL state's TimeoutSeconds (60 / 300 / 120).
 GRAPH_NODES: tuple[FunctionSpec, ...] = (
-    FunctionSpec(
-        "start_run",
-        "StartRun",
-        "StartRunFunctionArn",
-        FunctionKind.GRAPH_NODE,
-        50,
-        reads_tool_outputs=False,
-    ),
-    FunctionSpec("planner", "Planner", "PlannerFunctionArn", FunctionKind.GRAPH_NODE, 280),
-    FunctionSpec("executor", "Executor", "ExecutorFunctionArn", FunctionKind.GRAPH_NODE, 280),
-    FunctionSpec("gatekeeper", "Gatekeeper", "GatekeeperFunctionArn", FunctionKind.GRAPH_NODE, 110),
-    FunctionSpec(
-        "verified_input", "VerifiedInput", "VerifiedInputFunctionArn", FunctionKind.GRAPH_NODE, 110
-    ),
-    FunctionSpec("verifier", "Verifier", "VerifierFunctionArn", FunctionKind.GRAPH_NODE, 280),
-    FunctionSpec("composer", "Composer", "ComposerFunctionArn", FunctionKind.GRAPH_NODE, 280),
-    FunctionSpec("fallback", "Fallback", "FallbackFunctionArn", FunctionKind.GRAPH_NODE, 110),
-    FunctionSpec("finalize", "Finalize", "FinalizeFunctionArn", FunctionKind.GRAPH_NODE, 110),
+    _node("start_run", "StartRun", 50, reads_tool_outputs=False),
+    _node("planner", "Planner", 280),
+    _node("executor", "Executor", 280),
+    _node("gatekeeper", "Gatekeeper", 110),
+    _node("verified_input", "VerifiedInput", 110),
+    _node("verifier", "Verifier", 280),
+    _node("composer", "Composer", 280),
+    _node("fallback", "Fallback", 110),
+    _node("finalize", "Finalize", 110),
 )
 
 TOOLS: tuple[FunctionSpec, ...] = (
-    FunctionSpec(
-        "tool_query_logs",
-        "query_logs",
-        "QueryLogsFunctionArn",
-        FunctionKind.TOOL,
-        50,
-        memory_mb=256,
-    ),
-    FunctionSpec(
-        "tool_query_metrics",
-        "query_metrics",
-        "QueryMetricsFunctionArn",
-        FunctionKind.TOOL,
-        50,
-        memory_mb=256,
-    ),
-    FunctionSpec(
-        "tool_query_alarms",
-        "query_alarms",
-        "QueryAlarmsFunctionArn",
-        FunctionKind.TOOL,
-        50,
-        memory_mb=256,
-    ),
-    FunctionSpec(
-        "tool_get_current_time",
-        "get_current_time",
-        "GetCurrentTimeFunctionArn",
-        FunctionKind.TOOL,
-        50,
-        memory_mb=256,
-    ),
+    _tool("query_logs", "QueryLogsFunctionArn", 50),
+    _tool("query_metrics", "QueryMetricsFunctionArn", 50),
+    _tool("query_alarms", "QueryAlarmsFunctionArn", 50),
+    _tool("get_current_time", "GetCurrentTimeFunctionArn", 50),
 )
 
 DIAGNOSIS_FUNCTIONS: tuple[FunctionSpec, ...] = GRAPH_NODES + TOOLS

@@ -163,7 +163,7 @@ class Diagnosis(Construct):
             memory_size=spec.memory_mb,
             tracing=lambda_.Tracing.ACTIVE,
             log_group=log_group,
-            environment=self._environment(spec),
+            environment=self._environment(),
         )
         log_group.grant_write(role)
         self._grant_storage(spec, role)
@@ -184,7 +184,7 @@ class Diagnosis(Construct):
         )
         return function
 
-    def _environment(self, spec: c.FunctionSpec) -> dict[str, str]:
+    def _environment(self) -> dict[str, str]:
         return {
             "POWERTOOLS_SERVICE_NAME": c.SERVICE_NAME,
             "POWERTOOLS_METRICS_NAMESPACE": c.METRICS_NAMESPACE,
@@ -244,8 +244,13 @@ class Diagnosis(Construct):
             "tool_query_logs": _SourceAccess(
                 statements=(
                     iam.PolicyStatement(actions=["logs:StartQuery"], resources=[log_groups]),
+                    # StopQuery cancels the tool's own query when it overruns its time budget.
                     iam.PolicyStatement(
-                        actions=["logs:GetQueryResults", "logs:DescribeLogGroups"],
+                        actions=[
+                            "logs:GetQueryResults",
+                            "logs:StopQuery",
+                            "logs:DescribeLogGroups",
+                        ],
                         resources=["*"],
                     ),
                 ),
@@ -257,20 +262,26 @@ class Diagnosis(Construct):
                         "read-only logs:StartQuery action."
                     ),
                     "AwsSolutions-IAM5[Resource::*]": (
-                        "logs:GetQueryResults returns only results of queries this role started "
-                        "and logs:DescribeLogGroups lists names; neither is scoped by log group "
-                        "ARN."
+                        "logs:GetQueryResults and logs:StopQuery act on a query id this role "
+                        "obtained from StartQuery, and logs:DescribeLogGroups lists names; none "
+                        "of them is scoped by log group ARN."
                     ),
                 },
             ),
             "tool_query_metrics": _SourceAccess(
                 statements=(
-                    iam.PolicyStatement(actions=["cloudwatch:GetMetricData"], resources=["*"]),
+                    # ListMetrics suggests the dimension sets that exist when a query matched
+                    # nothing.
+                    iam.PolicyStatement(
+                        actions=["cloudwatch:GetMetricData", "cloudwatch:ListMetrics"],
+                        resources=["*"],
+                    ),
                 ),
                 acknowledgements={
                     "AwsSolutions-IAM5[Resource::*]": (
-                        "cloudwatch:GetMetricData has no resource-level permissions; it is the "
-                        "tool's only CloudWatch action and it is read-only."
+                        "cloudwatch:GetMetricData and cloudwatch:ListMetrics have no "
+                        "resource-level permissions; they are the tool's only CloudWatch actions "
+                        "and both are read-only."
                     )
                 },
             ),

@@ -4,26 +4,22 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
+import aws_cdk as cdk
 import pytest
+from aws_cdk import aws_s3 as s3
+from aws_cdk.assertions import Template
+from cdk_nag import AwsSolutionsChecks
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-if str(REPO_ROOT) not in sys.path:  # app.py and stacks/ live at the repository root
-    sys.path.insert(0, str(REPO_ROOT))
-
-import aws_cdk as cdk  # noqa: E402
-from aws_cdk import aws_s3 as s3  # noqa: E402
-from aws_cdk.assertions import Template  # noqa: E402
-from cdk_nag import AwsSolutionsChecks  # noqa: E402
-
-from app import build_app  # noqa: E402
-from stacks import constants as c  # noqa: E402
-from stacks.superbiz_stack import SuperBizStack  # noqa: E402
+from app import build_app
+from stacks import constants as c
+from stacks.superbiz_stack import SuperBizStack
 
 pytestmark = pytest.mark.infrastructure
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 GRAPH_STATES = {
     "StartRun",
@@ -46,8 +42,13 @@ BASELINE_ACTIONS = {
     "logs:PutLogEvents",
 }
 TOOL_SOURCE_ACTIONS = {
-    "tool_query_logs": {"logs:StartQuery", "logs:GetQueryResults", "logs:DescribeLogGroups"},
-    "tool_query_metrics": {"cloudwatch:GetMetricData"},
+    "tool_query_logs": {
+        "logs:StartQuery",
+        "logs:GetQueryResults",
+        "logs:StopQuery",
+        "logs:DescribeLogGroups",
+    },
+    "tool_query_metrics": {"cloudwatch:GetMetricData", "cloudwatch:ListMetrics"},
     "tool_query_alarms": {"cloudwatch:DescribeAlarms", "cloudwatch:DescribeAlarmHistory"},
     "tool_get_current_time": set(),
 }
@@ -263,6 +264,11 @@ def test_function_role_is_least_privilege(synth: Synthesised, spec: c.FunctionSp
     for statement in statements:
         if any(a.startswith("s3:") for a in _actions([statement])):
             assert statement["Resource"]["Fn::Join"][1][-1] == f"/{c.TOOL_OUTPUT_PREFIX}*"
+    # And it writes logs only to its own log group
+    own_log_group = fn["Properties"]["LoggingConfig"]["LogGroup"]["Ref"]
+    for statement in statements:
+        if "logs:PutLogEvents" in _actions([statement]):
+            assert statement["Resource"] == {"Fn::GetAtt": [own_log_group, "Arn"]}
 
 
 def test_query_logs_reads_logs_and_nothing_else(synth: Synthesised) -> None:
@@ -271,10 +277,10 @@ def test_query_logs_reads_logs_and_nothing_else(synth: Synthesised) -> None:
     assert "logs:StartQuery" in actions
     assert not [a for a in actions if a.startswith("cloudwatch:")]
     assert "dynamodb:DeleteItem" not in actions
-    # the only logs write is to its own log group
     assert {a for a in actions if a.startswith("logs:")} == {
         "logs:StartQuery",
         "logs:GetQueryResults",
+        "logs:StopQuery",
         "logs:DescribeLogGroups",
         "logs:CreateLogStream",
         "logs:PutLogEvents",
@@ -358,3 +364,11 @@ def test_cdk_nag_check_catches_an_unacknowledged_finding() -> None:
     s3.Bucket(stack, "Plain")
     findings = _nag_findings(stack)
     assert any(f.startswith("AwsSolutions-S10") for f in findings), findings
+
+
+def test_stack_deploys_exactly_the_functions_the_local_runtime_dispatches():
+    # The local runtime maps ASL substitutions to handlers through superbiz.catalog;
+    # the stack must deploy the same mapping, or local and AWS runs would differ.
+    from superbiz.catalog import ALL_FUNCTIONS
+
+    assert {f.substitution: f.module for f in c.DIAGNOSIS_FUNCTIONS} == ALL_FUNCTIONS

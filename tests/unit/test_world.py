@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
 from superbiz.errors import ScenarioError
 from superbiz.world import load_scenario
 
@@ -188,8 +187,16 @@ def test_bad_alarm_state_names_the_alarm_field(tmp_path):
     ("old", "new", "where"),
     [
         ('now: "2026-11-20T10:20:00Z"', 'now: "now-15m"', "now: 'now-15m' is not an ISO-8601"),
-        ('now: "2026-11-20T10:20:00Z"', "now: 2026-11-20T10:20:00", "now: 2026-11-20 10:20:00 has no timezone"),
-        ('now: "2026-11-20T10:20:00Z"', "now: 2026-11-20", "now: a date without a time is not allowed"),
+        (
+            'now: "2026-11-20T10:20:00Z"',
+            "now: 2026-11-20T10:20:00",
+            "now: 2026-11-20 10:20:00 has no timezone",
+        ),
+        (
+            'now: "2026-11-20T10:20:00Z"',
+            "now: 2026-11-20",
+            "now: a date without a time is not allowed",
+        ),
         (
             '{t: "2026-11-20T10:04:00Z", message: "INFO started"}',
             '{t: "2026-11-20T10:04:00", message: "INFO started"}',
@@ -225,7 +232,10 @@ def test_bad_log_line_names_the_line(tmp_path):
 
     # Then the error names the file key, the file and the line number
     message = load_error(tmp_path, VALID, log_file=bad)
-    assert "world.logs[0].file: payment-api.log line 4: expected '<ISO-8601 timestamp> <message>'" in message
+    assert (
+        "world.logs[0].file: payment-api.log line 4: expected '<ISO-8601 timestamp> <message>'"
+        in message
+    )
 
 
 def test_missing_knowledge_path_is_named(tmp_path):
@@ -256,7 +266,9 @@ def test_log_events_older_than_cloudwatch_accepts_are_rejected(tmp_path):
 
 def test_unknown_tool_in_expect_is_named(tmp_path):
     # Given an expectation citing a tool that does not exist
-    message = load_error(tmp_path, edited("must_cite_tools: [query_logs]", "must_cite_tools: [grep]"))
+    message = load_error(
+        tmp_path, edited("must_cite_tools: [query_logs]", "must_cite_tools: [grep]")
+    )
 
     # Then the error names the key and the known tools
     assert "expect.must_cite_tools: unknown tool(s) ['grep']" in message

@@ -30,7 +30,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(
         "db_pool_exhaustion", "database connection pool exhaustion",
         r"connection is not available|pool (is )?exhausted|too many (db |database )?connections"
-        r"|remaining connection slots|unable to acquire (a )?(jdbc )?connection|HikariPool-\d+ - Connection",
+        r"|remaining connection slots|unable to acquire (a )?(jdbc )?connection|HikariPool-\d+ - Connection"
+        r"|CannotGetJdbcConnectionException|Failed to obtain JDBC Connection|QueuePool limit",
         "The database connection pool is exhausted: requests wait for a free connection and time out",
         (
             "Find what holds connections (slow queries, leaked connections, a new code path) and fix it",

@@ -549,7 +549,7 @@ def moto_clock(now: datetime) -> Iterator[None]:
     except ImportError:  # pragma: no cover - moto is an optional (local) dependency
         yield
         return
-    modules = (moto.logs.models, moto.cloudwatch.models)
+    modules: tuple[Any, ...] = (moto.logs.models, moto.cloudwatch.models)
     saved = [module.utcnow for module in modules]
     for module in modules:
         module.utcnow = lambda: naive

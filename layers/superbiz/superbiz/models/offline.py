@@ -81,7 +81,7 @@ class OfflineModel:
                 rationale="The evidence gathered in the previous loop answers the question; finishing.",
             )))
         minutes = 180 if retry else 60
-        logs_params: dict[str, Any] = {"minutes": minutes}
+        logs_params: dict[str, Any] = {"minutes": minutes, "limit": 1000}
         if service:
             logs_params["service"] = service
         alarm_params: dict[str, Any] = {"names": [alarm_name]} if alarm_name else {"state": "ALARM"}
@@ -221,6 +221,26 @@ class OfflineModel:
         )))
 
 
+def _minutes(iso_a: str, iso_b: str) -> float:
+    from datetime import datetime
+
+    def parse(v: str) -> datetime:
+        return datetime.fromisoformat(v.replace("Z", "+00:00"))
+
+    return (parse(iso_a) - parse(iso_b)).total_seconds() / 60
+
+
+def _timing(anomaly: dict[str, Any], first_at: str) -> str:
+    onset = anomaly["summary"]["onset_at"]
+    metric = anomaly["output"].get("metric_name", "the metric")
+    delta = _minutes(first_at, onset)
+    if abs(delta) <= 2:
+        return f"{metric} rose at {onset}, within {max(1, round(abs(delta)))} minute(s) of it"
+    if delta > 0:
+        return f"{metric} rose at {onset}, {round(delta)} minute(s) before the first such line returned"
+    return f"{metric} rose at {onset}, {round(-delta)} minute(s) after it"
+
+
 def services_in(text: str) -> list[str]:
     found = []
     for m in _SERVICE.finditer(text.lower()):
@@ -278,13 +298,16 @@ def build_evidence(invocations: list[dict[str, Any]]) -> ExecutorEvidence:
     if cause is not None and cause.exemplar is not None:
         inv_id, row, message = cause.exemplar
         log_cite = Citation(source_invocation_id=inv_id, raw_path=f"$.results[{row}].message", evidence_excerpt=_excerpt(message))
+        truncated = any(
+            i["tool"] == "query_logs" and i.get("success") and i.get("output", {}).get("truncated") for i in invocations
+        )
+        seen = (f"Earliest of the matching lines returned (the query hit its row limit): {cause.first_at}"
+                if truncated else f"First seen at {cause.first_at}")
         timing = ""
         if anomalies:
-            onset = anomalies[0]["summary"]["onset_at"]
-            relation = "starts with" if cause.first_at[:16] <= onset[:16] else "follows"
-            timing = f"; the {anomalies[0]['output'].get('metric_name', 'metric')} anomaly from {onset} {relation} it"
+            timing = "; " + _timing(anomalies[0], cause.first_at)
         add(ClaimKind.ROOT_CAUSE,
-            f"{cause.signature.cause}. First seen at {cause.first_at} in {', '.join(sorted(cause.log_groups))} "
+            f"{cause.signature.cause}. {seen} in {', '.join(sorted(cause.log_groups))} "
             f"({cause.count} event(s)){timing}.",
             [log_cite, *metric_cites[:1], *alarm_cites[:1]])
         actions = list(cause.signature.actions)

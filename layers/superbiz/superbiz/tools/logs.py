@@ -118,7 +118,8 @@ class QueryLogsTool:
             f" (first {MAX_LOG_GROUPS} of {skipped + len(groups)} groups)" if skipped else ""
         )
         if not results:
-            output["no_evidence"] = f"No log events matching /{pattern}/ in {where} {window}."
+            matching = f"/{pattern}/" if params.filter_pattern else "the default error pattern"
+            output["no_evidence"] = f"No log events matching {matching} in {where} {window}."
             return ToolResult.nothing_found(output, output["no_evidence"])
         preview = f"{len(results)} matching log events in {where} {window}"
         if output["truncated"]:
