@@ -9,7 +9,6 @@ import re
 from typing import Any
 
 import pytest
-
 from superbiz.cli import DEMO_WORLD, run_result
 from superbiz.contracts import Limits
 from superbiz.local.runtime import LocalRuntime
@@ -33,7 +32,9 @@ def runtime():
 def diagnose(runtime):
     """Run one chat diagnosis with a given model and limits; return the run's JSON view."""
 
-    def _run(model: Any = None, limits: Limits | None = None, query: str = QUESTION) -> dict[str, Any]:
+    def _run(
+        model: Any = None, limits: Limits | None = None, query: str = QUESTION
+    ) -> dict[str, Any]:
         runtime.use_model(model or OfflineModel())
         runtime.limits = limits or Limits()
         outcome = runtime.run(query)
@@ -61,8 +62,14 @@ def test_pass_path_names_root_cause_with_checked_citations(diagnose):
     assert result["verifier_verdict"] == "PASS"
     assert "connection pool" in result["answer"].lower()
     path = result["execution"]["state_path"]
-    for earlier, later in [("StartRun", "Planner"), ("Planner", "Executor"), ("RunTools", "Gatekeeper"),
-                           ("Gatekeeper", "VerifiedInput"), ("Verifier", "Composer"), ("Composer", "Finalize")]:
+    for earlier, later in [
+        ("StartRun", "Planner"),
+        ("Planner", "Executor"),
+        ("RunTools", "Gatekeeper"),
+        ("Gatekeeper", "VerifiedInput"),
+        ("Verifier", "Composer"),
+        ("Composer", "Finalize"),
+    ]:
         assert path.index(earlier) < path.index(later)
     assert "Fallback" not in path
     # every claim passed the Gatekeeper, and every citation in the answer is a recorded invocation
@@ -71,7 +78,9 @@ def test_pass_path_names_root_cause_with_checked_citations(diagnose):
     recorded = {inv["invocation_id"] for inv in result["trace"]["invocations"]}
     cited = set(re.findall(r"inv_\d{4}_[0-9a-f]{6}", result["answer"]))
     assert cited and cited <= recorded
-    assert {"query_logs", "query_alarms", "query_metrics"} <= {i["tool_name"] for i in result["trace"]["invocations"]}
+    assert {"query_logs", "query_alarms", "query_metrics"} <= {
+        i["tool_name"] for i in result["trace"]["invocations"]
+    }
 
 
 def test_tool_outputs_are_recorded_before_the_model_reasons_over_them(diagnose):
@@ -84,8 +93,10 @@ def test_tool_outputs_are_recorded_before_the_model_reasons_over_them(diagnose):
         assert inv["evidence_refs"], inv
 
 
-def test_trace_records_orchestration_and_prompt_versions(diagnose):
+def test_trace_records_orchestration_and_prompt_versions(diagnose, runtime):
     result = diagnose()
+    # the run record links to its Step Functions execution
+    assert runtime.store.get_run(result["run_id"]).execution_arn == result["execution"]["arn"]
     orch = result["orchestration_trace"]
     assert orch["graph_version"] == "diagnosis-graph/1"
     assert orch["transitions"][0] == "StartRun" and orch["transitions"][-1] == "Finalize"
@@ -97,7 +108,14 @@ def test_trace_records_orchestration_and_prompt_versions(diagnose):
 
 def test_low_confidence_gets_exactly_one_evidence_retry_then_composer(diagnose):
     # Given a verifier that finds the evidence weak every time
-    low = {"content": {"verdict": "LOW_CONFID", "score": 40, "allowed_claims": [], "retry_context": "need metrics"}}
+    low = {
+        "content": {
+            "verdict": "LOW_CONFID",
+            "score": 40,
+            "allowed_claims": [],
+            "retry_context": "need metrics",
+        }
+    }
     model = scripted(verifier=[low, low])
     # When the run completes
     result = diagnose(model)
@@ -118,11 +136,20 @@ def test_low_confidence_gets_exactly_one_evidence_retry_then_composer(diagnose):
 
 def test_gatekeeper_reject_routes_to_fallback_with_safe_answer(diagnose):
     # Given an executor that fabricates its only claim
-    fake = evidence_json({
-        "claim_id": "c1", "kind": "root_cause", "statement": "The disk is full on the database host.",
-        "citations": [{"source_invocation_id": "inv_0001_ffffff", "raw_path": "$.results[0].message",
-                       "evidence_excerpt": "No space left on device"}],
-    })
+    fake = evidence_json(
+        {
+            "claim_id": "c1",
+            "kind": "root_cause",
+            "statement": "The disk is full on the database host.",
+            "citations": [
+                {
+                    "source_invocation_id": "inv_0001_ffffff",
+                    "raw_path": "$.results[0].message",
+                    "evidence_excerpt": "No space left on device",
+                }
+            ],
+        }
+    )
     result = diagnose(scripted(executor=[fake]))
     # Then the Gatekeeper rejects it, the Fallback answers, and the fabrication never reaches the user
     assert result["gatekeeper"]["verdict"] == "REJECT"
@@ -143,10 +170,14 @@ class FabricatingModel(OfflineModel):
         if request.role == "executor" and response.content and not response.tool_calls:
             evidence = json.loads(response.content)
             real = evidence["claims"][0]["citations"][0]
-            evidence["claims"].append({
-                "claim_id": "fab", "kind": "root_cause", "statement": "An expired TLS certificate breaks the payment gateway.",
-                "citations": [{**real, "evidence_excerpt": "x509: certificate has expired"}],
-            })
+            evidence["claims"].append(
+                {
+                    "claim_id": "fab",
+                    "kind": "root_cause",
+                    "statement": "An expired TLS certificate breaks the payment gateway.",
+                    "citations": [{**real, "evidence_excerpt": "x509: certificate has expired"}],
+                }
+            )
             response.content = json.dumps(evidence)
         return response
 
@@ -209,7 +240,7 @@ def test_malformed_output_once_gets_one_technical_retry(diagnose):
 
 
 def test_malformed_output_twice_ends_in_fallback(diagnose):
-    result = diagnose(scripted(planner=[{"content": "nope"}, {"content": "{\"fault_category\": 3}"}]))
+    result = diagnose(scripted(planner=[{"content": "nope"}, {"content": '{"fault_category": 3}'}]))
     assert result["orchestration_trace"]["technical_retries"] == {"Planner": 1}
     assert result["final_node"] == "Fallback"
     assert result["orchestration_trace"]["termination_reason"] == "node_error:ModelOutputInvalid"
@@ -224,8 +255,12 @@ def test_model_timeout_is_retried_by_the_state_machine(diagnose):
 
 def test_failing_tool_is_recorded_and_the_run_continues(diagnose):
     # Given an executor that asks a tool for a log group outside what exists, plus a bad parameter
-    calls = {"tool_calls": [{"tool": "query_metrics", "params": {"namespace": "AWS/X"}},
-                            {"tool": "no_such_tool", "params": {}}]}
+    calls = {
+        "tool_calls": [
+            {"tool": "query_metrics", "params": {"namespace": "AWS/X"}},
+            {"tool": "no_such_tool", "params": {}},
+        ]
+    }
     result = diagnose(scripted(executor=[calls]))
     failed = [i for i in result["trace"]["invocations"] if not i["success"]]
     assert any("ToolInputInvalid" in (i["error"] or "") for i in failed)

@@ -6,7 +6,6 @@ import json
 
 import pytest
 from pydantic import ValidationError
-
 from superbiz import jsonpath
 from superbiz.contracts import (
     Citation,
@@ -25,8 +24,16 @@ from superbiz.contracts import (
 def test_state_stays_small_with_many_pending_calls():
     # Given the largest state a run can carry: a full round of tool calls
     state = GraphState(
-        run_id="r" * 32, session_id="s" * 32,
-        pending_tool_calls=[ToolCall(call_id=f"r5c{i}", tool="query_logs", params={"service": "payment-api", "minutes": 60}) for i in range(8)],
+        run_id="r" * 32,
+        session_id="s" * 32,
+        pending_tool_calls=[
+            ToolCall(
+                call_id=f"r5c{i}",
+                tool="query_logs",
+                params={"service": "payment-api", "minutes": 60},
+            )
+            for i in range(8)
+        ],
     )
     # Then it is far below Step Functions' 256 KB state limit
     assert len(state.model_dump_json()) < 4_000
@@ -39,7 +46,12 @@ def test_state_rejects_unknown_fields():
 
 def test_default_bounds_match_the_design():
     limits = Limits()
-    assert (limits.max_transitions, limits.max_tool_rounds, limits.max_plan_loops, limits.max_evidence_retries) == (32, 6, 5, 1)
+    assert (
+        limits.max_transitions,
+        limits.max_tool_rounds,
+        limits.max_plan_loops,
+        limits.max_evidence_retries,
+    ) == (32, 6, 5, 1)
     with pytest.raises(ValidationError):
         Limits(max_evidence_retries=2)
 
@@ -56,9 +68,15 @@ def test_claim_kind_is_closed():
 
 
 def test_planner_plan_round_trips_through_json():
-    plan = PlannerPlan.model_validate_json(json.dumps({
-        "fault_category": "http_5xx", "steps": [{"tool": "query_logs", "params": {"minutes": 60}}], "decision": "EXECUTE",
-    }))
+    plan = PlannerPlan.model_validate_json(
+        json.dumps(
+            {
+                "fault_category": "http_5xx",
+                "steps": [{"tool": "query_logs", "params": {"minutes": 60}}],
+                "decision": "EXECUTE",
+            }
+        )
+    )
     assert plan.steps[0].tool == "query_logs"
     with pytest.raises(ValidationError):
         PlannerPlan.model_validate({"fault_category": "x", "decision": "MAYBE"})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from superbiz.contracts import Citation, Claim, ClaimKind, ExecutorEvidence, GateVerdict
 from superbiz.graph import gatekeeper as gk
 from superbiz.store import ToolInvocation
@@ -15,26 +14,44 @@ LOG_LINE = "ERROR HikariPool-1 - Connection is not available, request timed out 
 def invocations() -> list[ToolInvocation]:
     return [
         ToolInvocation(
-            seq=1, invocation_id="inv_0001_aaaaaa", call_id="r0c0", tool_name="query_logs",
+            seq=1,
+            invocation_id="inv_0001_aaaaaa",
+            call_id="r0c0",
+            tool_name="query_logs",
             output={"results": [{"message": LOG_LINE, "timestamp": "2026-11-20T10:05:12Z"}]},
             evidence_refs=["$.results[0].message"],
         ),
         ToolInvocation(
-            seq=2, invocation_id="inv_0002_aaaaaa", call_id="r0c1", tool_name="query_logs",
-            output={"results": []}, evidence_refs=["$.no_evidence"], empty=True,
+            seq=2,
+            invocation_id="inv_0002_aaaaaa",
+            call_id="r0c1",
+            tool_name="query_logs",
+            output={"results": []},
+            evidence_refs=["$.no_evidence"],
+            empty=True,
         ),
         ToolInvocation(
-            seq=3, invocation_id="inv_0003_aaaaaa", call_id="r0c2", tool_name="query_metrics",
-            success=False, error="ToolUnavailable: throttled",
+            seq=3,
+            invocation_id="inv_0003_aaaaaa",
+            call_id="r0c2",
+            tool_name="query_metrics",
+            success=False,
+            error="ToolUnavailable: throttled",
         ),
     ]
 
 
 def claim(*citations: Citation, kind: ClaimKind = ClaimKind.OBSERVATION) -> Claim:
-    return Claim(claim_id="c1", kind=kind, statement="the pool is exhausted", citations=list(citations))
+    return Claim(
+        claim_id="c1", kind=kind, statement="the pool is exhausted", citations=list(citations)
+    )
 
 
-def cite(inv: str = "inv_0001_aaaaaa", path: str = "$.results[0].message", excerpt: str = "Connection is not available") -> Citation:
+def cite(
+    inv: str = "inv_0001_aaaaaa",
+    path: str = "$.results[0].message",
+    excerpt: str = "Connection is not available",
+) -> Citation:
     return Citation(source_invocation_id=inv, raw_path=path, evidence_excerpt=excerpt)
 
 
@@ -60,31 +77,45 @@ def test_rule1_rejects_invocation_from_another_run(invocations):
 
 
 def test_rule2_rejects_failed_invocation(invocations):
-    result = outcome(claim(cite(inv="inv_0003_aaaaaa", path="$.x", excerpt="throttled somewhere")), invocations)
+    result = outcome(
+        claim(cite(inv="inv_0003_aaaaaa", path="$.x", excerpt="throttled somewhere")), invocations
+    )
     assert not result.passed and result.rule_ids[0] == gk.INVOCATION_FAILED
 
 
 def test_rule2_accepts_empty_result_for_negative_claim(invocations):
     # Given a negative claim citing $.no_evidence of a query that returned nothing
-    c = claim(cite(inv="inv_0002_aaaaaa", path="$.no_evidence", excerpt="no results"), kind=ClaimKind.NEGATIVE)
+    c = claim(
+        cite(inv="inv_0002_aaaaaa", path="$.no_evidence", excerpt="no results"),
+        kind=ClaimKind.NEGATIVE,
+    )
     # Then it passes
     assert outcome(c, invocations).passed
 
 
 def test_rule2_rejects_no_evidence_of_failed_invocation(invocations):
-    c = claim(cite(inv="inv_0003_aaaaaa", path="$.no_evidence", excerpt="no results"), kind=ClaimKind.NEGATIVE)
+    c = claim(
+        cite(inv="inv_0003_aaaaaa", path="$.no_evidence", excerpt="no results"),
+        kind=ClaimKind.NEGATIVE,
+    )
     result = outcome(c, invocations)
     assert not result.passed and result.rule_ids[0] == gk.INVOCATION_FAILED
 
 
 def test_no_evidence_path_rejected_when_results_exist_or_claim_not_negative(invocations):
-    negative_on_hits = claim(cite(path="$.no_evidence", excerpt="no results"), kind=ClaimKind.NEGATIVE)
-    observation_on_empty = claim(cite(inv="inv_0002_aaaaaa", path="$.no_evidence", excerpt="no results"))
+    negative_on_hits = claim(
+        cite(path="$.no_evidence", excerpt="no results"), kind=ClaimKind.NEGATIVE
+    )
+    observation_on_empty = claim(
+        cite(inv="inv_0002_aaaaaa", path="$.no_evidence", excerpt="no results")
+    )
     assert outcome(negative_on_hits, invocations).rule_ids[0] == gk.PATH_UNRESOLVED
     assert outcome(observation_on_empty, invocations).rule_ids[0] == gk.PATH_UNRESOLVED
 
 
-@pytest.mark.parametrize("path", ["$.results[5].message", "$.results[0].msg", "results[0]", "$.results[0]..x"])
+@pytest.mark.parametrize(
+    "path", ["$.results[5].message", "$.results[0].msg", "results[0]", "$.results[0]..x"]
+)
 def test_rule3_rejects_unresolvable_path(invocations, path):
     result = outcome(claim(cite(path=path)), invocations)
     assert not result.passed and result.rule_ids[0] == gk.PATH_UNRESOLVED
@@ -126,7 +157,12 @@ def test_claim_with_one_valid_citation_passes_and_keeps_audit_of_bad_one(invocat
 
 def test_verdicts_and_rule_set_version(invocations):
     good = claim(cite())
-    bad = Claim(claim_id="c2", kind=ClaimKind.ROOT_CAUSE, statement="disk full", citations=[cite(excerpt="No space left on device")])
+    bad = Claim(
+        claim_id="c2",
+        kind=ClaimKind.ROOT_CAUSE,
+        statement="disk full",
+        citations=[cite(excerpt="No space left on device")],
+    )
     assert gk.check(ExecutorEvidence(claims=[good]), invocations).verdict is GateVerdict.PASS
     partial = gk.check(ExecutorEvidence(claims=[good, bad]), invocations)
     assert partial.verdict is GateVerdict.PARTIAL and partial.passed_ids == {"c1"}

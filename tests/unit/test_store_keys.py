@@ -9,7 +9,11 @@ def test_run_items_share_one_partition_and_sort_in_order():
     pk = store.run_pk("abc")
     assert pk == "RUN#abc"
     # steps and tools sort numerically by zero-padded sequence
-    assert sorted([store.step_sk(10), store.step_sk(2), store.step_sk(1)]) == ["STEP#0001", "STEP#0002", "STEP#0010"]
+    assert sorted([store.step_sk(10), store.step_sk(2), store.step_sk(1)]) == [
+        "STEP#0001",
+        "STEP#0002",
+        "STEP#0010",
+    ]
     assert store.tool_sk(101) == "TOOL#0101"
 
 
@@ -26,4 +30,7 @@ def test_invocation_ids_are_scoped_to_their_run():
 
 
 def test_alarm_dedup_key():
-    assert store.alarm_pk("payment-api-5xx#2026-11-20T10:05") == "ALARM#payment-api-5xx#2026-11-20T10:05"
+    assert (
+        store.alarm_pk("payment-api-5xx#2026-11-20T10:05")
+        == "ALARM#payment-api-5xx#2026-11-20T10:05"
+    )

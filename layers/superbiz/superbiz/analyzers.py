@@ -21,14 +21,17 @@ class Signature:
     specific: bool = True  # a generic symptom (timeout, 5xx) never outranks a specific cause
 
 
-def _sig(name: str, label: str, regex: str, cause: str, actions: tuple[str, ...], specific: bool = True) -> Signature:
+def _sig(
+    name: str, label: str, regex: str, cause: str, actions: tuple[str, ...], specific: bool = True
+) -> Signature:
     return Signature(name, label, re.compile(regex, re.IGNORECASE), cause, actions, specific)
 
 
 # Ordered: the first matching signature names a log line.
 SIGNATURES: tuple[Signature, ...] = (
     _sig(
-        "db_pool_exhaustion", "database connection pool exhaustion",
+        "db_pool_exhaustion",
+        "database connection pool exhaustion",
         r"connection is not available|pool (is )?exhausted|too many (db |database )?connections"
         r"|remaining connection slots|unable to acquire (a )?(jdbc )?connection|HikariPool-\d+ - Connection"
         r"|CannotGetJdbcConnectionException|Failed to obtain JDBC Connection|QueuePool limit",
@@ -40,52 +43,73 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
     ),
     _sig(
-        "out_of_memory", "out-of-memory kills",
+        "out_of_memory",
+        "out-of-memory kills",
         r"OutOfMemoryError|OOMKilled|out of memory|Cannot allocate memory|Killed process \d+|memory limit exceeded",
         "The service runs out of memory and its processes are killed",
-        ("Check memory usage against the limit and recent changes in payload size or caching",
-         "Raise the memory limit or fix the leak; restart affected tasks"),
+        (
+            "Check memory usage against the limit and recent changes in payload size or caching",
+            "Raise the memory limit or fix the leak; restart affected tasks",
+        ),
     ),
     _sig(
-        "disk_full", "disk full",
+        "disk_full",
+        "disk full",
         r"No space left on device|disk (is )?full|ENOSPC",
         "A disk or volume is full, so writes fail",
         ("Free space or grow the volume", "Find what filled it (logs, temp files) and bound it"),
     ),
     _sig(
-        "deadlock", "database deadlocks",
+        "deadlock",
+        "database deadlocks",
         r"deadlock",
         "Transactions deadlock in the database and are rolled back",
-        ("Find the conflicting transactions in the database's deadlock report",
-         "Make the lock order consistent or shorten the transactions"),
+        (
+            "Find the conflicting transactions in the database's deadlock report",
+            "Make the lock order consistent or shorten the transactions",
+        ),
     ),
     _sig(
-        "tls_certificate", "TLS certificate errors",
+        "tls_certificate",
+        "TLS certificate errors",
         r"certificate (has )?expired|x509:|SSLHandshakeException|certificate verify failed|PKIX path",
         "A TLS certificate is expired or untrusted, so connections fail during the handshake",
-        ("Check the certificate's expiry and chain on the failing endpoint", "Renew or replace the certificate"),
+        (
+            "Check the certificate's expiry and chain on the failing endpoint",
+            "Renew or replace the certificate",
+        ),
     ),
     _sig(
-        "throttling", "throttling",
+        "throttling",
+        "throttling",
         r"ThrottlingException|Rate exceeded|TooManyRequests|Throttled|SlowDown",
         "A dependency is throttling requests: the service exceeds a rate limit or quota",
-        ("Check the dependency's quota and current request rate", "Add backoff with jitter, or request a quota increase"),
+        (
+            "Check the dependency's quota and current request rate",
+            "Add backoff with jitter, or request a quota increase",
+        ),
     ),
     _sig(
-        "connection_refused", "refused or reset connections",
+        "connection_refused",
+        "refused or reset connections",
         r"Connection refused|ECONNREFUSED|Connection reset|ECONNRESET|connect failed|No route to host",
         "A dependency refuses or resets connections: it is down, restarting, or unreachable",
-        ("Check the dependency's health and recent restarts", "Check security groups and DNS for the endpoint"),
+        (
+            "Check the dependency's health and recent restarts",
+            "Check security groups and DNS for the endpoint",
+        ),
     ),
     _sig(
-        "timeout", "timeouts",
+        "timeout",
+        "timeouts",
         r"timed out|timeout|deadline exceeded|Task timed out",
         "Calls time out",
         ("Find which dependency is slow and why",),
         specific=False,
     ),
     _sig(
-        "http_5xx", "5xx responses",
+        "http_5xx",
+        "5xx responses",
         r"\b(HTTP/\d(\.\d)? )?5\d\d\b|Internal Server Error|Bad Gateway|Service Unavailable",
         "Requests fail with 5xx responses",
         ("Find the error behind the 5xx responses in the service's logs",),
@@ -138,7 +162,9 @@ def log_signatures(invocations: list[dict[str, Any]]) -> list[SignatureHit]:
             if hit.exemplar is None:
                 hit.exemplar = (inv["invocation_id"], i, row["message"])
     order = {s.name: n for n, s in enumerate(SIGNATURES)}
-    return sorted(hits.values(), key=lambda h: (not h.signature.specific, -h.count, order[h.signature.name]))
+    return sorted(
+        hits.values(), key=lambda h: (not h.signature.specific, -h.count, order[h.signature.name])
+    )
 
 
 def metric_anomalies(invocations: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -149,7 +175,9 @@ def metric_anomalies(invocations: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         summary = inv["output"].get("summary", {})
         if summary.get("onset_at"):
-            found.append({"invocation_id": inv["invocation_id"], "summary": summary, "output": inv["output"]})
+            found.append(
+                {"invocation_id": inv["invocation_id"], "summary": summary, "output": inv["output"]}
+            )
     return sorted(found, key=lambda a: a["summary"]["onset_at"])
 
 

@@ -33,10 +33,12 @@ def function_name(module: str) -> str:
 
 
 def module_for(function_name_or_arn: str) -> str:
-    name = function_name_or_arn.split(":")[-1] if ":" in function_name_or_arn else function_name_or_arn
+    name = (
+        function_name_or_arn.split(":")[-1] if ":" in function_name_or_arn else function_name_or_arn
+    )
     if not name.startswith(FUNCTION_NAME_PREFIX):
         raise KeyError(f"{function_name_or_arn!r} is not a SuperBizAgent function")
-    module = name[len(FUNCTION_NAME_PREFIX):].replace("-", "_")
+    module = name[len(FUNCTION_NAME_PREFIX) :].replace("-", "_")
     if module not in ALL_FUNCTIONS.values():
         raise KeyError(f"no handler module for function {name!r}")
     return module

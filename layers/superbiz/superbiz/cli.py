@@ -1,7 +1,7 @@
 """`superbiz`: run diagnoses on the embedded local runtime.
 
-    superbiz demo [--json]
-    superbiz chat MESSAGE --world FILE [--session-id ID] [--json]
+superbiz demo [--json]
+superbiz chat MESSAGE --world FILE [--session-id ID] [--json]
 """
 
 from __future__ import annotations
@@ -52,14 +52,22 @@ def run_result(runtime: Any, outcome: Any) -> dict[str, Any]:
     }
 
 
-def render_report(result: dict[str, Any], title: str | None = None, question: str | None = None) -> str:
+def render_report(
+    result: dict[str, Any], title: str | None = None, question: str | None = None
+) -> str:
     out: list[str] = []
     rule = "=" * 78
     if title:
         out += [rule, f"SuperBizAgent - {title}", rule]
     if question:
         out += [f"Question: {question}", ""]
-    out += [result["answer"] or "(no answer)", "", rule, "Path through the graph (Step Functions execution history)", rule]
+    out += [
+        result["answer"] or "(no answer)",
+        "",
+        rule,
+        "Path through the graph (Step Functions execution history)",
+        rule,
+    ]
     out.append(" -> ".join(result["execution"]["state_path"]))
     orch = result["orchestration_trace"]
     out.append(
@@ -71,7 +79,9 @@ def render_report(result: dict[str, Any], title: str | None = None, question: st
     for inv in result["trace"]["invocations"]:
         params = json.dumps(inv["input_params"], separators=(",", ":"))
         status = "ok" if inv["success"] else "FAILED"
-        out.append(f"{inv['invocation_id']}  {inv['tool_name']:<16} {status:<6} {inv['duration_ms']:>5} ms  {params[:90]}")
+        out.append(
+            f"{inv['invocation_id']}  {inv['tool_name']:<16} {status:<6} {inv['duration_ms']:>5} ms  {params[:90]}"
+        )
         out.append(f"    {inv['output_preview'][:150]}")
     out += ["", rule, "Gates", rule]
     gate = result["gatekeeper"]
@@ -114,14 +124,18 @@ def _run_world(world: Path, message: str | None, args: argparse.Namespace) -> in
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="superbiz", description="SuperBizAgent for AWS: evidence-grounded fault diagnosis.")
+    parser = argparse.ArgumentParser(
+        prog="superbiz", description="SuperBizAgent for AWS: evidence-grounded fault diagnosis."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="diagnose the built-in sample incident on the local runtime")
     demo.add_argument("--json", action="store_true", help="print the run as one JSON object")
     demo.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
 
-    chat = sub.add_parser("chat", help="ask a question against a scenario world on the local runtime")
+    chat = sub.add_parser(
+        "chat", help="ask a question against a scenario world on the local runtime"
+    )
     chat.add_argument("message", help="the question, e.g. 'why is payment-api returning 500s?'")
     chat.add_argument("--world", required=True, type=Path, help="scenario file (see SCENARIOS.md)")
     chat.add_argument("--session-id", help="continue an existing session")

@@ -23,7 +23,9 @@ class Deps:
     model: ChatModel
 
 
-def build_deps(settings: Settings, clients: AwsClients | None = None, model: ChatModel | None = None) -> Deps:
+def build_deps(
+    settings: Settings, clients: AwsClients | None = None, model: ChatModel | None = None
+) -> Deps:
     clients = clients or AwsClients(region=settings.region)
     store = RunStore(
         clients.table(settings.table_name),
@@ -31,7 +33,9 @@ def build_deps(settings: Settings, clients: AwsClients | None = None, model: Cha
         ttl_days=settings.ttl_days,
         inline_output_limit=settings.inline_output_limit,
     )
-    return Deps(settings=settings, clients=clients, store=store, model=model or build_model(settings.model))
+    return Deps(
+        settings=settings, clients=clients, store=store, model=model or build_model(settings.model)
+    )
 
 
 _override: Deps | None = None

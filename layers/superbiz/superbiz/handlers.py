@@ -37,7 +37,9 @@ def start_run() -> Handler:
     @metrics.log_metrics
     @tracer.capture_lambda_handler(capture_response=False)
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-        return start(StartRunInput.model_validate(event["input"]), get_deps()).model_dump(mode="json")
+        payload = StartRunInput.model_validate(event["input"])
+        state = start(payload, get_deps(), execution_arn=event.get("execution_arn"))
+        return state.model_dump(mode="json")
 
     return lambda_handler
 

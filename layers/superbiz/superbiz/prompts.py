@@ -47,4 +47,6 @@ class Prompt:
 @lru_cache(maxsize=16)
 def load_prompt(role: str) -> Prompt:
     text = (prompts_dir() / f"{role}.md").read_text(encoding="utf-8")
-    return Prompt(role=role, text=text, version=f"{role}@{hashlib.sha256(text.encode()).hexdigest()[:10]}")
+    return Prompt(
+        role=role, text=text, version=f"{role}@{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+    )

@@ -153,7 +153,9 @@ class S3BlobStore:
         self.client = client or boto3.client("s3")
 
     def put(self, key: str, body: bytes) -> None:
-        self.client.put_object(Bucket=self.bucket, Key=key, Body=body, ServerSideEncryption="AES256")
+        self.client.put_object(
+            Bucket=self.bucket, Key=key, Body=body, ServerSideEncryption="AES256"
+        )
 
     def get(self, key: str) -> bytes:
         return self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
@@ -202,7 +204,9 @@ def _from_item(item: dict[str, Any]) -> dict[str, Any]:
     for name, value in item.items():
         if name in ("PK", "SK", "expires_at"):
             continue
-        out[name] = json.loads(value) if name in _JSON_FIELDS and isinstance(value, str) else _plain(value)
+        out[name] = (
+            json.loads(value) if name in _JSON_FIELDS and isinstance(value, str) else _plain(value)
+        )
     return out
 
 
@@ -334,7 +338,9 @@ class RunStore:
     def add_step(self, run_id: str, step: AgentStep) -> AgentStep:
         seq = self._next_seq(run_id, "step_count")
         step = step.model_copy(update={"seq": seq})
-        self._put_new({"PK": run_pk(run_id), "SK": step_sk(seq), "item_type": "agent_step", **_to_item(step)})
+        self._put_new(
+            {"PK": run_pk(run_id), "SK": step_sk(seq), "item_type": "agent_step", **_to_item(step)}
+        )
         self._call(
             self.table.update_item,
             Key={"PK": run_pk(run_id), "SK": "META"},
@@ -361,7 +367,12 @@ class RunStore:
             self.blobs.put(key, body.encode())
             data.pop("output")
             data["output_s3_key"] = key
-        item = {"PK": run_pk(run_id), "SK": tool_sk(inv.seq), "item_type": "tool_invocation", **data}
+        item = {
+            "PK": run_pk(run_id),
+            "SK": tool_sk(inv.seq),
+            "item_type": "tool_invocation",
+            **data,
+        }
         if not self._put_new(item):
             existing = self.get_invocation(run_id, inv.seq)
             assert existing is not None
@@ -420,7 +431,10 @@ def create_table(client: Any, name: str) -> None:
     """Create the table with the production key schema (local runtime and tests)."""
     client.create_table(
         TableName=name,
-        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
+        KeySchema=[
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ],
         AttributeDefinitions=[
             {"AttributeName": "PK", "AttributeType": "S"},
             {"AttributeName": "SK", "AttributeType": "S"},

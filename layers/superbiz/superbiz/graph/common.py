@@ -76,7 +76,10 @@ def model_turn(
         model=deps.model.name,
         prompt_version=prompt.version,
         output_type=output_type,
-        model_input={"messages": request.messages, "tools": [t["function"]["name"] for t in request.tools]},
+        model_input={
+            "messages": request.messages,
+            "tools": [t["function"]["name"] for t in request.tools],
+        },
     )
     started = time.perf_counter()
     try:
@@ -106,7 +109,9 @@ def parse_output(turn: Turn, model: type[T], deps: Deps, run_id: str) -> T:
     except (json.JSONDecodeError, ValidationError) as exc:
         turn.step.error = f"ModelOutputInvalid: {type(exc).__name__}: {str(exc)[:500]}"
         deps.store.add_step(run_id, turn.step)
-        raise ModelOutputInvalid(f"{turn.step.agent_name} output is not a valid {model.__name__}: {str(exc)[:300]}") from exc
+        raise ModelOutputInvalid(
+            f"{turn.step.agent_name} output is not a valid {model.__name__}: {str(exc)[:300]}"
+        ) from exc
     turn.step.model_output = {**turn.step.model_output, "parsed": parsed.model_dump(mode="json")}
     turn.step.thought = getattr(parsed, "rationale", "") or ""
     deps.store.add_step(run_id, turn.step)
@@ -124,7 +129,11 @@ def _strip_fences(text: str) -> str:
 def latest_output(trace: RunTrace, output_type: str) -> dict[str, Any] | None:
     """The parsed output of the most recent successful step of that type."""
     for step in reversed(trace.steps):
-        if step.output_type == output_type and not step.error and isinstance(step.model_output, dict):
+        if (
+            step.output_type == output_type
+            and not step.error
+            and isinstance(step.model_output, dict)
+        ):
             parsed = step.model_output.get("parsed")
             if parsed is not None:
                 return parsed
@@ -138,7 +147,11 @@ def all_evidence(trace: RunTrace) -> ExecutorEvidence:
     missing: list[str] = []
     actions: list[str] = []
     for step in trace.steps:
-        if step.output_type != "executor_evidence_v2" or step.error or not isinstance(step.model_output, dict):
+        if (
+            step.output_type != "executor_evidence_v2"
+            or step.error
+            or not isinstance(step.model_output, dict)
+        ):
             continue
         parsed = step.model_output.get("parsed")
         if not parsed:
@@ -148,10 +161,14 @@ def all_evidence(trace: RunTrace) -> ExecutorEvidence:
             claims[claim.claim_id] = claim
         missing += [m for m in evidence.missing_info if m not in missing]
         actions += [a for a in evidence.recommended_actions if a not in actions]
-    return ExecutorEvidence(claims=list(claims.values()), missing_info=missing, recommended_actions=actions)
+    return ExecutorEvidence(
+        claims=list(claims.values()), missing_info=missing, recommended_actions=actions
+    )
 
 
-def record_code_step(deps: Deps, run_id: str, agent: str, output_type: str, output: BaseModel, thought: str = "") -> None:
+def record_code_step(
+    deps: Deps, run_id: str, agent: str, output_type: str, output: BaseModel, thought: str = ""
+) -> None:
     """Code nodes (Gatekeeper, VerifiedInput, Fallback) leave a step too: the trace is complete."""
     deps.store.add_step(
         run_id,

@@ -3,6 +3,7 @@ ends with a status and a non-empty answer."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from datetime import datetime
 
@@ -43,10 +44,8 @@ def _error_message(state: GraphState) -> str:
     if not state.error:
         return ""
     cause = state.error.get("Cause") or ""
-    try:
+    with contextlib.suppress(ValueError, AttributeError):
         cause = json.loads(cause).get("errorMessage", cause)
-    except (ValueError, AttributeError):
-        pass
     return f"{state.error.get('Error', 'Error')}: {str(cause)[:300]}"
 
 
@@ -87,7 +86,10 @@ def fallback(event: NodeEvent, deps: Deps) -> GraphState:
         f"4. Open this run's trace (run id `{state.run_id}`) to see every step and tool output.",
     ]
     record_code_step(
-        deps, state.run_id, "fallback", "final_answer",
+        deps,
+        state.run_id,
+        "fallback",
+        "final_answer",
         FinalAnswer(text="\n".join(lines), produced_by="Fallback", degraded=True),
         thought=reason,
     )
@@ -121,7 +123,9 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     )
     finished = utcnow_iso()
     started = datetime.fromisoformat(trace.run.started_at.replace("Z", "+00:00"))
-    duration_ms = int((datetime.fromisoformat(finished.replace("Z", "+00:00")) - started).total_seconds() * 1000)
+    duration_ms = int(
+        (datetime.fromisoformat(finished.replace("Z", "+00:00")) - started).total_seconds() * 1000
+    )
     deps.store.update_run(
         state.run_id,
         answer=final["text"],

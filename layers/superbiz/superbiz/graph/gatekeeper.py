@@ -59,7 +59,9 @@ def _as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def check_citation(citation: Citation, claim: Claim, invocations: dict[str, ToolInvocation]) -> CitationOutcome:
+def check_citation(
+    citation: Citation, claim: Claim, invocations: dict[str, ToolInvocation]
+) -> CitationOutcome:
     def fail(rule: str, detail: str) -> CitationOutcome:
         return CitationOutcome(
             source_invocation_id=citation.source_invocation_id,
@@ -71,13 +73,22 @@ def check_citation(citation: Citation, claim: Claim, invocations: dict[str, Tool
 
     inv = invocations.get(citation.source_invocation_id)
     if inv is None:
-        return fail(INVOCATION_NOT_IN_RUN, f"{citation.source_invocation_id} is not a tool invocation of this run")
+        return fail(
+            INVOCATION_NOT_IN_RUN,
+            f"{citation.source_invocation_id} is not a tool invocation of this run",
+        )
 
     if citation.raw_path == NO_EVIDENCE_PATH:
         if not inv.success:
-            return fail(INVOCATION_FAILED, f"{inv.invocation_id} failed ({inv.error}); a failure is not evidence of absence")
+            return fail(
+                INVOCATION_FAILED,
+                f"{inv.invocation_id} failed ({inv.error}); a failure is not evidence of absence",
+            )
         if not inv.empty:
-            return fail(PATH_UNRESOLVED, f"{inv.invocation_id} returned results, so it cannot support $.no_evidence")
+            return fail(
+                PATH_UNRESOLVED,
+                f"{inv.invocation_id} returned results, so it cannot support $.no_evidence",
+            )
         if claim.kind is not ClaimKind.NEGATIVE:
             return fail(PATH_UNRESOLVED, "only a negative claim may cite $.no_evidence")
         return CitationOutcome(
@@ -98,7 +109,9 @@ def check_citation(citation: Citation, claim: Claim, invocations: dict[str, Tool
 
     excerpt = normalise(citation.evidence_excerpt)
     if len(excerpt) < MIN_EXCERPT_CHARS:
-        return fail(EXCERPT_TOO_SHORT, f"excerpt {excerpt!r} is shorter than {MIN_EXCERPT_CHARS} characters")
+        return fail(
+            EXCERPT_TOO_SHORT, f"excerpt {excerpt!r} is shorter than {MIN_EXCERPT_CHARS} characters"
+        )
     if excerpt not in normalise(_as_text(value)):
         return fail(EXCERPT_MISMATCH, f"excerpt does not occur in the value at {citation.raw_path}")
     return CitationOutcome(
@@ -115,7 +128,13 @@ def check_claim(claim: Claim, invocations: dict[str, ToolInvocation]) -> ClaimOu
     passed = any(o.passed for o in outcomes)
     if not passed:
         rule_ids.append(NO_VALID_CITATION)
-    return ClaimOutcome(claim_id=claim.claim_id, kind=claim.kind, passed=passed, rule_ids=rule_ids, citations=outcomes)
+    return ClaimOutcome(
+        claim_id=claim.claim_id,
+        kind=claim.kind,
+        passed=passed,
+        rule_ids=rule_ids,
+        citations=outcomes,
+    )
 
 
 def check(evidence: ExecutorEvidence, invocations: Iterable[ToolInvocation]) -> GatekeeperResult:

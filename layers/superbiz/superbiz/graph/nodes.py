@@ -45,7 +45,7 @@ MAX_CALLS_PER_ROUND = 8
 # ------------------------------------------------------------------ StartRun
 
 
-def start_run(payload: StartRunInput, deps: Deps) -> GraphState:
+def start_run(payload: StartRunInput, deps: Deps, execution_arn: str | None = None) -> GraphState:
     deps.store.ensure_session(payload.session_id)
     deps.store.create_run(
         RunRecord(
@@ -54,6 +54,7 @@ def start_run(payload: StartRunInput, deps: Deps) -> GraphState:
             mode=payload.mode.value,
             query=payload.query,
             alarm=payload.alarm,
+            execution_arn=execution_arn,
             started_at=utcnow_iso(),
         )
     )
@@ -121,8 +122,13 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
             "hint": verdict.get("retry_context", ""),
         }
     turn = model_turn(
-        deps, state.run_id, "planner", context, attempt=event.retry_count,
-        response_model=PlannerPlan, output_type="planner_plan",
+        deps,
+        state.run_id,
+        "planner",
+        context,
+        attempt=event.retry_count,
+        response_model=PlannerPlan,
+        output_type="planner_plan",
     )
     plan = parse_output(turn, PlannerPlan, deps, state.run_id)
     if not state.aiops_loop and plan.decision is Decision.PLAN:
@@ -152,20 +158,29 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         "force_final": state.force_final,
         "evidence_retry": state.counters.evidence_retries,
         "invocations": [_invocation_view(inv, full=True) for inv in trace.invocations],
-        "plan_invocation_ids": [inv.invocation_id for inv in trace.invocations if inv.seq >= round_start],
+        "plan_invocation_ids": [
+            inv.invocation_id for inv in trace.invocations if inv.seq >= round_start
+        ],
         "last_round": [r.model_dump(mode="json") for r in state.tool_results],
     }
     tools = [] if state.force_final else tool_schemas()
     turn = model_turn(
-        deps, state.run_id, "executor", context, attempt=event.retry_count,
-        tools=tools, output_type="executor_evidence_v2",
+        deps,
+        state.run_id,
+        "executor",
+        context,
+        attempt=event.retry_count,
+        tools=tools,
+        output_type="executor_evidence_v2",
     )
     calls = turn.response.tool_calls
     if calls:
         if state.force_final:
             turn.step.error = "ModelOutputInvalid: tool calls after the tool budget was spent"
             deps.store.add_step(state.run_id, turn.step)
-            raise ModelOutputInvalid("Executor asked for tools after the tool-round budget was spent")
+            raise ModelOutputInvalid(
+                "Executor asked for tools after the tool-round budget was spent"
+            )
         turn.step.output_type = "tool_calls"
         deps.store.add_step(state.run_id, turn.step)
         round_ = state.counters.tool_rounds
@@ -184,7 +199,9 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
 
 def _plan_round_start(trace: RunTrace, plan_seq: int) -> int:
     """The first invocation sequence number issued under the latest plan."""
-    rounds_before = sum(1 for s in trace.steps if s.output_type == "tool_calls" and s.seq < plan_seq)
+    rounds_before = sum(
+        1 for s in trace.steps if s.output_type == "tool_calls" and s.seq < plan_seq
+    )
     return rounds_before * 100 + 1
 
 
@@ -197,7 +214,11 @@ def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
     evidence = all_evidence(trace)
     result = gatekeeper.check(evidence, trace.invocations)
     record_code_step(
-        deps, state.run_id, "gatekeeper", "gatekeeper_result", result,
+        deps,
+        state.run_id,
+        "gatekeeper",
+        "gatekeeper_result",
+        result,
         thought=f"{len(result.passed_ids)}/{len(result.claims)} claims passed",
     )
     evaluation = dict(trace.run.self_evaluation)
@@ -231,10 +252,17 @@ def verified_input(event: NodeEvent, deps: Deps) -> GraphState:
         outcome = outcomes.get(claim.claim_id)
         if not outcome or not outcome["passed"]:
             continue
-        good = {(c["source_invocation_id"], c["raw_path"]) for c in outcome["citations"] if c["passed"]}
+        good = {
+            (c["source_invocation_id"], c["raw_path"]) for c in outcome["citations"] if c["passed"]
+        }
         citations = [c for c in claim.citations if (c.source_invocation_id, c.raw_path) in good]
         verified.append(
-            VerifiedClaim(claim_id=claim.claim_id, kind=claim.kind, statement=claim.statement, citations=citations)
+            VerifiedClaim(
+                claim_id=claim.claim_id,
+                kind=claim.kind,
+                statement=claim.statement,
+                citations=citations,
+            )
         )
     projection = VerifiedEvidence(
         claims=verified,
@@ -256,14 +284,21 @@ def verifier(event: NodeEvent, deps: Deps) -> GraphState:
     verified = latest_output(trace, "verified_evidence") or {"claims": []}
     context = {"query": trace.run.query, "verified_evidence": verified}
     turn = model_turn(
-        deps, state.run_id, "verifier", context, attempt=event.retry_count,
-        response_model=VerifierOutput, output_type="verifier_output",
+        deps,
+        state.run_id,
+        "verifier",
+        context,
+        attempt=event.retry_count,
+        response_model=VerifierOutput,
+        output_type="verifier_output",
     )
     output = parse_output(turn, VerifierOutput, deps, state.run_id)
     known = {c["claim_id"] for c in verified["claims"]}
     unknown = [c for c in output.allowed_claims if c not in known]
     if unknown:
-        raise ModelOutputInvalid(f"Verifier allowed claims that did not pass the Gatekeeper: {unknown}")
+        raise ModelOutputInvalid(
+            f"Verifier allowed claims that did not pass the Gatekeeper: {unknown}"
+        )
     evaluation = dict(trace.run.self_evaluation)
     evaluation["verifier_evaluation"] = {
         "verdict": output.verdict.value,
@@ -288,7 +323,9 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
         latest_output(trace, "verifier_output")
         or {"verdict": "REJECT", "score": 0, "allowed_claims": []}
     )
-    allowed = set(verdict.allowed_claims) if verdict.verdict is not VerifierVerdict.REJECT else set()
+    allowed = (
+        set(verdict.allowed_claims) if verdict.verdict is not VerifierVerdict.REJECT else set()
+    )
     claims = [c for c in verified["claims"] if c["claim_id"] in allowed]
     low_confidence = state.low_confidence or verdict.verdict is VerifierVerdict.LOW_CONFID
     context = {
@@ -297,21 +334,31 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
         "score": verdict.score,
         "low_confidence": low_confidence,
         "allowed_claims": claims,
-        "missing_info": list(dict.fromkeys(verified.get("missing_info", []) + verdict.missing_info)),
+        "missing_info": list(
+            dict.fromkeys(verified.get("missing_info", []) + verdict.missing_info)
+        ),
         "recommended_actions": verified.get("recommended_actions", []),
         "rejected_claim_count": verified.get("rejected_claim_count", 0),
     }
     turn = model_turn(
-        deps, state.run_id, "composer", context, attempt=event.retry_count,
-        response_model=ComposerOutput, output_type="composer_output",
+        deps,
+        state.run_id,
+        "composer",
+        context,
+        attempt=event.retry_count,
+        response_model=ComposerOutput,
+        output_type="composer_output",
     )
     output = parse_output(turn, ComposerOutput, deps, state.run_id)
     answer = enforce_composer_rules(output.answer_markdown, low_confidence)
     _record_final(deps, state.run_id, answer, "Composer", degraded=False)
     state.low_confidence = low_confidence
     state.termination_reason = state.termination_reason or (
-        "completed_low_confidence" if low_confidence else
-        "completed_rejected" if verdict.verdict is VerifierVerdict.REJECT else "completed"
+        "completed_low_confidence"
+        if low_confidence
+        else "completed_rejected"
+        if verdict.verdict is VerifierVerdict.REJECT
+        else "completed"
     )
     state.decision = None
     return state
@@ -332,6 +379,9 @@ def _record_final(deps: Deps, run_id: str, text: str, produced_by: str, degraded
     from superbiz.contracts import FinalAnswer
 
     record_code_step(
-        deps, run_id, produced_by.lower(), "final_answer",
+        deps,
+        run_id,
+        produced_by.lower(),
+        "final_answer",
         FinalAnswer(text=text, produced_by=produced_by, degraded=degraded),  # type: ignore[arg-type]
     )

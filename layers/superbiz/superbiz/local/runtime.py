@@ -43,7 +43,9 @@ def asl_path() -> Path:
     configured = os.environ.get("SUPERBIZ_ASL_PATH")
     path = Path(configured) if configured else ASL_PATH
     if not path.is_file():
-        raise FileNotFoundError(f"state machine definition not found at {path} (set SUPERBIZ_ASL_PATH)")
+        raise FileNotFoundError(
+            f"state machine definition not found at {path} (set SUPERBIZ_ASL_PATH)"
+        )
     return path
 
 
@@ -79,7 +81,9 @@ class LambdaDispatcher:
     def capture(self, params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
         context["superbiz_invoke"] = dict(params)
 
-    def answer(self, context: dict[str, Any], **_: Any) -> tuple[_HttpResponse, dict[str, Any]] | None:
+    def answer(
+        self, context: dict[str, Any], **_: Any
+    ) -> tuple[_HttpResponse, dict[str, Any]] | None:
         from botocore.response import StreamingBody
 
         params = context.get("superbiz_invoke")
@@ -193,12 +197,18 @@ class LocalRuntime:
         from superbiz.settings import Settings
         from superbiz.store import create_table
 
-        self.settings = Settings(region=self.region, table_name="superbiz-local", bucket_name="superbiz-local-artifacts")
+        self.settings = Settings(
+            region=self.region, table_name="superbiz-local", bucket_name="superbiz-local-artifacts"
+        )
         self.clients = AwsClients(region=self.region)
         create_table(self.clients.dynamodb, self.settings.table_name)
         self.clients.s3.create_bucket(
             Bucket=self.settings.bucket_name,
-            **({} if self.region == "us-east-1" else {"CreateBucketConfiguration": {"LocationConstraint": self.region}}),
+            **(
+                {}
+                if self.region == "us-east-1"
+                else {"CreateBucketConfiguration": {"LocationConstraint": self.region}}
+            ),
         )
         insights.install()
         if self.scenario is not None:
@@ -261,7 +271,13 @@ class LocalRuntime:
         if now is None and self.scenario is not None:
             now = self.scenario.now_dt.strftime("%Y-%m-%dT%H:%M:%SZ")
         payload = StartRunInput(
-            run_id=run_id, session_id=session_id, mode=mode, query=query, alarm=alarm, now=now, limits=self.limits
+            run_id=run_id,
+            session_id=session_id,
+            mode=mode,
+            query=query,
+            alarm=alarm,
+            now=now,
+            limits=self.limits,
         )
         execution_arn = self.sfn.start_execution(
             stateMachineArn=self.state_machine_arn, name=run_id, input=payload.model_dump_json()
@@ -281,10 +297,6 @@ class LocalRuntime:
         started = time.perf_counter()
         run_id, session_id, execution_arn = self.start_run(query, **kwargs)
         status = self.wait(execution_arn)
-        try:
-            self.store.update_run(run_id, execution_arn=execution_arn)
-        except Exception:  # the run item may not exist if StartRun itself failed
-            pass
         return RunOutcome(run_id, session_id, execution_arn, status, time.perf_counter() - started)
 
     def run_scenario(self, **kwargs: Any) -> RunOutcome:
@@ -295,9 +307,17 @@ class LocalRuntime:
         trigger = scenario.trigger
         if trigger.alarm is not None:
             alarm = next(a for a in scenario.world.alarms if a.name == trigger.alarm.name)
-            payload = {"name": alarm.name, "state": "ALARM", "reason": alarm.reason, "namespace": alarm.namespace,
-                       "metric": alarm.metric, "dimensions": alarm.dimensions}
-            return self.run(scenario.trigger_message(), mode=RunMode.AIOPS_TARGETED, alarm=payload, **kwargs)
+            payload = {
+                "name": alarm.name,
+                "state": "ALARM",
+                "reason": alarm.reason,
+                "namespace": alarm.namespace,
+                "metric": alarm.metric,
+                "dimensions": alarm.dimensions,
+            }
+            return self.run(
+                scenario.trigger_message(), mode=RunMode.AIOPS_TARGETED, alarm=payload, **kwargs
+            )
         return self.run(scenario.trigger_message(), **kwargs)
 
     def history(self, execution_arn: str) -> list[dict[str, Any]]:

@@ -34,7 +34,9 @@ from superbiz.models.base import ModelRequest, ModelResponse, Usage
 EXCERPT_CHARS = 240
 _SERVICE = re.compile(r"\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+\b")
 _NOT_SERVICES = {"follow-up", "e-mail", "on-call", "x-ray", "read-only", "time-out", "re-run"}
-_ALARM_SUFFIX = re.compile(r"[-_](5xx|4xx|errors?|latency|p\d\d|high|low|alarm|cpu|memory|throttles?)$")
+_ALARM_SUFFIX = re.compile(
+    r"[-_](5xx|4xx|errors?|latency|p\d\d|high|low|alarm|cpu|memory|throttles?)$"
+)
 
 _CATEGORIES = (
     ("http_5xx", r"5\d\d|5xx|error|fail|exception"),
@@ -60,8 +62,12 @@ class OfflineModel:
         handler = getattr(self, f"_{request.role}")
         return handler(request.context)
 
-    def _reply(self, content: str | None = None, tool_calls: list[ToolCall] | None = None) -> ModelResponse:
-        return ModelResponse(content=content, tool_calls=tool_calls or [], usage=Usage(), model=self.name)
+    def _reply(
+        self, content: str | None = None, tool_calls: list[ToolCall] | None = None
+    ) -> ModelResponse:
+        return ModelResponse(
+            content=content, tool_calls=tool_calls or [], usage=Usage(), model=self.name
+        )
 
     # ---------------------------------------------------------------- planner
 
@@ -71,15 +77,25 @@ class OfflineModel:
         alarm_name = alarm.get("name") or alarm.get("alarmName")
         services = services_in(query)
         if alarm_name:
-            services = [_ALARM_SUFFIX.sub("", alarm_name)] + [s for s in services if s != alarm_name]
-        category = next((c for c, rx in _CATEGORIES if re.search(rx, query, re.IGNORECASE)), "general")
+            services = [_ALARM_SUFFIX.sub("", alarm_name)] + [
+                s for s in services if s != alarm_name
+            ]
+        category = next(
+            (c for c, rx in _CATEGORIES if re.search(rx, query, re.IGNORECASE)), "general"
+        )
         service = services[0] if services else None
         retry = ctx.get("retry_context")
         if ctx.get("plan_loop", 0) > 0 and not retry:
-            return self._reply(_dump(PlannerPlan(
-                fault_category=category, decision=Decision.FINISH, entities=services,
-                rationale="The evidence gathered in the previous loop answers the question; finishing.",
-            )))
+            return self._reply(
+                _dump(
+                    PlannerPlan(
+                        fault_category=category,
+                        decision=Decision.FINISH,
+                        entities=services,
+                        rationale="The evidence gathered in the previous loop answers the question; finishing.",
+                    )
+                )
+            )
         minutes = 180 if retry else 60
         logs_params: dict[str, Any] = {"minutes": minutes, "limit": 1000}
         if service:
@@ -88,8 +104,16 @@ class OfflineModel:
         if retry:
             alarm_params = {"names": [alarm_name]} if alarm_name else {}
         steps = [
-            PlanStep(tool="query_alarms", params=alarm_params, expect="which alarms fire, on which metric, since when"),
-            PlanStep(tool="query_logs", params=logs_params, expect="error signatures and when they started"),
+            PlanStep(
+                tool="query_alarms",
+                params=alarm_params,
+                expect="which alarms fire, on which metric, since when",
+            ),
+            PlanStep(
+                tool="query_logs",
+                params=logs_params,
+                expect="error signatures and when they started",
+            ),
         ]
         rationale = (
             f"Fault category {category}; focus on {service or 'all services'}. Check firing alarms for the "
@@ -97,10 +121,17 @@ class OfflineModel:
         )
         if retry:
             rationale = f"Evidence retry: {retry.get('hint') or 'widen the search'}. Window widened to {minutes} minutes."
-        return self._reply(_dump(PlannerPlan(
-            fault_category=category, steps=steps, decision=Decision.EXECUTE,
-            rationale=rationale, entities=services,
-        )))
+        return self._reply(
+            _dump(
+                PlannerPlan(
+                    fault_category=category,
+                    steps=steps,
+                    decision=Decision.EXECUTE,
+                    rationale=rationale,
+                    entities=services,
+                )
+            )
+        )
 
     # --------------------------------------------------------------- executor
 
@@ -109,7 +140,10 @@ class OfflineModel:
         in_plan = set(ctx["plan_invocation_ids"])
         if not ctx.get("force_final"):
             if not in_plan:
-                calls = [ToolCall(call_id=f"p{i}", tool=s["tool"], params=s["params"]) for i, s in enumerate(ctx["plan"]["steps"])]
+                calls = [
+                    ToolCall(call_id=f"p{i}", tool=s["tool"], params=s["params"])
+                    for i, s in enumerate(ctx["plan"]["steps"])
+                ]
                 if calls:
                     return self._reply(tool_calls=calls)
             follow = self._follow_ups(invocations)
@@ -120,22 +154,40 @@ class OfflineModel:
     def _follow_ups(self, invocations: list[dict[str, Any]]) -> list[ToolCall]:
         """Query the metric behind every firing alarm not yet looked at."""
         done = {
-            (i["params"].get("namespace"), i["params"].get("metric_name"), json.dumps(i["params"].get("dimensions", {}), sort_keys=True))
-            for i in invocations if i["tool"] == "query_metrics"
+            (
+                i["params"].get("namespace"),
+                i["params"].get("metric_name"),
+                json.dumps(i["params"].get("dimensions", {}), sort_keys=True),
+            )
+            for i in invocations
+            if i["tool"] == "query_metrics"
         }
-        calls = []
+        calls: list[ToolCall] = []
         for _inv_id, _i, alarm in analyzers.alarms_firing(invocations)[:3]:
             if not alarm.get("metric_name"):
                 continue
-            key = (alarm["namespace"], alarm["metric_name"], json.dumps(alarm.get("dimensions", {}), sort_keys=True))
+            key = (
+                alarm["namespace"],
+                alarm["metric_name"],
+                json.dumps(alarm.get("dimensions", {}), sort_keys=True),
+            )
             if key in done:
                 continue
             done.add(key)
-            calls.append(ToolCall(call_id=f"m{len(calls)}", tool="query_metrics", params={
-                "namespace": alarm["namespace"], "metric_name": alarm["metric_name"],
-                "dimensions": alarm.get("dimensions", {}), "statistic": alarm.get("statistic") or "Average",
-                "period": max(60, int(alarm.get("period") or 60)), "minutes": 90,
-            }))
+            calls.append(
+                ToolCall(
+                    call_id=f"m{len(calls)}",
+                    tool="query_metrics",
+                    params={
+                        "namespace": alarm["namespace"],
+                        "metric_name": alarm["metric_name"],
+                        "dimensions": alarm.get("dimensions", {}),
+                        "statistic": alarm.get("statistic") or "Average",
+                        "period": max(60, int(alarm.get("period") or 60)),
+                        "minutes": 90,
+                    },
+                )
+            )
         return calls
 
     # --------------------------------------------------------------- verifier
@@ -150,12 +202,21 @@ class OfflineModel:
             if claim["kind"] == ClaimKind.ROOT_CAUSE.value:
                 sigs = {s.name for s in (analyzers.detect(e) for e in excerpts) if s}
                 ok = bool(sigs)
-                reason = (f"excerpt shows {', '.join(sorted(sigs))}" if ok else "no excerpt shows a failure signature")
+                reason = (
+                    f"excerpt shows {', '.join(sorted(sigs))}"
+                    if ok
+                    else "no excerpt shows a failure signature"
+                )
                 if ok:
                     cause_found = True
-                    corroborated_cause |= len({c["source_invocation_id"] for c in claim["citations"]}) >= 2
+                    corroborated_cause |= (
+                        len({c["source_invocation_id"] for c in claim["citations"]}) >= 2
+                    )
             else:
-                ok = all(len(e.strip()) >= 8 for e in excerpts) or claim["kind"] == ClaimKind.NEGATIVE.value
+                ok = (
+                    all(len(e.strip()) >= 8 for e in excerpts)
+                    or claim["kind"] == ClaimKind.NEGATIVE.value
+                )
                 reason = "statement restates its cited excerpts" if ok else "excerpt too thin"
             support.append(ClaimSupport(claim_id=claim["claim_id"], supported=ok, reason=reason))
         allowed = [s.claim_id for s in support if s.supported]
@@ -164,16 +225,30 @@ class OfflineModel:
             verdict, score, hint = VerifierVerdict.PASS, min(95, 70 + 5 * len(allowed)), ""
         elif allowed:
             verdict, score = VerifierVerdict.LOW_CONFID, 45 if cause_found else 30
-            hint = ("The cause rests on logs alone: check the metric behind the alarm and a wider window."
-                    if cause_found else "No failure signature found: widen the log window and include every alarm.")
+            hint = (
+                "The cause rests on logs alone: check the metric behind the alarm and a wider window."
+                if cause_found
+                else "No failure signature found: widen the log window and include every alarm."
+            )
             missing.append("a root cause corroborated by a second, independent source")
         else:
-            verdict, score, hint = VerifierVerdict.REJECT, 5, "Nothing verified supports a conclusion."
-        return self._reply(_dump(VerifierOutput(
-            verdict=verdict, score=score, support=support,
-            allowed_claims=allowed if verdict is not VerifierVerdict.REJECT else [],
-            missing_info=missing, retry_context=hint,
-        )))
+            verdict, score, hint = (
+                VerifierVerdict.REJECT,
+                5,
+                "Nothing verified supports a conclusion.",
+            )
+        return self._reply(
+            _dump(
+                VerifierOutput(
+                    verdict=verdict,
+                    score=score,
+                    support=support,
+                    allowed_claims=allowed if verdict is not VerifierVerdict.REJECT else [],
+                    missing_info=missing,
+                    retry_context=hint,
+                )
+            )
+        )
 
     # --------------------------------------------------------------- composer
 
@@ -181,26 +256,36 @@ class OfflineModel:
         claims = ctx["allowed_claims"]
 
         def cited(claim: dict[str, Any]) -> str:
-            refs = "; ".join(f"`{c['source_invocation_id']}` `{c['raw_path']}`" for c in claim["citations"])
+            refs = "; ".join(
+                f"`{c['source_invocation_id']}` `{c['raw_path']}`" for c in claim["citations"]
+            )
             return f"{claim['statement']} [{refs}]"
 
         by_kind: dict[str, list[dict[str, Any]]] = {}
         for claim in claims:
             by_kind.setdefault(claim["kind"], []).append(claim)
         causes = by_kind.get("root_cause", [])
-        summary = (causes[0]["statement"].split(". ")[0] + "." if causes
-                   else "No root cause could be established from the evidence gathered.")
+        summary = (
+            causes[0]["statement"].split(". ")[0] + "."
+            if causes
+            else "No root cause could be established from the evidence gathered."
+        )
         evidence = [cited(c) for k in ("observation", "hypothesis") for c in by_kind.get(k, [])]
         checked = [cited(c) for c in by_kind.get("negative", [])]
         actions = [cited(c) for c in by_kind.get("remediation", [])]
         actions += [a for a in ctx.get("recommended_actions", []) if not causes]
         gaps = list(ctx.get("missing_info", []))
         if ctx.get("rejected_claim_count"):
-            gaps.append(f"{ctx['rejected_claim_count']} proposed finding(s) were dropped: their citations did not match recorded tool output.")
+            gaps.append(
+                f"{ctx['rejected_claim_count']} proposed finding(s) were dropped: their citations did not match recorded tool output."
+            )
 
         lines = [f"**Summary:** {summary}", ""]
         if ctx["verdict"] == "REJECT":
-            lines += ["The collected evidence does not support a conclusion; below is only what was checked.", ""]
+            lines += [
+                "The collected evidence does not support a conclusion; below is only what was checked.",
+                "",
+            ]
         lines += ["## Root cause", ""]
         lines += [f"- {cited(c)}" for c in causes] or ["- Not established."]
         lines += ["", "## Evidence", ""]
@@ -208,17 +293,26 @@ class OfflineModel:
         if checked:
             lines += ["", "Checked with no matching data:"] + [f"- {c}" for c in checked]
         lines += ["", "## Actions", ""]
-        lines += [f"- {a}" for a in actions] or ["- Continue the investigation manually from the gaps below."]
+        lines += [f"- {a}" for a in actions] or [
+            "- Continue the investigation manually from the gaps below."
+        ]
         lines += ["", "## Gaps", ""]
         lines += [f"- {g}" for g in gaps] or ["- None recorded."]
         lines += ["", f"_Verifier: {ctx['verdict']} (score {ctx['score']}/100)._"]
-        return self._reply(_dump(ComposerOutput(
-            answer_markdown="\n".join(lines),
-            sections=ComposerSections(
-                summary=summary, root_cause="; ".join(c["statement"] for c in causes),
-                evidence=evidence + checked, actions=actions, gaps=gaps,
-            ),
-        )))
+        return self._reply(
+            _dump(
+                ComposerOutput(
+                    answer_markdown="\n".join(lines),
+                    sections=ComposerSections(
+                        summary=summary,
+                        root_cause="; ".join(c["statement"] for c in causes),
+                        evidence=evidence + checked,
+                        actions=actions,
+                        gaps=gaps,
+                    ),
+                )
+            )
+        )
 
 
 def _minutes(iso_a: str, iso_b: str) -> float:
@@ -255,22 +349,34 @@ def build_evidence(invocations: list[dict[str, Any]]) -> ExecutorEvidence:
     claims: list[Claim] = []
 
     def add(kind: ClaimKind, statement: str, citations: list[Citation]) -> None:
-        claims.append(Claim(claim_id=f"c{len(claims) + 1}", kind=kind, statement=statement, citations=citations))
+        claims.append(
+            Claim(
+                claim_id=f"c{len(claims) + 1}", kind=kind, statement=statement, citations=citations
+            )
+        )
 
     alarm_cites: list[Citation] = []
     for inv_id, i, alarm in analyzers.alarms_firing(invocations)[:3]:
-        cite = Citation(source_invocation_id=inv_id, raw_path=f"$.alarms[{i}].state_reason",
-                        evidence_excerpt=_excerpt(alarm.get("state_reason", "")))
+        cite = Citation(
+            source_invocation_id=inv_id,
+            raw_path=f"$.alarms[{i}].state_reason",
+            evidence_excerpt=_excerpt(alarm.get("state_reason", "")),
+        )
         alarm_cites.append(cite)
-        add(ClaimKind.OBSERVATION,
+        add(
+            ClaimKind.OBSERVATION,
             f"Alarm {alarm['name']} is in ALARM since {alarm.get('state_updated_at', 'unknown')}: {alarm.get('state_reason', '')}",
-            [cite])
+            [cite],
+        )
 
     metric_cites: list[Citation] = []
     anomalies = analyzers.metric_anomalies(invocations)
     for anomaly in anomalies[:3]:
-        cite = Citation(source_invocation_id=anomaly["invocation_id"], raw_path="$.summary.text",
-                        evidence_excerpt=_excerpt(anomaly["summary"]["text"]))
+        cite = Citation(
+            source_invocation_id=anomaly["invocation_id"],
+            raw_path="$.summary.text",
+            evidence_excerpt=_excerpt(anomaly["summary"]["text"]),
+        )
         metric_cites.append(cite)
         add(ClaimKind.OBSERVATION, anomaly["summary"]["text"], [cite])
 
@@ -278,17 +384,35 @@ def build_evidence(invocations: list[dict[str, Any]]) -> ExecutorEvidence:
     for hit in hits[:3]:
         assert hit.exemplar is not None
         inv_id, row, message = hit.exemplar
-        add(ClaimKind.OBSERVATION,
+        add(
+            ClaimKind.OBSERVATION,
             f"{hit.count} log event(s) in {', '.join(sorted(hit.log_groups))} show {hit.signature.label} "
-            f"between {hit.first_at} and {hit.last_at}, for example: \"{_excerpt(message)}\"",
-            [Citation(source_invocation_id=inv_id, raw_path=f"$.results[{row}].message", evidence_excerpt=_excerpt(message))])
+            f'between {hit.first_at} and {hit.last_at}, for example: "{_excerpt(message)}"',
+            [
+                Citation(
+                    source_invocation_id=inv_id,
+                    raw_path=f"$.results[{row}].message",
+                    evidence_excerpt=_excerpt(message),
+                )
+            ],
+        )
 
     for inv in invocations:
         if inv["tool"] == "query_logs" and inv.get("success") and inv.get("empty"):
-            groups = inv.get("output", {}).get("log_groups") or [inv["params"].get("service") or "the log groups searched"]
-            add(ClaimKind.NEGATIVE,
+            groups = inv.get("output", {}).get("log_groups") or [
+                inv["params"].get("service") or "the log groups searched"
+            ]
+            add(
+                ClaimKind.NEGATIVE,
                 f"No log events matched the error pattern in {', '.join(groups)} in the window searched.",
-                [Citation(source_invocation_id=inv["invocation_id"], raw_path="$.no_evidence", evidence_excerpt="no results")])
+                [
+                    Citation(
+                        source_invocation_id=inv["invocation_id"],
+                        raw_path="$.no_evidence",
+                        evidence_excerpt="no results",
+                    )
+                ],
+            )
 
     missing = ["Recent deployments and configuration changes were not checked in this run."]
     if not any(i["tool"] == "query_metrics" for i in invocations):
@@ -297,25 +421,49 @@ def build_evidence(invocations: list[dict[str, Any]]) -> ExecutorEvidence:
     cause = next((h for h in hits if h.signature.specific), None)
     if cause is not None and cause.exemplar is not None:
         inv_id, row, message = cause.exemplar
-        log_cite = Citation(source_invocation_id=inv_id, raw_path=f"$.results[{row}].message", evidence_excerpt=_excerpt(message))
-        truncated = any(
-            i["tool"] == "query_logs" and i.get("success") and i.get("output", {}).get("truncated") for i in invocations
+        log_cite = Citation(
+            source_invocation_id=inv_id,
+            raw_path=f"$.results[{row}].message",
+            evidence_excerpt=_excerpt(message),
         )
-        seen = (f"Earliest of the matching lines returned (the query hit its row limit): {cause.first_at}"
-                if truncated else f"First seen at {cause.first_at}")
+        truncated = any(
+            i["tool"] == "query_logs" and i.get("success") and i.get("output", {}).get("truncated")
+            for i in invocations
+        )
+        seen = (
+            f"Earliest of the matching lines returned (the query hit its row limit): {cause.first_at}"
+            if truncated
+            else f"First seen at {cause.first_at}"
+        )
         timing = ""
         if anomalies:
             timing = "; " + _timing(anomalies[0], cause.first_at)
-        add(ClaimKind.ROOT_CAUSE,
+        add(
+            ClaimKind.ROOT_CAUSE,
             f"{cause.signature.cause}. {seen} in {', '.join(sorted(cause.log_groups))} "
             f"({cause.count} event(s)){timing}.",
-            [log_cite, *metric_cites[:1], *alarm_cites[:1]])
+            [log_cite, *metric_cites[:1], *alarm_cites[:1]],
+        )
         actions = list(cause.signature.actions)
-        add(ClaimKind.REMEDIATION, "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions), [log_cite])
+        add(
+            ClaimKind.REMEDIATION,
+            "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
+            [log_cite],
+        )
     elif hits and hits[0].exemplar is not None:
         inv_id, row, message = hits[0].exemplar
-        add(ClaimKind.HYPOTHESIS,
+        add(
+            ClaimKind.HYPOTHESIS,
             f"The errors are {hits[0].signature.label}; the logs do not show what causes them.",
-            [Citation(source_invocation_id=inv_id, raw_path=f"$.results[{row}].message", evidence_excerpt=_excerpt(message))])
-        missing.append("No specific failure signature (pool exhaustion, OOM, throttling, ...) was found in the logs.")
+            [
+                Citation(
+                    source_invocation_id=inv_id,
+                    raw_path=f"$.results[{row}].message",
+                    evidence_excerpt=_excerpt(message),
+                )
+            ],
+        )
+        missing.append(
+            "No specific failure signature (pool exhaustion, OOM, throttling, ...) was found in the logs."
+        )
     return ExecutorEvidence(claims=claims, missing_info=missing, recommended_actions=actions)

@@ -19,7 +19,13 @@ from superbiz.models.base import ChatModel, ModelRequest, ModelResponse, Usage
 
 _RAISABLE = {
     name: getattr(errors, name)
-    for name in ("ModelRateLimited", "ModelTimeout", "ModelOutputInvalid", "ModelRefused", "GraphError")
+    for name in (
+        "ModelRateLimited",
+        "ModelTimeout",
+        "ModelOutputInvalid",
+        "ModelRefused",
+        "GraphError",
+    )
 }
 
 
@@ -44,7 +50,7 @@ class ScriptedModel:
         with self._lock:
             self.calls.append(request.role)
             queue = self._queues.get(request.role)
-            reply = queue.popleft() if queue else "fallback"
+            reply: Any = queue.popleft() if queue else "fallback"
         if reply == "fallback":
             if self.fallback is None:
                 raise errors.ModelRefused(f"scripted model has no reply left for {request.role}")

@@ -21,9 +21,13 @@ class ToolInput(BaseModel):
 class TimeWindow(ToolInput):
     """A bounded time range: explicit start/end, or the last `minutes` before now."""
 
-    start: datetime | None = Field(None, description="ISO-8601 start; defaults to `minutes` before now")
+    start: datetime | None = Field(
+        None, description="ISO-8601 start; defaults to `minutes` before now"
+    )
     end: datetime | None = Field(None, description="ISO-8601 end; defaults to now")
-    minutes: int = Field(60, ge=1, le=7 * 24 * 60, description="window length when start is not given")
+    minutes: int = Field(
+        60, ge=1, le=7 * 24 * 60, description="window length when start is not given"
+    )
 
     def window(self, now: datetime) -> tuple[datetime, datetime]:
         end = _utc(self.end) if self.end else now

@@ -12,7 +12,8 @@ from superbiz.tools.logs import QueryLogsTool
 from superbiz.tools.metrics import QueryMetricsTool
 
 TOOLS: dict[str, Tool] = {
-    t.name: t for t in (QueryLogsTool(), QueryMetricsTool(), QueryAlarmsTool(), GetCurrentTimeTool())
+    t.name: t
+    for t in (QueryLogsTool(), QueryMetricsTool(), QueryAlarmsTool(), GetCurrentTimeTool())
 }
 
 
@@ -20,7 +21,9 @@ def get_tool(name: str) -> Tool:
     try:
         return TOOLS[name]
     except KeyError:
-        raise UnknownTool(f"unknown tool {name!r}; known tools: {', '.join(sorted(TOOLS))}") from None
+        raise UnknownTool(
+            f"unknown tool {name!r}; known tools: {', '.join(sorted(TOOLS))}"
+        ) from None
 
 
 def tool_schemas() -> list[dict[str, Any]]:

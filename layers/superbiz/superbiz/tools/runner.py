@@ -40,12 +40,16 @@ def execute(event: ToolEvent, store: RunStore, ctx: ToolContext) -> ToolResultRe
         try:
             params = tool.input_model.model_validate(event.call.params)
         except ValidationError as exc:
-            raise ToolInputInvalid(f"{event.call.tool}: invalid parameters: {_errors(exc)}") from exc
+            raise ToolInputInvalid(
+                f"{event.call.tool}: invalid parameters: {_errors(exc)}"
+            ) from exc
         result = tool.run(params, ctx)
         inv.output = result.output
         inv.evidence_refs = result.evidence_refs
         inv.empty = result.empty
-        inv.output_preview = (result.preview or json.dumps(result.output)[:PREVIEW_CHARS])[:PREVIEW_CHARS]
+        inv.output_preview = (result.preview or json.dumps(result.output)[:PREVIEW_CHARS])[
+            :PREVIEW_CHARS
+        ]
     except ToolError as exc:
         inv.success = False
         inv.error = f"{type(exc).__name__}: {exc}"
