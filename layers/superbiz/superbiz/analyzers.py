@@ -82,7 +82,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(
         "throttling",
         "throttling",
-        r"ThrottlingException|Rate exceeded|TooManyRequests|Throttled|SlowDown",
+        r"ThrottlingException|Rate exceeded|TooManyRequests|Throttled|SlowDown"
+        r"|ProvisionedThroughputExceeded|RequestLimitExceeded|TooManyRequestsException",
         "A dependency is throttling requests: the service exceeds a rate limit or quota",
         (
             "Check the dependency's quota and current request rate",

@@ -2,6 +2,7 @@
 
 superbiz demo [--json]
 superbiz chat MESSAGE --world FILE [--session-id ID] [--json]
+superbiz eval diagnosis --scenarios DIR [--json]
 """
 
 from __future__ import annotations
@@ -123,6 +124,35 @@ def _run_world(world: Path, message: str | None, args: argparse.Namespace) -> in
     return 0 if result["status"] in ("SUCCEEDED", "DEGRADED") else 1
 
 
+def _eval_diagnosis(args: argparse.Namespace) -> int:
+    from superbiz.evaluation import evaluate_dir
+
+    if not args.scenarios.is_dir():
+        raise FileNotFoundError(f"{args.scenarios} is not a folder of scenario files")
+    report = evaluate_dir(
+        args.scenarios, _build_model(args.model), progress=lambda m: print(m, file=sys.stderr)
+    )
+    if args.json:
+        print(report.model_dump_json(indent=2))
+        return 0
+    for sc in report.scenarios:
+        failed = [c for c in sc.checks if not c.passed]
+        print(
+            f"{'PASS' if sc.passed else 'FAIL'}  {sc.id:<45} verifier {sc.verifier_verdict or '-':<10} "
+            f"gate {sc.gatekeeper_verdict or '-':<8} claims {sc.claims_passed}/{sc.claims_proposed}  "
+            f"tools {sc.tool_calls:>2}  {sc.seconds:.2f} s  {sc.final_node}{' (degraded)' if sc.degraded else ''}"
+        )
+        for check in failed:
+            print(f"      failed {check.name}: {check.detail}")
+    m = report.summary
+    print(
+        f"\n{m.passed}/{m.total} passed | root-cause accuracy {m.root_cause_accuracy:.0%} | "
+        f"grounding rate {m.grounding_rate:.0%} | degraded {m.degraded} | "
+        f"median {m.median_seconds:.2f} s | p95 {m.p95_seconds:.2f} s | tokens {m.tokens}"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="superbiz", description="SuperBizAgent for AWS: evidence-grounded fault diagnosis."
@@ -142,10 +172,21 @@ def main(argv: list[str] | None = None) -> int:
     chat.add_argument("--json", action="store_true", help="print the run as one JSON object")
     chat.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
 
+    ev = sub.add_parser("eval", help="measure diagnosis quality")
+    ev_sub = ev.add_subparsers(dest="eval_command", required=True)
+    diag = ev_sub.add_parser("diagnosis", help="run and score every *.yaml scenario in a folder")
+    diag.add_argument("--scenarios", required=True, type=Path, help="folder of scenario files")
+    diag.add_argument(
+        "--json", action="store_true", help='print {"scenarios": [...], "summary": {...}}'
+    )
+    diag.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
+
     args = parser.parse_args(argv)
     try:
         if args.command == "demo":
             return _run_world(DEMO_WORLD, None, args)
+        if args.command == "eval":
+            return _eval_diagnosis(args)
         if not args.message.strip():
             parser.error("MESSAGE must not be empty")
         return _run_world(args.world, args.message, args)

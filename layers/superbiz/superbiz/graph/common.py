@@ -140,30 +140,12 @@ def latest_output(trace: RunTrace, output_type: str) -> dict[str, Any] | None:
     return None
 
 
-def all_evidence(trace: RunTrace) -> ExecutorEvidence:
-    """Every executor_evidence_v2 of the run merged; a later claim with the same
-    id replaces an earlier one (an evidence retry refines what it found)."""
-    claims: dict[str, Any] = {}
-    missing: list[str] = []
-    actions: list[str] = []
-    for step in trace.steps:
-        if (
-            step.output_type != "executor_evidence_v2"
-            or step.error
-            or not isinstance(step.model_output, dict)
-        ):
-            continue
-        parsed = step.model_output.get("parsed")
-        if not parsed:
-            continue
-        evidence = ExecutorEvidence.model_validate(parsed)
-        for claim in evidence.claims:
-            claims[claim.claim_id] = claim
-        missing += [m for m in evidence.missing_info if m not in missing]
-        actions += [a for a in evidence.recommended_actions if a not in actions]
-    return ExecutorEvidence(
-        claims=list(claims.values()), missing_info=missing, recommended_actions=actions
-    )
+def latest_evidence(trace: RunTrace) -> ExecutorEvidence:
+    """The run's most recent executor_evidence_v2. It is complete by contract:
+    after an evidence retry or another AIOps loop the Executor restates every
+    claim it still stands by, so nothing stale reaches the Gatekeeper."""
+    parsed = latest_output(trace, "executor_evidence_v2")
+    return ExecutorEvidence.model_validate(parsed) if parsed else ExecutorEvidence()
 
 
 def record_code_step(

@@ -11,7 +11,13 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from superbiz.contracts import FinalAnswer, GraphState, NodeEvent, OrchestrationTrace
 from superbiz.deps import Deps
-from superbiz.graph.common import RETRY_MARK, all_evidence, enter, latest_output, record_code_step
+from superbiz.graph.common import (
+    RETRY_MARK,
+    enter,
+    latest_evidence,
+    latest_output,
+    record_code_step,
+)
 from superbiz.observability import metrics
 from superbiz.store import RunTrace, utcnow_iso
 
@@ -64,7 +70,7 @@ def fallback(event: NodeEvent, deps: Deps) -> GraphState:
 
     gate = latest_output(trace, "gatekeeper_result")
     verified_ids = {c["claim_id"] for c in gate["claims"] if c["passed"]} if gate else set()
-    verified = [c for c in all_evidence(trace).claims if c.claim_id in verified_ids]
+    verified = [c for c in latest_evidence(trace).claims if c.claim_id in verified_ids]
     if verified:
         lines += ["### Verified findings (cited, not yet judged by the Verifier)", ""]
         for claim in verified:

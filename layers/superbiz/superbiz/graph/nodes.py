@@ -25,8 +25,8 @@ from superbiz.deps import Deps
 from superbiz.errors import GraphError, ModelOutputInvalid
 from superbiz.graph import gatekeeper
 from superbiz.graph.common import (
-    all_evidence,
     enter,
+    latest_evidence,
     latest_output,
     model_turn,
     parse_output,
@@ -37,7 +37,7 @@ from superbiz.tools.registry import tool_schemas
 
 LOW_CONFIDENCE_NOTE = (
     "> **Low confidence:** the evidence below is incomplete or uncorroborated. "
-    "Treat the cause as a lead to confirm, not a conclusion."
+    "Treat this answer as a lead to confirm, not a conclusion."
 )
 MAX_CALLS_PER_ROUND = 8
 
@@ -211,7 +211,7 @@ def _plan_round_start(trace: RunTrace, plan_seq: int) -> int:
 def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Gatekeeper", deps)
     trace = deps.store.get_trace(state.run_id)
-    evidence = all_evidence(trace)
+    evidence = latest_evidence(trace)
     result = gatekeeper.check(evidence, trace.invocations)
     record_code_step(
         deps,
@@ -242,7 +242,7 @@ def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
 def verified_input(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "VerifiedInput", deps)
     trace = deps.store.get_trace(state.run_id)
-    evidence = all_evidence(trace)
+    evidence = latest_evidence(trace)
     gate = latest_output(trace, "gatekeeper_result")
     if gate is None:
         raise GraphError(f"run {state.run_id}: VerifiedInput reached without a gatekeeper_result")

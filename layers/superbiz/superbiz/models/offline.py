@@ -146,13 +146,14 @@ class OfflineModel:
                 ]
                 if calls:
                     return self._reply(tool_calls=calls)
-            follow = self._follow_ups(invocations)
+            follow = self._follow_ups(invocations, ctx["plan"].get("entities", []))
             if follow and ctx["round"] < ctx["max_rounds"] - 1:
                 return self._reply(tool_calls=follow)
         return self._reply(_dump(build_evidence(invocations)))
 
-    def _follow_ups(self, invocations: list[dict[str, Any]]) -> list[ToolCall]:
-        """Query the metric behind every firing alarm not yet looked at."""
+    def _follow_ups(self, invocations: list[dict[str, Any]], entities: list[str]) -> list[ToolCall]:
+        """Query the metric behind every firing alarm, and behind any alarm of a
+        service the question names, that has not been looked at yet."""
         done = {
             (
                 i["params"].get("namespace"),
@@ -163,7 +164,7 @@ class OfflineModel:
             if i["tool"] == "query_metrics"
         }
         calls: list[ToolCall] = []
-        for _inv_id, _i, alarm in analyzers.alarms_firing(invocations)[:3]:
+        for alarm in _alarms_to_follow(invocations, entities)[:3]:
             if not alarm.get("metric_name"):
                 continue
             key = (
@@ -230,7 +231,11 @@ class OfflineModel:
                 if cause_found
                 else "No failure signature found: widen the log window and include every alarm."
             )
-            missing.append("a root cause corroborated by a second, independent source")
+            missing.append(
+                "No second, independent source corroborates the cause."
+                if cause_found
+                else "No failure signature (error logs, a firing alarm or a metric anomaly) explains the report."
+            )
         else:
             verdict, score, hint = (
                 VerifierVerdict.REJECT,
@@ -265,11 +270,15 @@ class OfflineModel:
         for claim in claims:
             by_kind.setdefault(claim["kind"], []).append(claim)
         causes = by_kind.get("root_cause", [])
-        summary = (
-            causes[0]["statement"].split(". ")[0] + "."
-            if causes
-            else "No root cause could be established from the evidence gathered."
-        )
+        if causes:
+            summary = causes[0]["statement"].split(". ")[0] + "."
+        elif by_kind.get("hypothesis"):
+            summary = "No root cause could be established; the leading hypothesis is below."
+        else:
+            summary = (
+                "No supporting evidence of a fault was found in what was checked; "
+                "no root cause could be established."
+            )
         evidence = [cited(c) for k in ("observation", "hypothesis") for c in by_kind.get(k, [])]
         checked = [cited(c) for c in by_kind.get("negative", [])]
         actions = [cited(c) for c in by_kind.get("remediation", [])]
@@ -335,6 +344,28 @@ def _timing(anomaly: dict[str, Any], first_at: str) -> str:
     return f"{metric} rose at {onset}, {round(-delta)} minute(s) after it"
 
 
+def _alarms_to_follow(
+    invocations: list[dict[str, Any]], entities: list[str]
+) -> list[dict[str, Any]]:
+    alarms = [alarm for _, _, alarm in analyzers.alarms_firing(invocations)]
+    names = {a["name"] for a in alarms}
+    for inv in invocations:
+        if inv["tool"] != "query_alarms" or not inv.get("success") or inv.get("empty"):
+            continue
+        for alarm in inv["output"].get("alarms", []):
+            if alarm["name"] not in names and any(e in alarm["name"].lower() for e in entities):
+                names.add(alarm["name"])
+                alarms.append(alarm)
+    return alarms
+
+
+def _window(inv: dict[str, Any]) -> str:
+    output = inv.get("output") or {}
+    if output.get("start") and output.get("end"):
+        return f"between {output['start']} and {output['end']}"
+    return "in the window searched"
+
+
 def services_in(text: str) -> list[str]:
     found = []
     for m in _SERVICE.finditer(text.lower()):
@@ -365,7 +396,7 @@ def build_evidence(invocations: list[dict[str, Any]]) -> ExecutorEvidence:
         alarm_cites.append(cite)
         add(
             ClaimKind.OBSERVATION,
-            f"Alarm {alarm['name']} is in ALARM since {alarm.get('state_updated_at', 'unknown')}: {alarm.get('state_reason', '')}",
+            f"Alarm {alarm['name']} is in ALARM: {alarm.get('state_reason', '')}",
             [cite],
         )
 
@@ -379,6 +410,21 @@ def build_evidence(invocations: list[dict[str, Any]]) -> ExecutorEvidence:
         )
         metric_cites.append(cite)
         add(ClaimKind.OBSERVATION, anomaly["summary"]["text"], [cite])
+    for inv in invocations:
+        summary = (inv.get("output") or {}).get("summary") or {}
+        if (
+            inv["tool"] == "query_metrics"
+            and inv.get("success")
+            and not inv.get("empty")
+            and not summary.get("onset_at")
+        ):
+            # a metric that stayed at its baseline is evidence too: the symptom is not there
+            cite = Citation(
+                source_invocation_id=inv["invocation_id"],
+                raw_path="$.summary.text",
+                evidence_excerpt=_excerpt(summary["text"]),
+            )
+            add(ClaimKind.OBSERVATION, summary["text"], [cite])
 
     hits = analyzers.log_signatures(invocations)
     for hit in hits[:3]:
@@ -404,7 +450,29 @@ def build_evidence(invocations: list[dict[str, Any]]) -> ExecutorEvidence:
             ]
             add(
                 ClaimKind.NEGATIVE,
-                f"No log events matched the error pattern in {', '.join(groups)} in the window searched.",
+                f"No log events matched the error pattern in {', '.join(groups)} {_window(inv)}.",
+                [
+                    Citation(
+                        source_invocation_id=inv["invocation_id"],
+                        raw_path="$.no_evidence",
+                        evidence_excerpt="no results",
+                    )
+                ],
+            )
+
+    for inv in invocations:
+        if inv["tool"] == "query_alarms" and inv.get("success") and inv.get("empty"):
+            params = inv["params"]
+            scope = (
+                f"named {', '.join(params['names'])}"
+                if params.get("names")
+                else f"in state {params['state']}"
+                if params.get("state")
+                else "of any state"
+            )
+            add(
+                ClaimKind.NEGATIVE,
+                f"CloudWatch returned no alarm {scope}.",
                 [
                     Citation(
                         source_invocation_id=inv["invocation_id"],

@@ -1,0 +1,196 @@
+"""Scoring a run against its scenario's `expect` block (SCENARIOS.md), and
+the `superbiz eval diagnosis` summary over a folder of scenarios."""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+NO_EVIDENCE_PHRASES = (
+    "no supporting evidence",
+    "no root cause could be established",
+    "not established",
+)
+
+
+class Check(BaseModel):
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+class ScenarioScore(BaseModel):
+    id: str
+    passed: bool
+    checks: list[Check]
+    verifier_verdict: str | None
+    gatekeeper_verdict: str | None
+    claims_proposed: int
+    claims_passed: int
+    tool_calls: int
+    tokens: int
+    seconds: float
+    final_node: str | None
+    degraded: bool
+    error: str | None = None
+
+
+class Summary(BaseModel):
+    total: int
+    passed: int
+    root_cause_accuracy: float
+    grounding_rate: float
+    degraded: int
+    median_seconds: float
+    p95_seconds: float
+    tokens: int
+
+
+class EvalReport(BaseModel):
+    scenarios: list[ScenarioScore] = Field(default_factory=list)
+    summary: Summary
+
+
+def _passed_claims(result: dict[str, Any]) -> list[dict[str, Any]]:
+    gate = result.get("gatekeeper") or {}
+    return [c for c in gate.get("claims", []) if c["passed"]]
+
+
+def score(scenario: Any, result: dict[str, Any]) -> ScenarioScore:
+    """Apply every `expect` check to one run's JSON view (see cli.run_result)."""
+    expect = scenario.expect
+    answer = (result.get("answer") or "").lower()
+    invocations = result["trace"]["invocations"]
+    tool_of = {i["invocation_id"]: i["tool_name"] for i in invocations}
+    passed_claims = _passed_claims(result)
+    checks: list[Check] = []
+
+    if expect.root_cause.any_of:
+        hit = [p for p in expect.root_cause.any_of if p.lower() in answer]
+        checks.append(
+            Check(
+                name="root_cause",
+                passed=bool(hit),
+                detail=f"named {hit}"
+                if hit
+                else f"none of {expect.root_cause.any_of} in the answer",
+            )
+        )
+    else:
+        causes = [c["claim_id"] for c in passed_claims if c["kind"] == "root_cause"]
+        says_none = any(p in answer for p in NO_EVIDENCE_PHRASES)
+        checks.append(
+            Check(
+                name="root_cause",
+                passed=not causes and says_none,
+                detail=f"root_cause claims passed: {causes}; answer says no evidence: {says_none}",
+            )
+        )
+
+    cited_tools = {
+        tool_of.get(c["source_invocation_id"])
+        for claim in passed_claims
+        for c in claim["citations"]
+        if c["passed"]
+    }
+    for tool in expect.must_cite_tools:
+        checks.append(
+            Check(
+                name=f"cites:{tool}",
+                passed=tool in cited_tools,
+                detail=f"tools cited by verified claims: {sorted(t for t in cited_tools if t)}",
+            )
+        )
+    for phrase in expect.must_not_claim:
+        found = re.search(re.escape(phrase.lower()), answer) is not None
+        checks.append(
+            Check(
+                name=f"must_not_claim:{phrase}",
+                passed=not found,
+                detail="present in the answer" if found else "",
+            )
+        )
+    verdict = result.get("verifier_verdict")
+    checks.append(
+        Check(
+            name="verdict",
+            passed=verdict in expect.verdict_in,
+            detail=f"{verdict} (accepted: {expect.verdict_in})",
+        )
+    )
+    if expect.max_tool_calls is not None:
+        checks.append(
+            Check(
+                name="max_tool_calls",
+                passed=len(invocations) <= expect.max_tool_calls,
+                detail=f"{len(invocations)} of at most {expect.max_tool_calls}",
+            )
+        )
+
+    gate = result.get("gatekeeper") or {}
+    steps = result["trace"]["steps"]
+    orch = result.get("orchestration_trace") or {}
+    return ScenarioScore(
+        id=scenario.id,
+        passed=all(c.passed for c in checks),
+        checks=checks,
+        verifier_verdict=verdict,
+        gatekeeper_verdict=gate.get("verdict"),
+        claims_proposed=gate.get("claims_proposed", 0),
+        claims_passed=gate.get("claims_passed", 0),
+        tool_calls=len(invocations),
+        tokens=sum(s["prompt_tokens"] + s["completion_tokens"] for s in steps),
+        seconds=result["seconds"],
+        final_node=result.get("final_node"),
+        degraded=bool(orch.get("degraded")),
+    )
+
+
+def summarise(scores: list[ScenarioScore]) -> Summary:
+    seconds = sorted(s.seconds for s in scores) or [0.0]
+    proposed = sum(s.claims_proposed for s in scores)
+    root_cause_ok = sum(1 for s in scores for c in s.checks if c.name == "root_cause" and c.passed)
+    p95_index = max(0, min(len(seconds) - 1, round(0.95 * len(seconds)) - 1))
+    return Summary(
+        total=len(scores),
+        passed=sum(s.passed for s in scores),
+        root_cause_accuracy=round(root_cause_ok / len(scores), 4) if scores else 0.0,
+        grounding_rate=round(sum(s.claims_passed for s in scores) / proposed, 4)
+        if proposed
+        else 0.0,
+        degraded=sum(s.degraded for s in scores),
+        median_seconds=round(statistics.median(seconds), 3),
+        p95_seconds=round(seconds[p95_index], 3),
+        tokens=sum(s.tokens for s in scores),
+    )
+
+
+def evaluate_dir(directory: Path, model: Any, progress: Any = None) -> EvalReport:
+    """Run every *.yaml scenario in DIR on a fresh local runtime and score it."""
+    from superbiz.cli import run_result
+    from superbiz.local.runtime import LocalRuntime
+    from superbiz.world import load_scenario
+
+    files = sorted(Path(directory).glob("*.yaml"))
+    if not files:
+        raise FileNotFoundError(f"no *.yaml scenario files in {directory}")
+    scenarios = [load_scenario(f) for f in files]  # fail fast, naming the bad file
+    scores = []
+    for n, scenario in enumerate(scenarios, 1):
+        if progress:
+            progress(f"[{n}/{len(scenarios)}] {scenario.id} ...")
+        started = time.perf_counter()
+        with LocalRuntime(scenario, model=model) as runtime:
+            result = run_result(runtime, runtime.run_scenario())
+        result["seconds"] = round(time.perf_counter() - started, 3)
+        scores.append(score(scenario, result))
+        if progress:
+            progress(
+                f"      {'passed' if scores[-1].passed else 'FAILED'} in {result['seconds']:.2f} s"
+            )
+    return EvalReport(scenarios=scores, summary=summarise(scores))

@@ -1,0 +1,53 @@
+"""Every scenario world diagnosed from its own trigger and scored against its
+`expect` block: the same checks `superbiz eval diagnosis` applies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from superbiz.cli import DEMO_WORLD, run_result
+from superbiz.evaluation import score
+from superbiz.local.runtime import LocalRuntime
+from superbiz.world import load_scenario
+
+pytestmark = pytest.mark.integration
+
+SCENARIOS = sorted(Path(__file__).resolve().parents[1].joinpath("scenarios").glob("*.yaml")) + [
+    DEMO_WORLD
+]
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_scenario_meets_its_expectations(path):
+    # Given a scenario world and its trigger (a chat question or an alarm)
+    scenario = load_scenario(path)
+    # When the offline model diagnoses it on the local runtime
+    with LocalRuntime(scenario) as runtime:
+        result = run_result(runtime, runtime.run_scenario())
+    # Then every expectation holds
+    scored = score(scenario, result)
+    failed = [f"{c.name}: {c.detail}" for c in scored.checks if not c.passed]
+    assert scored.passed, f"{scenario.id}: {failed}\n\n{result['answer']}"
+    assert (
+        scored.claims_passed == scored.claims_proposed
+    )  # the offline model only cites what it saw
+
+
+def test_alarm_trigger_runs_the_aiops_plan_loop():
+    # Given an alarm-triggered scenario
+    scenario = load_scenario(
+        Path(__file__).resolve().parents[1] / "scenarios" / "orders-worker-dynamodb-throttling.yaml"
+    )
+    with LocalRuntime(scenario) as runtime:
+        result = run_result(runtime, runtime.run_scenario())
+    run = result["trace"]
+    # Then the run is targeted at that alarm, loops back to the Planner once, and the Planner finishes
+    assert "NextPlanLoop" in result["execution"]["state_path"]
+    assert result["orchestration_trace"]["transitions"].count("Planner") == 2
+    plans = [s for s in run["steps"] if s["output_type"] == "planner_plan"]
+    assert plans[-1]["model_output"]["parsed"]["decision"] == "FINISH"
+    first_alarm_query = next(i for i in run["invocations"] if i["tool_name"] == "query_alarms")
+    assert first_alarm_query["input_params"] == {"names": ["orders-worker-errors"]}
+    assert "throttl" in result["answer"].lower()
