@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import pytest
+
 from superbiz.cli import DEMO_WORLD, run_result
 from superbiz.contracts import Limits
 from superbiz.local.runtime import LocalRuntime

@@ -5,6 +5,7 @@ from __future__ import annotations
 import boto3
 import pytest
 from moto import mock_aws
+
 from superbiz.errors import RunNotFound
 from superbiz.store import AgentStep, RunRecord, RunStore, S3BlobStore, ToolInvocation, create_table
 

@@ -11,6 +11,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
+
 from superbiz import jsonpath
 from superbiz.aws import AwsClients
 from superbiz.contracts import NO_EVIDENCE_PATH

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from pydantic import ValidationError
+
 from superbiz import jsonpath
 from superbiz.contracts import (
     Citation,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from superbiz.contracts import Citation, Claim, ClaimKind, ExecutorEvidence, GateVerdict
 from superbiz.graph import gatekeeper as gk
 from superbiz.store import ToolInvocation

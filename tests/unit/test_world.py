@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+
 from superbiz.errors import ScenarioError
 from superbiz.world import load_scenario
 
