@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-unit test-integration test-infra lint synth clean
+.PHONY: setup demo test test-unit test-integration test-infra lint synth bench clean
 
 setup: $(STAMP)
 
@@ -35,6 +35,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python -m superbiz.bench --runs 5
 
 synth: $(STAMP)
 	$(BIN)/python app.py
