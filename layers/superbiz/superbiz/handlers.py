@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from superbiz.contracts import GraphState, NodeEvent, StartRunInput, ToolEvent
 from superbiz.deps import Deps, get_deps
 from superbiz.errors import UnknownTool
-from superbiz.graph.common import run_now
+from superbiz.graph.common import clock
 from superbiz.observability import logger, metrics, tracer
 from superbiz.tools import runner
 from superbiz.tools.base import ToolContext
@@ -57,7 +57,7 @@ def tool(name: str) -> Handler:
         deps = get_deps()
         ctx = ToolContext(
             run_id=tool_event.run_id,
-            now=run_now(GraphState(run_id=tool_event.run_id, session_id="-", now=tool_event.now)),
+            now=clock(tool_event.now),
             clients=deps.clients,
             settings=deps.settings,
         )

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="SUPERBIZ_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="SUPERBIZ_", extra="ignore", populate_by_name=True)
 
     table_name: str = "superbiz-runs"
     bucket_name: str = "superbiz-artifacts"
-    region: str = Field("us-east-1", validation_alias="AWS_REGION")
+    region: str = Field("us-east-1", validation_alias=AliasChoices("SUPERBIZ_REGION", "AWS_REGION"))
     # model provider: "offline" (default), later "openai:<model>"
     model: str = "offline"
     # log groups the tools may read (prefixes); empty means any

@@ -38,9 +38,10 @@ def enter(event: NodeEvent, node: str, deps: Deps) -> GraphState:
     return state
 
 
-def run_now(state: GraphState) -> datetime:
-    if state.now:
-        return datetime.fromisoformat(state.now.replace("Z", "+00:00")).astimezone(UTC)
+def clock(now: str | None) -> datetime:
+    """The run's clock: fixed by a scenario's `now`, else the real one."""
+    if now:
+        return datetime.fromisoformat(now.replace("Z", "+00:00")).astimezone(UTC)
     return datetime.now(UTC)
 
 
