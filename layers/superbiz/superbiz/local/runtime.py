@@ -297,6 +297,12 @@ class LocalRuntime:
         started = time.perf_counter()
         run_id, session_id, execution_arn = self.start_run(query, **kwargs)
         status = self.wait(execution_arn)
+        if status != "SUCCEEDED":
+            described = self.sfn.describe_execution(executionArn=execution_arn)
+            raise SuperBizError(
+                f"execution {execution_arn} ended {status}: "
+                f"{described.get('error', 'no error name')}: {described.get('cause', 'no cause given')}"
+            )
         return RunOutcome(run_id, session_id, execution_arn, status, time.perf_counter() - started)
 
     def run_scenario(self, **kwargs: Any) -> RunOutcome:

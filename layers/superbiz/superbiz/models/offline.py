@@ -15,6 +15,7 @@ from typing import Any
 
 from superbiz import analyzers
 from superbiz.contracts import (
+    NO_EVIDENCE_PATH,
     Citation,
     Claim,
     ClaimKind,
@@ -366,6 +367,23 @@ def _window(inv: dict[str, Any]) -> str:
     return "in the window searched"
 
 
+def _nothing_found(inv: dict[str, Any]) -> str | None:
+    """How a negative claim words an empty result; never as "ruled out"."""
+    params = inv["params"]
+    if inv["tool"] == "query_logs":
+        groups = inv.get("output", {}).get("log_groups") or [
+            params.get("service") or "the log groups searched"
+        ]
+        return f"No log events matched the error pattern in {', '.join(groups)} {_window(inv)}."
+    if inv["tool"] == "query_alarms":
+        if params.get("names"):
+            scope = f"named {', '.join(params['names'])}"
+        else:
+            scope = f"in state {params['state']}" if params.get("state") else "of any state"
+        return f"CloudWatch returned no alarm {scope}."
+    return None
+
+
 def services_in(text: str) -> list[str]:
     found = []
     for m in _SERVICE.finditer(text.lower()):
@@ -444,43 +462,14 @@ def build_evidence(invocations: list[dict[str, Any]]) -> ExecutorEvidence:
         )
 
     for inv in invocations:
-        if inv["tool"] == "query_logs" and inv.get("success") and inv.get("empty"):
-            groups = inv.get("output", {}).get("log_groups") or [
-                inv["params"].get("service") or "the log groups searched"
-            ]
-            add(
-                ClaimKind.NEGATIVE,
-                f"No log events matched the error pattern in {', '.join(groups)} {_window(inv)}.",
-                [
-                    Citation(
-                        source_invocation_id=inv["invocation_id"],
-                        raw_path="$.no_evidence",
-                        evidence_excerpt="no results",
-                    )
-                ],
+        statement = _nothing_found(inv) if inv.get("success") and inv.get("empty") else None
+        if statement:
+            no_results = Citation(
+                source_invocation_id=inv["invocation_id"],
+                raw_path=NO_EVIDENCE_PATH,
+                evidence_excerpt="no results",
             )
-
-    for inv in invocations:
-        if inv["tool"] == "query_alarms" and inv.get("success") and inv.get("empty"):
-            params = inv["params"]
-            scope = (
-                f"named {', '.join(params['names'])}"
-                if params.get("names")
-                else f"in state {params['state']}"
-                if params.get("state")
-                else "of any state"
-            )
-            add(
-                ClaimKind.NEGATIVE,
-                f"CloudWatch returned no alarm {scope}.",
-                [
-                    Citation(
-                        source_invocation_id=inv["invocation_id"],
-                        raw_path="$.no_evidence",
-                        evidence_excerpt="no results",
-                    )
-                ],
-            )
+            add(ClaimKind.NEGATIVE, statement, [no_results])
 
     missing = ["Recent deployments and configuration changes were not checked in this run."]
     if not any(i["tool"] == "query_metrics" for i in invocations):
