@@ -111,14 +111,15 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(
         "http_5xx",
         "5xx responses",
-        r"\b(HTTP/\d(\.\d)? )?5\d\d\b|Internal Server Error|Bad Gateway|Service Unavailable",
+        r"\b(status|code|statusCode|http_status)[=: ]+5\d\d\b|HTTP/\d(\.\d)? 5\d\d\b"
+        r"|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout",
         "Requests fail with 5xx responses",
         ("Find the error behind the 5xx responses in the service's logs",),
         specific=False,
     ),
 )
 
-_NUMBERS = re.compile(r"\b\d+(\.\d+)?\b|0x[0-9a-f]+|[0-9a-f]{8,}", re.IGNORECASE)
+_NUMBERS = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{8,}(-[0-9a-f]{4,})*\b|\d+(\.\d+)?", re.IGNORECASE)
 
 
 def detect(text: str) -> Signature | None:
@@ -130,7 +131,7 @@ def detect(text: str) -> Signature | None:
 
 def template(message: str) -> str:
     """A message with its variable parts masked: lines of one kind share it."""
-    return _NUMBERS.sub("<*>", message.strip())[:200]
+    return _NUMBERS.sub("<*>", message.strip())[:400]
 
 
 @dataclass
@@ -140,8 +141,17 @@ class SignatureHit:
     first_at: str = ""
     last_at: str = ""
     log_groups: set[str] = field(default_factory=set)
-    # where an exemplar can be cited: (invocation_id, row index, message)
-    exemplar: tuple[str, int, str] | None = None
+    # first occurrence of each message template: (invocation_id, row index, message)
+    templates: dict[str, tuple[str, int, str]] = field(default_factory=dict)
+    template_counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def exemplar(self) -> tuple[str, int, str] | None:
+        """The first line of the most common template: the line that typifies the signature."""
+        if not self.template_counts:
+            return None
+        top = max(self.template_counts, key=lambda t: self.template_counts[t])
+        return self.templates[top]
 
 
 def log_signatures(invocations: list[dict[str, Any]]) -> list[SignatureHit]:
@@ -160,8 +170,9 @@ def log_signatures(invocations: list[dict[str, Any]]) -> list[SignatureHit]:
             hit.first_at = min(hit.first_at, ts) if hit.first_at else ts
             hit.last_at = max(hit.last_at, ts)
             hit.log_groups.add(row.get("log_group", ""))
-            if hit.exemplar is None:
-                hit.exemplar = (inv["invocation_id"], i, row["message"])
+            shape = template(row["message"])
+            hit.templates.setdefault(shape, (inv["invocation_id"], i, row["message"]))
+            hit.template_counts[shape] = hit.template_counts.get(shape, 0) + 1
     order = {s.name: n for n, s in enumerate(SIGNATURES)}
     return sorted(
         hits.values(), key=lambda h: (not h.signature.specific, -h.count, order[h.signature.name])

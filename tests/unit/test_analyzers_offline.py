@@ -1,0 +1,168 @@
+"""Analyzers and the offline model's evidence, without AWS: the offline model
+must cite exactly as a hosted model must, so the Gatekeeper passes its claims."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from superbiz import analyzers
+from superbiz.contracts import ClaimKind, GateVerdict
+from superbiz.graph import gatekeeper
+from superbiz.models.base import ModelRequest
+from superbiz.models.offline import OfflineModel, build_evidence, services_in
+from superbiz.store import ToolInvocation
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        (
+            "HikariPool-1 - Connection is not available, request timed out after 30000ms.",
+            "db_pool_exhaustion",
+        ),
+        ("java.lang.OutOfMemoryError: Java heap space", "out_of_memory"),
+        ("write /var/log/app.log: no space left on device", "disk_full"),
+        ("ProvisionedThroughputExceededException: throughput exceeded", "throttling"),
+        ("dial tcp 10.0.3.4:5432: connect: connection refused", "connection_refused"),
+        ("x509: certificate has expired or is not yet valid", "tls_certificate"),
+        ("Deadlock found when trying to get lock; try restarting transaction", "deadlock"),
+        ("upstream request timeout", "timeout"),
+        ("GET /v1/orders HTTP/1.1 503 Service Unavailable", "http_5xx"),
+    ],
+)
+def test_signature_detection(line, name):
+    sig = analyzers.detect(line)
+    assert sig is not None and sig.name == name
+
+
+def test_ordinary_lines_have_no_signature():
+    assert analyzers.detect("INFO request served status=200 latency_ms=541") is None
+
+
+def logs(*messages: str, inv_id: str = "inv_0001_abcdef") -> dict:
+    rows = [
+        {"timestamp": f"2026-11-20T10:0{i % 10}:00Z", "log_group": "/ecs/api", "message": m}
+        for i, m in enumerate(messages)
+    ]
+    return {
+        "invocation_id": inv_id,
+        "tool": "query_logs",
+        "params": {},
+        "success": True,
+        "empty": not rows,
+        "output": {
+            "results": rows,
+            "truncated": False,
+            "log_groups": ["/ecs/api"],
+            "start": "2026-11-20T09:20:00Z",
+            "end": "2026-11-20T10:20:00Z",
+        },
+    }
+
+
+def test_specific_cause_outranks_more_frequent_generic_symptom():
+    inv = logs(
+        *(["upstream request timeout"] * 5 + ["java.lang.OutOfMemoryError: Java heap space"] * 2)
+    )
+    hits = analyzers.log_signatures([inv])
+    assert [h.signature.name for h in hits] == ["out_of_memory", "timeout"]
+
+
+def test_exemplar_is_the_most_common_template():
+    inv = logs(
+        "Connection refused by db-1", "ECONNREFUSED 10.0.0.1:5432", "ECONNREFUSED 10.0.0.2:5432"
+    )
+    (hit,) = analyzers.log_signatures([inv])
+    assert hit.exemplar[2].startswith("ECONNREFUSED")
+
+
+def as_invocation(view: dict) -> ToolInvocation:
+    return ToolInvocation(
+        seq=1,
+        invocation_id=view["invocation_id"],
+        call_id="c",
+        tool_name=view["tool"],
+        output=view["output"],
+        empty=view["empty"],
+        success=view["success"],
+    )
+
+
+def test_offline_evidence_passes_the_gatekeeper_and_names_the_cause():
+    # Given logs with pool exhaustion and a metric that rose at the same time
+    log_inv = logs(
+        "INFO ok",
+        "ERROR HikariPool-1 - Connection is not available, request timed out after 30000ms.",
+    )
+    metric_inv = {
+        "invocation_id": "inv_0101_abcdef",
+        "tool": "query_metrics",
+        "params": {},
+        "success": True,
+        "empty": False,
+        "output": {
+            "metric_name": "HTTPCode_Target_5XX_Count",
+            "summary": {
+                "onset_at": "2026-11-20T10:01:00Z",
+                "text": "HTTPCode_Target_5XX_Count rose from 0 to 212; onset at 2026-11-20T10:01:00Z.",
+            },
+        },
+    }
+    # When the offline model builds its evidence
+    evidence = build_evidence([log_inv, metric_inv])
+    # Then every claim survives the Gatekeeper and the root cause cites both sources
+    result = gatekeeper.check(evidence, [as_invocation(log_inv), as_invocation(metric_inv)])
+    assert result.verdict is GateVerdict.PASS
+    cause = next(c for c in evidence.claims if c.kind is ClaimKind.ROOT_CAUSE)
+    assert "connection pool" in cause.statement
+    assert {c.source_invocation_id for c in cause.citations} == {
+        "inv_0001_abcdef",
+        "inv_0101_abcdef",
+    }
+
+
+def test_empty_result_becomes_a_negative_claim_never_ruled_out():
+    evidence = build_evidence([logs()])
+    (claim,) = evidence.claims
+    assert claim.kind is ClaimKind.NEGATIVE and claim.citations[0].raw_path == "$.no_evidence"
+    assert "ruled out" not in claim.statement.lower()
+    assert gatekeeper.check(evidence, [as_invocation(logs())]).verdict is GateVerdict.PASS
+
+
+def test_verifier_wants_corroboration_for_pass():
+    model = OfflineModel()
+
+    def verdict(claims):
+        request = ModelRequest(
+            role="verifier", messages=[], context={"verified_evidence": {"claims": claims}}
+        )
+        return json.loads(model.complete(request).content)["verdict"]
+
+    pool = "HikariPool-1 - Connection is not available"
+    single = {
+        "claim_id": "c1",
+        "kind": "root_cause",
+        "statement": "pool exhausted",
+        "citations": [{"source_invocation_id": "a", "raw_path": "$.x", "evidence_excerpt": pool}],
+    }
+    double = {
+        **single,
+        "citations": single["citations"]
+        + [
+            {
+                "source_invocation_id": "b",
+                "raw_path": "$.y",
+                "evidence_excerpt": "5XX rose from 0 to 212",
+            }
+        ],
+    }
+    assert verdict([double]) == "PASS"
+    assert verdict([single]) == "LOW_CONFID"
+    assert verdict([]) == "REJECT"
+
+
+def test_service_names_are_found_in_questions():
+    assert services_in("Why is payment-api returning 500s? on-call asked") == ["payment-api"]
+    assert services_in("is the orders_worker lambda failing") == ["orders_worker"]
