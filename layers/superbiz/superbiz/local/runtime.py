@@ -153,9 +153,17 @@ class LocalRuntime:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    _active: LocalRuntime | None = None  # moto's backends are process-wide
+
     def start(self) -> None:
         import boto3
         from moto import mock_aws
+
+        if LocalRuntime._active is not None:
+            raise SuperBizError(
+                "a LocalRuntime is already running in this process; stop it before starting another"
+            )
+        LocalRuntime._active = self
 
         env = {**_LOCAL_ENV, "AWS_DEFAULT_REGION": self.region, "AWS_REGION": self.region}
         for key, value in env.items():
@@ -246,6 +254,8 @@ class LocalRuntime:
         if self._mock is not None:
             self._mock.stop()
             self._mock = None
+        if LocalRuntime._active is self:
+            LocalRuntime._active = None
         for key, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(key, None)
