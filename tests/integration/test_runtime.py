@@ -24,7 +24,10 @@ def test_run_that_cannot_start_fails_with_a_clear_error():
 
 
 def test_only_one_runtime_per_process():
-    with LocalRuntime(load_scenario(DEMO_WORLD)), pytest.raises(SuperBizError, match="already running"):
+    with (
+        LocalRuntime(load_scenario(DEMO_WORLD)),
+        pytest.raises(SuperBizError, match="already running"),
+    ):
         LocalRuntime().start()
     # and once the first has stopped, a new one starts cleanly
     with LocalRuntime(load_scenario(DEMO_WORLD)) as rt:
