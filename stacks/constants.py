@@ -115,6 +115,8 @@ TOOLS: tuple[FunctionSpec, ...] = (
     _tool("query_logs", "QueryLogsFunctionArn", 50),
     _tool("query_metrics", "QueryMetricsFunctionArn", 50),
     _tool("query_alarms", "QueryAlarmsFunctionArn", 50),
+    _tool("recent_changes", "RecentChangesFunctionArn", 50),
+    _tool("read_skill", "ReadSkillFunctionArn", 50),
     _tool("get_current_time", "GetCurrentTimeFunctionArn", 50),
 )
 

@@ -300,6 +300,19 @@ class Diagnosis(Construct):
                     )
                 },
             ),
+            "tool_recent_changes": _SourceAccess(
+                statements=(
+                    iam.PolicyStatement(actions=["cloudtrail:LookupEvents"], resources=["*"]),
+                ),
+                acknowledgements={
+                    "AwsSolutions-IAM5[Resource::*]": (
+                        "cloudtrail:LookupEvents reads the account's management-event history and "
+                        "has no resource-level permissions (the CloudTrail permissions reference "
+                        "lists '*' only); it is the tool's only CloudTrail action and is read-only."
+                    )
+                },
+            ),
+            # tool_read_skill reads the skills bundled in the layer: no AWS source at all.
         }
 
     # -- state machine

@@ -50,6 +50,8 @@ TOOL_SOURCE_ACTIONS = {
     },
     "tool_query_metrics": {"cloudwatch:GetMetricData", "cloudwatch:ListMetrics"},
     "tool_query_alarms": {"cloudwatch:DescribeAlarms", "cloudwatch:DescribeAlarmHistory"},
+    "tool_recent_changes": {"cloudtrail:LookupEvents"},
+    "tool_read_skill": set(),
     "tool_get_current_time": set(),
 }
 
@@ -200,7 +202,7 @@ def test_one_function_per_node_and_tool_each_with_its_own_role(synth: Synthesise
     functions = synth.resources("AWS::Lambda::Function")
     handlers = sorted(f["Properties"]["Handler"] for f in functions.values())
     assert handlers == sorted(spec.handler for spec in c.DIAGNOSIS_FUNCTIONS)
-    assert len(handlers) == 13
+    assert len(handlers) == 15
     roles = {json.dumps(f["Properties"]["Role"]) for f in functions.values()}
     assert len(roles) == len(functions)
 
@@ -236,6 +238,10 @@ def test_layer_ships_the_library_under_python(synth: Synthesised) -> None:
     root = synth.asset(layer["Properties"]["Content"]["S3Key"].removesuffix(".zip"))
     assert (root / "python" / "superbiz" / "__init__.py").is_file()
     assert (root / "python" / "superbiz" / "prompts" / "planner.md").is_file()
+    # the skills read_skill serves travel with the prompts
+    skills = root / "python" / "superbiz" / "prompts" / "skills"
+    assert (skills / "general-rules" / "SKILL.md").is_file()
+    assert (skills / "deploy-regression" / "SKILL.md").is_file()
     assert not list(root.rglob("__pycache__"))
 
 
@@ -269,6 +275,16 @@ def test_function_role_is_least_privilege(synth: Synthesised, spec: c.FunctionSp
     for statement in statements:
         if "logs:PutLogEvents" in _actions([statement]):
             assert statement["Resource"] == {"Fn::GetAtt": [own_log_group, "Arn"]}
+
+
+def test_recent_changes_only_looks_up_cloudtrail_events(synth: Synthesised) -> None:
+    # Given the recent_changes function's role
+    _, fn = synth.function_by_module("tool_recent_changes")
+    statements = synth.role_statements(fn["Properties"]["Role"]["Fn::GetAtt"][0])
+    # Then its only CloudTrail access is the read-only LookupEvents
+    cloudtrail = [s for s in statements if any(a.startswith("cloudtrail:") for a in _actions([s]))]
+    assert _actions(cloudtrail) == {"cloudtrail:LookupEvents"}
+    assert all(s["Resource"] == "*" for s in cloudtrail)
 
 
 def test_query_logs_reads_logs_and_nothing_else(synth: Synthesised) -> None:

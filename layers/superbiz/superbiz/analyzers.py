@@ -1,14 +1,21 @@
 """Deterministic detectors over recorded tool outputs.
 
-The offline model reasons with these; they are plain functions of the
-recorded output, so whatever they find can be cited exactly.
+They are plain functions of the recorded outputs, run by the Executor node
+(code) before the model's turn. Their findings go to every model as evidence
+with ready-made citations; the offline model reasons with nothing else.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+
+from pydantic import BaseModel, Field
+
+from superbiz.contracts import NO_EVIDENCE_PATH, Citation
+from superbiz.untrusted import is_instruction_like
 
 
 @dataclass(frozen=True)
@@ -117,6 +124,14 @@ SIGNATURES: tuple[Signature, ...] = (
         ("Find the error behind the 5xx responses in the service's logs",),
         specific=False,
     ),
+    _sig(
+        "exception",
+        "unhandled exceptions",
+        r"Traceback \(most recent call last\)|\b[A-Z]\w*(Exception|Error)\b|\bpanic:|\bFATAL\b|\[ERROR\]|\bERROR\b",
+        "The service raises errors",
+        ("Read the stack trace of the most frequent error and find the code path that raises it",),
+        specific=False,
+    ),
 )
 
 _NUMBERS = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{8,}(-[0-9a-f]{4,})*\b|\d+(\.\d+)?", re.IGNORECASE)
@@ -161,7 +176,10 @@ def log_signatures(invocations: list[dict[str, Any]]) -> list[SignatureHit]:
         if inv["tool"] != "query_logs" or not inv.get("success") or inv.get("empty"):
             continue
         for i, row in enumerate(inv["output"].get("results", [])):
-            sig = detect(row.get("message", ""))
+            message = row.get("message", "")
+            if is_instruction_like(message):
+                continue  # data addressed to the agent is never evidence
+            sig = detect(message)
             if sig is None:
                 continue
             hit = hits.setdefault(sig.name, SignatureHit(sig))
@@ -205,3 +223,233 @@ def alarms_firing(invocations: list[dict[str, Any]]) -> list[tuple[str, int, dic
                 seen.add(alarm["name"])
                 firing.append((inv["invocation_id"], i, alarm))
     return firing
+
+
+# ------------------------------------------------------------------ findings
+
+EXCERPT_CHARS = 240
+CHANGE_WINDOW_MINUTES = 30
+SATURATION_PERCENT = 85.0
+_SATURATION = re.compile(
+    r"(CPUUtilization|MemoryUtilization|cpu_utilization|memory_utilization|CPU)\b.*?peak of ([\d.]+)",
+    re.IGNORECASE,
+)
+
+
+def saturation_in(text: str) -> float | None:
+    """The peak of a CPU or memory utilisation metric summary when it is saturated."""
+    match = _SATURATION.search(text)
+    if match and float(match.group(2)) >= SATURATION_PERCENT:
+        return float(match.group(2))
+    return None
+
+
+class Finding(BaseModel):
+    """One thing the analyzers found, with the citations that support it."""
+
+    kind: str  # alarm_firing | metric_anomaly | metric_flat | error_signature | no_results
+    #            | change_before_onset | untrusted_text
+    summary: str
+    citations: list[Citation] = Field(default_factory=list)
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+def excerpt(text: str) -> str:
+    return text.strip()[:EXCERPT_CHARS]
+
+
+def _cite(invocation_id: str, path: str, text: str) -> Citation:
+    return Citation(
+        source_invocation_id=invocation_id, raw_path=path, evidence_excerpt=excerpt(text)
+    )
+
+
+def _parse(ts: str) -> datetime:
+    return datetime.fromisoformat(ts.replace("Z", "+00:00"))
+
+
+def _usable(inv: dict[str, Any], tool: str) -> bool:
+    return inv["tool"] == tool and bool(inv.get("success")) and not inv.get("empty")
+
+
+def _window(inv: dict[str, Any]) -> str:
+    output = inv.get("output") or {}
+    if output.get("start") and output.get("end"):
+        return f"between {output['start']} and {output['end']}"
+    return "in the window searched"
+
+
+def _nothing_found(inv: dict[str, Any]) -> str | None:
+    """How an empty result is worded: what was checked, never "ruled out"."""
+    params = inv.get("params") or {}
+    output = inv.get("output") or {}
+    if inv["tool"] == "query_logs":
+        groups = output.get("log_groups") or [params.get("service") or "the log groups searched"]
+        return f"No log events matched the error pattern in {', '.join(groups)} {_window(inv)}."
+    if inv["tool"] == "query_alarms":
+        if params.get("names"):
+            scope = f"named {', '.join(params['names'])}"
+        else:
+            scope = f"in state {params['state']}" if params.get("state") else "of any state"
+        return f"CloudWatch returned no alarm {scope}."
+    if inv["tool"] == "recent_changes":
+        scope = f" to {params['resource']}" if params.get("resource") else ""
+        return f"CloudTrail recorded no deploy or configuration change{scope} {_window(inv)}."
+    if inv["tool"] == "query_metrics":
+        return f"{params.get('metric_name', 'The metric')} had no datapoints {_window(inv)}."
+    return None
+
+
+def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
+    """Everything the analyzers find in a run's recorded tool outputs.
+
+    `invocations` are `{"invocation_id", "tool", "params", "success", "empty",
+    "output"}` dicts of the full stored outputs.
+    """
+    found: list[Finding] = []
+    for inv_id, i, alarm in alarms_firing(invocations):
+        found.append(
+            Finding(
+                kind="alarm_firing",
+                summary=f"Alarm {alarm['name']} is in ALARM: {alarm.get('state_reason', '')}",
+                citations=[
+                    _cite(inv_id, f"$.alarms[{i}].state_reason", alarm.get("state_reason", ""))
+                ],
+                data={"name": alarm["name"], "metric_name": alarm.get("metric_name")},
+            )
+        )
+    anomalies = metric_anomalies(invocations)
+    for anomaly in anomalies:
+        summary = anomaly["summary"]
+        found.append(
+            Finding(
+                kind="metric_anomaly",
+                summary=summary["text"],
+                citations=[_cite(anomaly["invocation_id"], "$.summary.text", summary["text"])],
+                data={
+                    "metric_name": anomaly["output"].get("metric_name"),
+                    "onset_at": summary["onset_at"],
+                    "peak": summary.get("peak"),
+                    "baseline": summary.get("baseline"),
+                    "saturated": saturation_in(summary["text"]) is not None,
+                },
+            )
+        )
+    for inv in invocations:
+        summary = (inv.get("output") or {}).get("summary") or {}
+        if _usable(inv, "query_metrics") and not summary.get("onset_at") and summary.get("text"):
+            found.append(
+                Finding(
+                    kind="metric_flat",
+                    summary=summary["text"],
+                    citations=[_cite(inv["invocation_id"], "$.summary.text", summary["text"])],
+                    data={"metric_name": inv["output"].get("metric_name")},
+                )
+            )
+    truncated = any(_usable(i, "query_logs") and i["output"].get("truncated") for i in invocations)
+    for hit in log_signatures(invocations):
+        assert hit.exemplar is not None
+        inv_id, row, message = hit.exemplar
+        found.append(
+            Finding(
+                kind="error_signature",
+                summary=(
+                    f"{hit.count} log event(s) in {', '.join(sorted(hit.log_groups))} show "
+                    f"{hit.signature.label} between {hit.first_at} and {hit.last_at}, "
+                    f'for example: "{excerpt(message)}"'
+                ),
+                citations=[_cite(inv_id, f"$.results[{row}].message", message)],
+                data={
+                    "signature": hit.signature.name,
+                    "label": hit.signature.label,
+                    "cause": hit.signature.cause,
+                    "actions": list(hit.signature.actions),
+                    "specific": hit.signature.specific,
+                    "count": hit.count,
+                    "first_at": hit.first_at,
+                    "last_at": hit.last_at,
+                    "log_groups": sorted(hit.log_groups),
+                    "truncated": truncated,
+                },
+            )
+        )
+    found += change_correlation(invocations, anomalies, found)
+    for inv in invocations:
+        if inv.get("success") and inv.get("empty"):
+            statement = _nothing_found(inv)
+            if statement:
+                found.append(
+                    Finding(
+                        kind="no_results",
+                        summary=statement,
+                        citations=[
+                            Citation(
+                                source_invocation_id=inv["invocation_id"],
+                                raw_path=NO_EVIDENCE_PATH,
+                                evidence_excerpt="no results",
+                            )
+                        ],
+                        data={"tool": inv["tool"]},
+                    )
+                )
+    for inv in invocations:
+        if not _usable(inv, "query_logs"):
+            continue
+        for i, row in enumerate(inv["output"].get("results", [])):
+            if is_instruction_like(row.get("message", "")):
+                found.append(
+                    Finding(
+                        kind="untrusted_text",
+                        summary=(
+                            f"A log line in {row.get('log_group', 'the logs')} at {row.get('timestamp', '?')} contains "
+                            "text addressed to the diagnosis agent; it was treated as data, not as an instruction."
+                        ),
+                        data={
+                            "invocation_id": inv["invocation_id"],
+                            "path": f"$.results[{i}].message",
+                        },
+                    )
+                )
+                break
+    return found
+
+
+def change_correlation(
+    invocations: list[dict[str, Any]], anomalies: list[dict[str, Any]], found: list[Finding]
+) -> list[Finding]:
+    """Deploys or config changes shortly before the onset of the trouble.
+
+    The onset is the earliest metric anomaly, else the first error line."""
+    onsets = [a["summary"]["onset_at"] for a in anomalies]
+    onsets += [
+        f.data["first_at"] for f in found if f.kind == "error_signature" and f.data.get("first_at")
+    ]
+    if not onsets:
+        return []
+    onset = min(_parse(t) for t in onsets)
+    correlated = []
+    for inv in invocations:
+        if not _usable(inv, "recent_changes"):
+            continue
+        for i, change in enumerate(inv["output"].get("changes", [])):
+            minutes = (onset - _parse(change["t"])).total_seconds() / 60
+            if 0 <= minutes <= CHANGE_WINDOW_MINUTES:
+                what = f"{change['event']} on {change['resource']} by {change.get('user') or 'unknown'}"
+                correlated.append(
+                    Finding(
+                        kind="change_before_onset",
+                        summary=(
+                            f"{what} at {change['t']} ({change.get('detail', '')}) came "
+                            f"{round(minutes)} minute(s) before the onset at {onset.strftime('%Y-%m-%dT%H:%M:%SZ')}."
+                        ),
+                        citations=[
+                            _cite(
+                                inv["invocation_id"],
+                                f"$.changes[{i}].detail",
+                                change.get("detail") or change["event"],
+                            )
+                        ],
+                        data={"change": change, "minutes_before_onset": round(minutes, 1)},
+                    )
+                )
+    return correlated

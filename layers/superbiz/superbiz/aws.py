@@ -29,6 +29,10 @@ class AwsClients:
         return self._client("cloudwatch")
 
     @cached_property
+    def cloudtrail(self) -> Any:
+        return self._client("cloudtrail")
+
+    @cached_property
     def s3(self) -> Any:
         return self._client("s3")
 

@@ -20,6 +20,8 @@ TOOL_FUNCTIONS: dict[str, str] = {
     "QueryLogsFunctionArn": "tool_query_logs",
     "QueryMetricsFunctionArn": "tool_query_metrics",
     "QueryAlarmsFunctionArn": "tool_query_alarms",
+    "RecentChangesFunctionArn": "tool_recent_changes",
+    "ReadSkillFunctionArn": "tool_read_skill",
     "GetCurrentTimeFunctionArn": "tool_get_current_time",
 }
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from superbiz.aws import AwsClients
 from superbiz.models.base import ChatModel
@@ -21,6 +22,8 @@ class Deps:
     clients: AwsClients
     store: RunStore
     model: ChatModel
+    # handed to every tool as ToolContext.extras (the local runtime's change source)
+    tool_extras: dict[str, Any] = field(default_factory=dict)
 
 
 def build_deps(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from superbiz import analyzers
 from superbiz.contracts import (
     ComposerOutput,
     Decision,
@@ -158,6 +159,13 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         "force_final": state.force_final,
         "evidence_retry": state.counters.evidence_retries,
         "invocations": [_invocation_view(inv, full=True) for inv in trace.invocations],
+        # deterministic analyzers over the full stored outputs: evidence for any model
+        "findings": [
+            f.model_dump(mode="json")
+            for f in analyzers.findings(
+                [_invocation_view(inv, full=True) for inv in trace.invocations]
+            )
+        ],
         "plan_invocation_ids": [
             inv.invocation_id for inv in trace.invocations if inv.seq >= round_start
         ],

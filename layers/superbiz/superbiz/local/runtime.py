@@ -224,6 +224,11 @@ class LocalRuntime:
 
             seed_world(self.scenario, self.clients)
         self.deps = deps_module.build_deps(self.settings, self.clients, self._model)
+        if self.scenario is not None:  # moto has no CloudTrail event history to look up
+            from superbiz.tools.changes import CHANGE_SOURCE_EXTRA, StaticChangeSource
+
+            changes = StaticChangeSource(self.scenario.world.changes)
+            self.deps.tool_extras[CHANGE_SOURCE_EXTRA] = changes
         self._override = deps_module.override(self.deps)
         self._override.__enter__()
         self.store = self.deps.store

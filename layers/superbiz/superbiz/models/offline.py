@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from superbiz import analyzers
+from superbiz.analyzers import Finding
 from superbiz.contracts import (
-    NO_EVIDENCE_PATH,
     Citation,
     Claim,
     ClaimKind,
@@ -116,6 +116,17 @@ class OfflineModel:
                 expect="error signatures and when they started",
             ),
         ]
+        if "recent_changes" in ctx.get("tools", []):
+            change_params: dict[str, Any] = {"minutes": minutes + 120}
+            if service:
+                change_params["resource"] = service
+            steps.append(
+                PlanStep(
+                    tool="recent_changes",
+                    params=change_params,
+                    expect="a deploy or configuration change shortly before the onset",
+                )
+            )
         rationale = (
             f"Fault category {category}; focus on {service or 'all services'}. Check firing alarms for the "
             "metric and onset, then error logs for the signature behind it; metrics of firing alarms follow."
@@ -150,7 +161,9 @@ class OfflineModel:
             follow = self._follow_ups(invocations, ctx["plan"].get("entities", []))
             if follow and ctx["round"] < ctx["max_rounds"] - 1:
                 return self._reply(tool_calls=follow)
-        return self._reply(_dump(build_evidence(invocations)))
+        found = [Finding.model_validate(f) for f in ctx.get("findings", [])]
+        used = {inv["tool"] for inv in ctx["invocations"] if inv.get("success")}
+        return self._reply(_dump(build_evidence(found, used)))
 
     def _follow_ups(self, invocations: list[dict[str, Any]], entities: list[str]) -> list[ToolCall]:
         """Query the metric behind every firing alarm, and behind any alarm of a
@@ -203,6 +216,7 @@ class OfflineModel:
             excerpts = [c["evidence_excerpt"] for c in claim["citations"]]
             if claim["kind"] == ClaimKind.ROOT_CAUSE.value:
                 sigs = {s.name for s in (analyzers.detect(e) for e in excerpts) if s}
+                sigs |= {"saturation" for e in excerpts if analyzers.saturation_in(e) is not None}
                 ok = bool(sigs)
                 reason = (
                     f"excerpt shows {', '.join(sorted(sigs))}"
@@ -334,9 +348,9 @@ def _minutes(iso_a: str, iso_b: str) -> float:
     return (parse(iso_a) - parse(iso_b)).total_seconds() / 60
 
 
-def _timing(anomaly: dict[str, Any], first_at: str) -> str:
-    onset = anomaly["summary"]["onset_at"]
-    metric = anomaly["output"].get("metric_name", "the metric")
+def _timing(anomaly: Finding, first_at: str) -> str:
+    onset = anomaly.data["onset_at"]
+    metric = anomaly.data.get("metric_name") or "the metric"
     delta = _minutes(first_at, onset)
     if abs(delta) <= 2:
         return f"{metric} rose at {onset}, within {max(1, round(abs(delta)))} minute(s) of it"
@@ -360,30 +374,6 @@ def _alarms_to_follow(
     return alarms
 
 
-def _window(inv: dict[str, Any]) -> str:
-    output = inv.get("output") or {}
-    if output.get("start") and output.get("end"):
-        return f"between {output['start']} and {output['end']}"
-    return "in the window searched"
-
-
-def _nothing_found(inv: dict[str, Any]) -> str | None:
-    """How a negative claim words an empty result; never as "ruled out"."""
-    params = inv["params"]
-    if inv["tool"] == "query_logs":
-        groups = inv.get("output", {}).get("log_groups") or [
-            params.get("service") or "the log groups searched"
-        ]
-        return f"No log events matched the error pattern in {', '.join(groups)} {_window(inv)}."
-    if inv["tool"] == "query_alarms":
-        if params.get("names"):
-            scope = f"named {', '.join(params['names'])}"
-        else:
-            scope = f"in state {params['state']}" if params.get("state") else "of any state"
-        return f"CloudWatch returned no alarm {scope}."
-    return None
-
-
 def services_in(text: str) -> list[str]:
     found = []
     for m in _SERVICE.finditer(text.lower()):
@@ -393,8 +383,8 @@ def services_in(text: str) -> list[str]:
     return found
 
 
-def build_evidence(invocations: list[dict[str, Any]]) -> ExecutorEvidence:
-    """Claims from the analyzers, each citing the recorded output it came from."""
+def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> ExecutorEvidence:
+    """Claims from the analyzers' findings, citing exactly what each finding cites."""
     claims: list[Claim] = []
 
     def add(kind: ClaimKind, statement: str, citations: list[Citation]) -> None:
@@ -404,121 +394,116 @@ def build_evidence(invocations: list[dict[str, Any]]) -> ExecutorEvidence:
             )
         )
 
-    alarm_cites: list[Citation] = []
-    for inv_id, i, alarm in analyzers.alarms_firing(invocations)[:3]:
-        cite = Citation(
-            source_invocation_id=inv_id,
-            raw_path=f"$.alarms[{i}].state_reason",
-            evidence_excerpt=_excerpt(alarm.get("state_reason", "")),
-        )
-        alarm_cites.append(cite)
-        add(
-            ClaimKind.OBSERVATION,
-            f"Alarm {alarm['name']} is in ALARM: {alarm.get('state_reason', '')}",
-            [cite],
-        )
+    by_kind: dict[str, list[Finding]] = {}
+    for finding in found:
+        by_kind.setdefault(finding.kind, []).append(finding)
+    alarms = by_kind.get("alarm_firing", [])[:3]
+    anomalies = by_kind.get("metric_anomaly", [])[:3]
+    signatures = by_kind.get("error_signature", [])
+    changes = by_kind.get("change_before_onset", [])
+    for finding in (
+        alarms + anomalies + by_kind.get("metric_flat", [])[:3] + signatures[:3] + changes[:2]
+    ):
+        add(ClaimKind.OBSERVATION, finding.summary, finding.citations)
+    for finding in by_kind.get("no_results", []):
+        add(ClaimKind.NEGATIVE, finding.summary, finding.citations)
 
-    metric_cites: list[Citation] = []
-    anomalies = analyzers.metric_anomalies(invocations)
-    for anomaly in anomalies[:3]:
-        cite = Citation(
-            source_invocation_id=anomaly["invocation_id"],
-            raw_path="$.summary.text",
-            evidence_excerpt=_excerpt(anomaly["summary"]["text"]),
-        )
-        metric_cites.append(cite)
-        add(ClaimKind.OBSERVATION, anomaly["summary"]["text"], [cite])
-    for inv in invocations:
-        summary = (inv.get("output") or {}).get("summary") or {}
-        if (
-            inv["tool"] == "query_metrics"
-            and inv.get("success")
-            and not inv.get("empty")
-            and not summary.get("onset_at")
-        ):
-            # a metric that stayed at its baseline is evidence too: the symptom is not there
-            cite = Citation(
-                source_invocation_id=inv["invocation_id"],
-                raw_path="$.summary.text",
-                evidence_excerpt=_excerpt(summary["text"]),
-            )
-            add(ClaimKind.OBSERVATION, summary["text"], [cite])
-
-    hits = analyzers.log_signatures(invocations)
-    for hit in hits[:3]:
-        assert hit.exemplar is not None
-        inv_id, row, message = hit.exemplar
-        add(
-            ClaimKind.OBSERVATION,
-            f"{hit.count} log event(s) in {', '.join(sorted(hit.log_groups))} show {hit.signature.label} "
-            f'between {hit.first_at} and {hit.last_at}, for example: "{_excerpt(message)}"',
-            [
-                Citation(
-                    source_invocation_id=inv_id,
-                    raw_path=f"$.results[{row}].message",
-                    evidence_excerpt=_excerpt(message),
-                )
-            ],
-        )
-
-    for inv in invocations:
-        statement = _nothing_found(inv) if inv.get("success") and inv.get("empty") else None
-        if statement:
-            no_results = Citation(
-                source_invocation_id=inv["invocation_id"],
-                raw_path=NO_EVIDENCE_PATH,
-                evidence_excerpt="no results",
-            )
-            add(ClaimKind.NEGATIVE, statement, [no_results])
-
-    missing = ["Recent deployments and configuration changes were not checked in this run."]
-    if not any(i["tool"] == "query_metrics" for i in invocations):
+    missing: list[str] = []
+    if tools_used is not None and "recent_changes" not in tools_used:
+        missing.append("Recent deploys and configuration changes were not checked.")
+    if not anomalies and not by_kind.get("metric_flat"):
         missing.append("No metric was queried, so the onset is timed from logs only.")
+    if by_kind.get("untrusted_text"):
+        missing += [f.summary for f in by_kind["untrusted_text"]]
+
     actions: list[str] = []
-    cause = next((h for h in hits if h.signature.specific), None)
-    if cause is not None and cause.exemplar is not None:
-        inv_id, row, message = cause.exemplar
-        log_cite = Citation(
-            source_invocation_id=inv_id,
-            raw_path=f"$.results[{row}].message",
-            evidence_excerpt=_excerpt(message),
-        )
-        truncated = any(
-            i["tool"] == "query_logs" and i.get("success") and i.get("output", {}).get("truncated")
-            for i in invocations
-        )
+    cause = next((f for f in signatures if f.data["specific"]), None)
+    trigger = changes[0] if changes else None
+    if cause is not None:
+        d = cause.data
         seen = (
-            f"Earliest of the matching lines returned (the query hit its row limit): {cause.first_at}"
-            if truncated
-            else f"First seen at {cause.first_at}"
+            f"Earliest of the matching lines returned (the query hit its row limit): {d['first_at']}"
+            if d["truncated"]
+            else f"First seen at {d['first_at']}"
         )
-        timing = ""
-        if anomalies:
-            timing = "; " + _timing(anomalies[0], cause.first_at)
+        timing = f"; {_timing(anomalies[0], d['first_at'])}" if anomalies else ""
+        after = ""
+        if trigger is not None:
+            c = trigger.data["change"]
+            after = (
+                f" It began {trigger.data['minutes_before_onset']:g} minute(s) after {c['event']} on "
+                f"{c['resource']} at {c['t']} ({c.get('detail', '')}), the likely trigger."
+            )
         add(
             ClaimKind.ROOT_CAUSE,
-            f"{cause.signature.cause}. {seen} in {', '.join(sorted(cause.log_groups))} "
-            f"({cause.count} event(s)){timing}.",
-            [log_cite, *metric_cites[:1], *alarm_cites[:1]],
+            f"{d['cause']}. {seen} in {', '.join(d['log_groups'])} ({d['count']} event(s)){timing}.{after}",
+            cause.citations
+            + [a.citations[0] for a in anomalies[:1]]
+            + [a.citations[0] for a in alarms[:1]]
+            + ([trigger.citations[0]] if trigger else []),
         )
-        actions = list(cause.signature.actions)
+        actions = list(d["actions"])
+        if trigger is not None:
+            actions.insert(
+                0,
+                f"Roll back or disable {trigger.data['change']['resource']} "
+                f"({trigger.data['change'].get('detail', 'the recent change')}) if the errors persist",
+            )
         add(
             ClaimKind.REMEDIATION,
             "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
-            [log_cite],
+            cause.citations,
         )
-    elif hits and hits[0].exemplar is not None:
-        inv_id, row, message = hits[0].exemplar
+    elif trigger is not None and signatures:
+        errors = signatures[0]
+        c = trigger.data["change"]
+        add(
+            ClaimKind.ROOT_CAUSE,
+            f"A regression from {c['event']} on {c['resource']} at {c['t']} ({c.get('detail', '')}): "
+            f"{errors.data['label']} began {trigger.data['minutes_before_onset']:g} minute(s) later "
+            f"({errors.data['count']} event(s) from {errors.data['first_at']}).",
+            trigger.citations + errors.citations + [a.citations[0] for a in anomalies[:1]],
+        )
+        actions = [
+            f"Roll back {c['resource']} to the previous version ({c.get('detail', '')})",
+            *errors.data["actions"],
+        ]
+        add(
+            ClaimKind.REMEDIATION,
+            "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
+            trigger.citations,
+        )
+    elif saturated := next((a for a in anomalies if a.data.get("saturated")), None):
+        d = saturated.data
+        symptom = next((f for f in signatures), None)
+        add(
+            ClaimKind.ROOT_CAUSE,
+            f"{d['metric_name']} is saturated: it rose from {d['baseline']:g} to {d['peak']:g} from {d['onset_at']}, "
+            "so requests queue for CPU and slow down"
+            + (
+                f"; the logs show {symptom.data['label']} from {symptom.data['first_at']}."
+                if symptom
+                else "."
+            ),
+            saturated.citations
+            + (symptom.citations if symptom else [])
+            + [a.citations[0] for a in alarms[:1]],
+        )
+        actions = [
+            "Scale out (more tasks or instances) or up to relieve the saturated resource",
+            "Find what drives the load: a traffic rise, a hot code path, or a runaway job",
+        ]
+        add(
+            ClaimKind.REMEDIATION,
+            "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
+            saturated.citations,
+        )
+    elif signatures:
+        top = signatures[0]
         add(
             ClaimKind.HYPOTHESIS,
-            f"The errors are {hits[0].signature.label}; the logs do not show what causes them.",
-            [
-                Citation(
-                    source_invocation_id=inv_id,
-                    raw_path=f"$.results[{row}].message",
-                    evidence_excerpt=_excerpt(message),
-                )
-            ],
+            f"The errors are {top.data['label']}; the logs do not show what causes them.",
+            top.citations,
         )
         missing.append(
             "No specific failure signature (pool exhaustion, OOM, throttling, ...) was found in the logs."

@@ -7,13 +7,22 @@ from typing import Any
 from superbiz.errors import UnknownTool
 from superbiz.tools.alarms import QueryAlarmsTool
 from superbiz.tools.base import Tool
+from superbiz.tools.changes import RecentChangesTool
 from superbiz.tools.clock import GetCurrentTimeTool
 from superbiz.tools.logs import QueryLogsTool
 from superbiz.tools.metrics import QueryMetricsTool
+from superbiz.tools.skills import ReadSkillTool
 
 TOOLS: dict[str, Tool] = {
     t.name: t
-    for t in (QueryLogsTool(), QueryMetricsTool(), QueryAlarmsTool(), GetCurrentTimeTool())
+    for t in (
+        QueryLogsTool(),
+        QueryMetricsTool(),
+        QueryAlarmsTool(),
+        RecentChangesTool(),
+        ReadSkillTool(),
+        GetCurrentTimeTool(),
+    )
 }
 
 

@@ -1,15 +1,21 @@
-"""Runs one tool call and records it as a `tool_invocation` before any model sees it."""
+"""Runs one tool call and records it as a `tool_invocation` before any model sees it.
+
+Output, preview and error are redacted here, at the boundary, so the stored
+invocation, the logs and every prompt built from it hold markers, never secrets.
+"""
 
 from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 
 from pydantic import ValidationError
 
 from superbiz.contracts import ToolEvent, ToolResultRef
 from superbiz.errors import ToolError, ToolInputInvalid
 from superbiz.observability import logger
+from superbiz.redaction import redact, redact_text
 from superbiz.store import RunStore, ToolInvocation, invocation_id_for
 from superbiz.tools.base import ToolContext
 from superbiz.tools.registry import get_tool
@@ -35,6 +41,7 @@ def execute(event: ToolEvent, store: RunStore, ctx: ToolContext) -> ToolResultRe
         input_params=event.call.params,
     )
     started = time.perf_counter()
+    redactions: Counter[str] = Counter()
     try:
         tool = get_tool(event.call.tool)
         try:
@@ -44,17 +51,23 @@ def execute(event: ToolEvent, store: RunStore, ctx: ToolContext) -> ToolResultRe
                 f"{event.call.tool}: invalid parameters: {_errors(exc)}"
             ) from exc
         result = tool.run(params, ctx)
-        inv.output = result.output
+        output, found = redact(result.output)
+        preview, found_in_preview = redact_text(result.preview)
+        redactions.update(found)
+        redactions.update(found_in_preview)
+        inv.output = output
         inv.evidence_refs = result.evidence_refs
         inv.empty = result.empty
-        inv.output_preview = (result.preview or json.dumps(result.output)[:PREVIEW_CHARS])[
-            :PREVIEW_CHARS
-        ]
+        inv.output_preview = (preview or json.dumps(output)[:PREVIEW_CHARS])[:PREVIEW_CHARS]
     except ToolError as exc:
         inv.success = False
-        inv.error = f"{type(exc).__name__}: {exc}"
+        error, found_in_error = redact_text(f"{type(exc).__name__}: {exc}")
+        redactions.update(found_in_error)
+        inv.error = error
         inv.output_preview = inv.error[:PREVIEW_CHARS]
         logger.warning("tool failed", extra={"tool": event.call.tool, "error": inv.error})
+    if redactions:
+        inv.retrieval_details["redactions"] = dict(sorted(redactions.items()))
     inv.duration_ms = int((time.perf_counter() - started) * 1000)
     return _ref(event, store.record_invocation(event.run_id, inv))
 

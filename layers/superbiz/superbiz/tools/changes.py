@@ -1,0 +1,303 @@
+"""recent_changes: "what changed?" -- deploys and configuration changes in a bounded window.
+
+In AWS the changes come from CloudTrail (`LookupEvents`, write events only); the local
+runtime serves a scenario's `world.changes`, since moto has no CloudTrail event history.
+Both sit behind `ChangeSource`; the tool only filters, orders and cites.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, ClassVar, Protocol
+
+from pydantic import Field
+
+from superbiz.errors import ToolInputInvalid
+from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
+from superbiz.tools.common import iso_ms, sdk_call
+
+CHANGE_SOURCE_EXTRA = "change_source"  # ToolContext.extras key that overrides CloudTrail
+LOOKUP_PAGE_SIZE = 50  # LookupEvents' maximum
+MAX_LOOKUP_PAGES = 20  # LookupEvents allows 2 calls/s per account and region: stay bounded
+DETAIL_CHARS = 300
+DETAIL_VALUE_CHARS = 80
+PREVIEW_CHANGES = 5
+
+# requestParameters keys that name the changed resource, most specific first
+_RESOURCE_KEYS = (
+    "service",  # ECS UpdateService / CreateService
+    "functionName",  # Lambda UpdateFunctionCode / UpdateFunctionConfiguration
+    "FunctionName",
+    "taskDefinition",
+    "tableName",  # DynamoDB
+    "dBClusterIdentifier",  # RDS
+    "dBInstanceIdentifier",
+    "replicationGroupId",  # ElastiCache
+    "cacheClusterId",
+    "autoScalingGroupName",
+    "loadBalancerArn",
+    "targetGroupArn",
+    "listenerArn",
+    "stackName",  # CloudFormation
+    "stateMachineArn",
+    "queueUrl",
+    "topicArn",
+    "bucketName",
+    "name",  # SSM PutParameter, many others
+    "roleName",
+    "ruleName",
+    "repositoryName",
+    "cluster",
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One write to the environment: who changed what, when."""
+
+    t: datetime
+    source: str
+    event: str
+    resource: str
+    user: str = ""
+    detail: str = ""
+
+    @classmethod
+    def of(cls, value: Any) -> Change:
+        """From a Change or anything shaped like one (a scenario's ChangeSpec)."""
+        if isinstance(value, Change):
+            return value
+        return cls(
+            t=_utc(value.t),
+            source=value.source,
+            event=value.event,
+            resource=value.resource,
+            user=value.user or "",
+            detail=value.detail or "",
+        )
+
+    def as_output(self) -> dict[str, str]:
+        return {
+            "t": iso_ms(self.t),
+            "source": self.source,
+            "event": self.event,
+            "resource": self.resource,
+            "user": self.user,
+            "detail": self.detail,
+        }
+
+
+class ChangeSource(Protocol):
+    def lookup(self, start: datetime, end: datetime) -> list[Change]: ...
+
+
+class StaticChangeSource:
+    """A fixed list of changes: a scenario's `world.changes` on the local runtime."""
+
+    truncated = False
+
+    def __init__(self, changes: Iterable[Any]) -> None:
+        self._changes = [Change.of(c) for c in changes]
+
+    def lookup(self, start: datetime, end: datetime) -> list[Change]:
+        start, end = _utc(start), _utc(end)
+        return [c for c in self._changes if start <= c.t <= end]
+
+
+class CloudTrailChangeSource:
+    """CloudTrail management events that wrote something (`ReadOnly=false`).
+
+    `truncated` is set when the page cap stopped the lookup before CloudTrail ran out of
+    events; LookupEvents returns newest first, so what is missing is the oldest part.
+    """
+
+    def __init__(self, client: Any, max_pages: int = MAX_LOOKUP_PAGES) -> None:
+        self.client = client
+        self.max_pages = max_pages
+        self.truncated = False
+
+    def lookup(self, start: datetime, end: datetime) -> list[Change]:
+        kwargs: dict[str, Any] = {
+            "LookupAttributes": [{"AttributeKey": "ReadOnly", "AttributeValue": "false"}],
+            "StartTime": start,
+            "EndTime": end,
+            "MaxResults": LOOKUP_PAGE_SIZE,
+        }
+        changes: list[Change] = []
+        self.truncated = False
+        for _ in range(self.max_pages):
+            page = sdk_call("CloudTrail LookupEvents", self.client.lookup_events, **kwargs)
+            changes.extend(change_from_event(e) for e in page.get("Events", []))
+            token = page.get("NextToken")
+            if not token:
+                return changes
+            kwargs["NextToken"] = token
+        self.truncated = True
+        return changes
+
+
+def change_from_event(event: dict[str, Any]) -> Change:
+    """Map one LookupEvents record; the full record is in its CloudTrailEvent JSON string."""
+    record = _record(event.get("CloudTrailEvent"))
+    params = record.get("requestParameters")
+    params = params if isinstance(params, dict) else {}
+    resource = next(
+        (r["ResourceName"] for r in event.get("Resources") or [] if r.get("ResourceName")),
+        None,
+    ) or _resource_from(params)
+    identity = record.get("userIdentity") or {}
+    user = event.get("Username") or identity.get("userName") or identity.get("arn") or ""
+    detail = _summary(params)
+    error = record.get("errorCode")
+    if error:  # an attempted change that failed is still worth seeing, marked as such
+        detail = f"FAILED {error}" + (f"; {detail}" if detail else "")
+    stamp = event.get("EventTime") or record.get("eventTime")
+    return Change(
+        t=_utc(stamp if isinstance(stamp, datetime) else _parse(str(stamp))),
+        source=event.get("EventSource") or record.get("eventSource") or "",
+        event=event.get("EventName") or record.get("eventName") or "",
+        resource=resource or "",
+        user=str(user),
+        detail=detail,
+    )
+
+
+def _record(raw: Any) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        parsed = json.loads(raw)
+    except (TypeError, ValueError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _resource_from(params: dict[str, Any]) -> str | None:
+    for key in _RESOURCE_KEYS:
+        value = params.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _summary(params: dict[str, Any]) -> str:
+    """`key=value, ...` of the request, each value and the whole bounded."""
+    parts: list[str] = []
+    for key, value in params.items():
+        if value is None or value == "" or value == [] or value == {}:
+            continue
+        text = (
+            value
+            if isinstance(value, str)
+            else json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
+        )
+        if len(text) > DETAIL_VALUE_CHARS:
+            text = text[: DETAIL_VALUE_CHARS - 3] + "..."
+        parts.append(f"{key}={text}")
+    summary = ", ".join(parts)
+    return summary if len(summary) <= DETAIL_CHARS else summary[: DETAIL_CHARS - 3] + "..."
+
+
+def _parse(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+# ---------------------------------------------------------------------- tool
+
+
+class RecentChangesInput(TimeWindow):
+    minutes: int = Field(
+        120, ge=1, le=7 * 24 * 60, description="window length when start is not given"
+    )
+    resource: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="only changes whose resource name contains this (case-insensitive)",
+    )
+    sources: list[str] = Field(
+        default_factory=list,
+        max_length=20,
+        description="only these event sources, e.g. ecs.amazonaws.com, lambda.amazonaws.com",
+    )
+    limit: int = Field(50, ge=1, le=200, description="most changes to return (the newest)")
+
+
+class RecentChangesTool:
+    name: ClassVar[str] = "recent_changes"
+    description: ClassVar[str] = (
+        "What changed? Deploys and configuration changes (CloudTrail write events) in a bounded "
+        "time window, oldest first: time, event source, API call, resource, who, and a summary "
+        "of the request. Filter by resource name substring and event sources."
+    )
+    input_model: ClassVar[type[ToolInput]] = RecentChangesInput
+
+    def run(self, params: RecentChangesInput, ctx: ToolContext) -> ToolResult:
+        try:
+            start, end = params.window(ctx.now)
+        except ValueError as exc:
+            raise ToolInputInvalid(f"recent_changes: {exc}") from exc
+        source: ChangeSource | None = ctx.extras.get(CHANGE_SOURCE_EXTRA)
+        if source is None:
+            source = CloudTrailChangeSource(ctx.clients.cloudtrail)
+        found = [c for c in source.lookup(start, end) if _matches(c, params)]
+        found.sort(key=lambda c: c.t)
+        truncated = len(found) > params.limit or bool(getattr(source, "truncated", False))
+        shown = found[-params.limit :]  # the newest: the ones closest to the symptom
+        output: dict[str, Any] = {
+            "start": iso(start),
+            "end": iso(end),
+            "count": len(shown),
+            "changes": [c.as_output() for c in shown],
+            "truncated": truncated,
+        }
+        window = f"between {iso(start)} and {iso(end)}"
+        if not shown:
+            output["no_evidence"] = f"No changes {_criteria(params)}recorded {window}."
+            return ToolResult.nothing_found(output, output["no_evidence"])
+        refs = [
+            f"$.changes[{i}].{field}"
+            for i in range(len(shown))
+            for field in ("t", "event", "resource", "user", "detail")
+        ]
+        listed = "; ".join(_line(c) for c in shown[-PREVIEW_CHANGES:])
+        earlier = (
+            f"{len(shown) - PREVIEW_CHANGES} earlier; " if len(shown) > PREVIEW_CHANGES else ""
+        )
+        plural = "s" if len(shown) != 1 else ""
+        preview = f"{len(shown)} change{plural} {window}: {earlier}{listed}"
+        if truncated:
+            preview += " (truncated: narrow the window or filter by resource)"
+        return ToolResult(output=output, evidence_refs=refs, preview=preview)
+
+
+def _matches(change: Change, params: RecentChangesInput) -> bool:
+    if params.resource and params.resource.lower() not in change.resource.lower():
+        return False
+    if params.sources:
+        wanted = {s.strip().lower() for s in params.sources}
+        source = change.source.lower()
+        if source not in wanted and source.removesuffix(".amazonaws.com") not in wanted:
+            return False
+    return True
+
+
+def _criteria(params: RecentChangesInput) -> str:
+    parts = []
+    if params.resource:
+        parts.append(f"to resources containing {params.resource!r}")
+    if params.sources:
+        parts.append(f"from {', '.join(params.sources)}")
+    return " ".join(parts) + " " if parts else ""
+
+
+def _line(change: Change) -> str:
+    by = f" by {change.user}" if change.user else ""
+    return f"{change.t:%H:%M} {change.event} {change.resource}{by}"
