@@ -46,7 +46,6 @@ SIGNATURES: tuple[Signature, ...] = (
         (
             "Find what holds connections (slow queries, leaked connections, a new code path) and fix it",
             "As a stopgap, raise the pool size only if the database has headroom for more connections",
-            "Roll back the most recent deployment if the onset follows it",
         ),
     ),
     _sig(

@@ -69,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         f"diagnosis wall time over {args.runs} run(s): median {statistics.median(seconds):.3f} s, "
         f"min {min(seconds):.3f} s, max {max(seconds):.3f} s"
     )
+    print()
+    print_demo_views(trace.invocations)
     if sizes:
         print()
         bench_prompt_budget(sizes)
@@ -76,6 +78,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # ------------------------------------------------------------ prompt budget
+
+
+def print_demo_views(invocations: list[ToolInvocation]) -> None:
+    """Prompt tokens of each tool call of the last diagnosis: its view against its full output."""
+    from superbiz import budget
+
+    print("last diagnosis, prompt tokens per tool call (view / full output / budget):")
+    for inv in invocations:
+        view = budget.prompt_view(inv)
+        print(
+            f"  {inv.invocation_id} {inv.tool_name:<17} {budget.json_tokens(view):>6,} / "
+            f"{budget.json_tokens(inv.output):>6,} / {budget.budget_for(inv.tool_name):>5,}"
+            + ("  (trimmed)" if view["truncated_view"] else "")
+        )
 
 
 def bench_prompt_budget(sizes: list[int]) -> None:

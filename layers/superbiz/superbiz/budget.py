@@ -35,6 +35,8 @@ DEFAULT_BUDGETS: dict[str, int] = {
     "query_logs": 1500,
     "query_metrics": 1000,
     "query_alarms": 800,
+    # a playbook from prompts/skills, ours and bounded: the Executor needs all of it
+    "read_skill": 4000,
 }
 OTHER_TOOLS_BUDGET = 600
 
@@ -168,6 +170,8 @@ def prompt_view(invocation: ToolInvocation, max_tokens: int | None = None) -> di
         "empty": invocation.empty,
         "error": invocation.error,
     }
+    if not _fits(base, budget // 2):  # tool inputs are bounded, but not by this budget
+        base["params"], _ = _shrink(invocation.input_params, (10, 20, 200, 4))
     if not invocation.success:
         return base | {"view": None, "truncated_view": False}
     output = invocation.output
@@ -179,8 +183,13 @@ def prompt_view(invocation: ToolInvocation, max_tokens: int | None = None) -> di
     return _generic_view(base, output, budget)
 
 
+# no JSON this long is within budget: a token is rarely more than a few characters
+_MAX_CHARS_PER_TOKEN = 16
+
+
 def _fits(view: dict[str, Any], budget: int) -> bool:
-    return json_tokens(view) <= budget
+    text = dump(view)
+    return len(text) <= budget * _MAX_CHARS_PER_TOKEN and count_tokens(text) <= budget
 
 
 def _cap(text: str, limit: int) -> tuple[str, bool]:
@@ -195,8 +204,9 @@ _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 _TS = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
 _IP = r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?(?![\w.])"
 _HEX = r"(?<![\w-])(?:0x[0-9a-fA-F]+|(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,})(?![\w-])"
-# a word, a dash or underscore, then something with a digit: req-7f3a9b, i-0abc12, exec-48
-_ID = r"(?<![\w-])[A-Za-z]+(?:[-_][A-Za-z]*)*[-_](?=[\w-]*\d)[\w-]+"
+# a word, a dash or underscore, then something with a digit: req-7f3a9b, i-0abc12, exec-48;
+# possessive and lazy so that a long run of text costs linear time (log text is untrusted)
+_ID = r"(?<![\w-])[A-Za-z]++[-_](?=[\w-]*?\d)[\w-]++"
 # numbers keep their unit ("30009ms." -> "<NUM>ms."); HTTP status codes stay as they are
 _NUM = r"(?<![\w.])(?<![Ss]tatus=)(?<![Ss]tatus:)(?<![Cc]ode=)(?<!HTTP/1\.1 )(?<!HTTP/2 )[-+]?\d+(?:\.\d+)?(?=(?:ms|us|µs|ns|s|m|h|%|[KMGT]i?B)?(?!\w|\.\d))"
 LOG_MASKS: tuple[tuple[str, str], ...] = (
@@ -208,6 +218,7 @@ LOG_MASKS: tuple[tuple[str, str], ...] = (
     (_NUM, "NUM"),
 )
 DRAIN_SIM_TH = 0.45
+CLUSTER_CHARS = 4000  # a message's head is enough to template it
 DRAIN_DEPTH = 4
 DRAIN_MAX_CHILDREN = 100
 
@@ -302,7 +313,7 @@ def cluster_messages(results: list[dict[str, Any]]) -> list[_Cluster]:
         miner = miners.get(key)
         if miner is None:
             miner = miners[key] = _miner()
-        masked = miner.masker.mask(message)
+        masked = miner.masker.mask(message[:CLUSTER_CHARS])
         # identical masked lines cannot refine a template, so Drain sees each once
         cluster = seen.get((key, masked))
         if cluster is None:
@@ -604,16 +615,28 @@ def _alarms_view(
 
 # ---------------------------------------------------------------- any other tool
 
-# (items per list, keys per object, characters per string, depth); None: unbounded
-_GENERIC_CAPS: tuple[tuple[int | None, int | None, int | None, int | None], ...] = (
-    (None, None, None, None),
-    (50, 50, 2000, None),
-    (20, 30, 600, 8),
-    (10, 20, 240, 6),
-    (5, 12, 120, 5),
-    (3, 8, 60, 4),
-    (1, 4, 30, 3),
+# (items per list, keys per object, depth), None unbounded; at each shape strings are then
+# cut to the longest length that fits
+_GENERIC_SHAPES: tuple[tuple[int | None, int | None, int | None], ...] = (
+    (None, None, None),
+    (50, 50, None),
+    (20, 30, 8),
+    (10, 20, 6),
+    (5, 12, 5),
+    (3, 8, 4),
+    (1, 4, 3),
 )
+MIN_STRING_CHARS = 40
+
+
+def _longest_string(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return max((_longest_string(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return max((_longest_string(v) for v in value), default=0)
+    return 0
 
 
 def _shrink(
@@ -651,12 +674,32 @@ def _shrink(
     return obj, cut
 
 
+def _shrunk_view(
+    base: dict[str, Any], output: Any, shape: tuple[int | None, ...], chars: int | None
+) -> dict[str, Any]:
+    items, keys, depth = shape
+    small, cut = _shrink(output, (items, keys, chars, depth))
+    return base | {"view": small, "truncated_view": cut}
+
+
 def _generic_view(base: dict[str, Any], output: Any, budget: int) -> dict[str, Any]:
-    for caps in _GENERIC_CAPS:
-        small, cut = _shrink(output, caps)
-        view = base | {"view": small, "truncated_view": cut}
+    longest = _longest_string(output)
+    for shape in _GENERIC_SHAPES:
+        view = _shrunk_view(base, output, shape, None)
         if _fits(view, budget):
             return view
+        if longest <= MIN_STRING_CHARS:
+            continue
+        if not _fits(_shrunk_view(base, output, shape, MIN_STRING_CHARS), budget):
+            continue
+        lo, hi = MIN_STRING_CHARS, longest - 1  # lo fits; find the longest cut that does
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if _fits(_shrunk_view(base, output, shape, mid), budget):
+                lo = mid
+            else:
+                hi = mid - 1
+        return _shrunk_view(base, output, shape, lo)
     # last resort: a prefix of the JSON text, as long as fits
     text = json.dumps(output, ensure_ascii=False, default=str)
     lo, hi = 0, len(text)

@@ -76,6 +76,16 @@ def render_report(
         f"transitions {orch.get('transition_count')} | tool rounds {orch.get('tool_rounds')} | "
         f"evidence retries {orch.get('evidence_retry_count')} | technical retries {orch.get('technical_retries') or 0}"
     )
+    plans = [
+        s["model_output"]["parsed"]
+        for s in result["trace"]["steps"]
+        if s["output_type"] == "planner_plan" and not s["error"]
+    ]
+    for n, plan in enumerate(plans, 1):
+        out.append(
+            f"plan {n}: {plan['decision']} | fault category {plan['fault_category']} | "
+            f"skill {plan.get('selected_skill') or '-'} | {plan.get('rationale', '')[:140]}"
+        )
     out += ["", rule, "Tool calls (recorded before any model saw them)", rule]
     for inv in result["trace"]["invocations"]:
         params = json.dumps(inv["input_params"], separators=(",", ":"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from superbiz import analyzers
+from superbiz import analyzers, skills
 from superbiz.contracts import (
     ComposerOutput,
     Decision,
@@ -114,6 +114,17 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
             {"tool": inv.tool_name, "params": inv.input_params, "preview": inv.output_preview}
             for inv in trace.invocations
         ],
+        # skills: metadata only (name, description, tier, categories, triggers)
+        "skills": [m.model_dump(mode="json") for m in skills.list_skills()],
+        "detected_signatures": sorted(
+            {
+                f.data["signature"]
+                for f in analyzers.findings(
+                    [_invocation_view(inv, full=True) for inv in trace.invocations]
+                )
+                if f.kind == "error_signature"
+            }
+        ),
     }
     if state.counters.evidence_retries:
         verdict = latest_output(trace, "verifier_output") or {}
@@ -170,6 +181,7 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
             inv.invocation_id for inv in trace.invocations if inv.seq >= round_start
         ],
         "last_round": [r.model_dump(mode="json") for r in state.tool_results],
+        "tool_names": [] if state.force_final else [t["function"]["name"] for t in tool_schemas()],
     }
     tools = [] if state.force_final else tool_schemas()
     turn = model_turn(

@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from superbiz import analyzers
+from superbiz import analyzers, skills
 from superbiz.analyzers import Finding
 from superbiz.contracts import (
     Citation,
@@ -104,6 +104,11 @@ class OfflineModel:
         alarm_params: dict[str, Any] = {"names": [alarm_name]} if alarm_name else {"state": "ALARM"}
         if retry:
             alarm_params = {"names": [alarm_name]} if alarm_name else {}
+        chosen = skills.select(category, ctx.get("detected_signatures", []))
+        by_tier = {
+            tier: [m.name for m in chosen if m.tier == tier] for tier in ("expert", "domain")
+        }
+        selected = (by_tier["expert"] or by_tier["domain"] or ["quick-check"])[0]
         steps = [
             PlanStep(
                 tool="query_alarms",
@@ -137,6 +142,7 @@ class OfflineModel:
             _dump(
                 PlannerPlan(
                     fault_category=category,
+                    selected_skill=selected,
                     steps=steps,
                     decision=Decision.EXECUTE,
                     rationale=rationale,
@@ -156,6 +162,13 @@ class OfflineModel:
                     ToolCall(call_id=f"p{i}", tool=s["tool"], params=s["params"])
                     for i, s in enumerate(ctx["plan"]["steps"])
                 ]
+                skill = ctx["plan"].get("selected_skill")
+                read = {i["params"].get("name") for i in invocations if i["tool"] == "read_skill"}
+                if skill and skill not in read and "read_skill" in ctx.get("tool_names", []):
+                    # the playbook goes into the trace: what the steps follow, for the engineer to read
+                    calls.insert(
+                        0, ToolCall(call_id="skill", tool="read_skill", params={"name": skill})
+                    )
                 if calls:
                     return self._reply(tool_calls=calls)
             follow = self._follow_ups(invocations, ctx["plan"].get("entities", []))

@@ -38,7 +38,7 @@ def execute(event: ToolEvent, store: RunStore, ctx: ToolContext) -> ToolResultRe
         invocation_id=invocation_id_for(event.run_id, seq),
         call_id=event.call.call_id,
         tool_name=event.call.tool,
-        input_params=event.call.params,
+        input_params=redact(event.call.params)[0],
     )
     started = time.perf_counter()
     redactions: Counter[str] = Counter()
