@@ -157,6 +157,17 @@ def json_tokens(value: Any) -> int:
 def prompt_view(invocation: ToolInvocation, max_tokens: int | None = None) -> dict[str, Any]:
     """The bounded view of one recorded invocation that a model sees.
 
+    `invocation_id`, `tool`, `params`, `success`, `empty`, `error`, then `view`
+    (None when the call failed) and `truncated_view` (something was left out:
+    the stored output has it, at the paths the view cites). `view` is
+    - query_logs: window, counts and `clusters` of message templates, each with
+      `count`, `first_seen`, `last_seen`, `log_groups` and `exemplars`
+      (`path` and the verbatim `message`), plus `omitted_clusters`/`_events`;
+    - query_metrics: the `summary` whole and up to ~30 `points` rows
+      ("$.points[i].v = v at t"), onset and peak always among them;
+    - query_alarms: `alarms`, each with its `path`, at most 3 history entries;
+    - any other tool: the output, with long lists and strings cut.
+
     `max_tokens` defaults to the tool's entry in `DEFAULT_BUDGETS`. The whole
     returned dict, serialised as a prompt carries it, fits the budget whenever
     the invocation's own header (id, tool, params) leaves room for anything.
