@@ -266,3 +266,21 @@ def test_failing_tool_is_recorded_and_the_run_continues(diagnose):
     assert any("ToolInputInvalid" in (i["error"] or "") for i in failed)
     assert result["answer"].strip()
     assert result["status"] in ("SUCCEEDED", "DEGRADED")
+
+
+def test_model_prompt_is_bounded_while_full_outputs_stay_citable(diagnose):
+    from superbiz import budget
+
+    result = diagnose()
+    evidence_step = next(
+        s for s in result["trace"]["steps"] if s["output_type"] == "executor_evidence_v2"
+    )
+    prompt_tokens = budget.count_tokens(json.dumps(evidence_step["model_input"]["messages"]))
+    full_tokens = sum(
+        budget.count_tokens(json.dumps(i["output"])) for i in result["trace"]["invocations"]
+    )
+    # the model reads bounded views; the full outputs stay stored, and the answer cites them
+    assert full_tokens > 20_000
+    assert prompt_tokens < full_tokens / 2
+    logs = next(i for i in result["trace"]["invocations"] if i["tool_name"] == "query_logs")
+    assert len(logs["output"]["results"]) > 200

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from superbiz import analyzers, skills
+from superbiz import analyzers, budget, skills
 from superbiz.contracts import (
     ComposerOutput,
     Decision,
@@ -33,7 +33,7 @@ from superbiz.graph.common import (
     parse_output,
     record_code_step,
 )
-from superbiz.store import RunRecord, RunTrace, ToolInvocation, utcnow_iso
+from superbiz.store import RunRecord, RunTrace, utcnow_iso
 from superbiz.tools.registry import tool_schemas
 
 LOW_CONFIDENCE_NOTE = (
@@ -75,20 +75,29 @@ def start_run(payload: StartRunInput, deps: Deps, execution_arn: str | None = No
 # ------------------------------------------------------------------- context
 
 
-def _invocation_view(inv: ToolInvocation, full: bool) -> dict[str, Any]:
-    view: dict[str, Any] = {
-        "invocation_id": inv.invocation_id,
-        "tool": inv.tool_name,
-        "params": inv.input_params,
-        "success": inv.success,
-        "empty": inv.empty,
-        "evidence_refs": inv.evidence_refs,
-    }
-    if inv.success:
-        view["output"] = inv.output if full else inv.output_preview
-    else:
-        view["error"] = inv.error
-    return view
+MAX_FINDINGS_PER_KIND = 5
+
+
+def _findings(trace: RunTrace) -> list[analyzers.Finding]:
+    """Analyzer findings over the full stored outputs, a bounded number per kind."""
+    full = [
+        {
+            "invocation_id": inv.invocation_id,
+            "tool": inv.tool_name,
+            "params": inv.input_params,
+            "success": inv.success,
+            "empty": inv.empty,
+            "output": inv.output,
+        }
+        for inv in trace.invocations
+    ]
+    kept: list[analyzers.Finding] = []
+    per_kind: dict[str, int] = {}
+    for finding in analyzers.findings(full):
+        per_kind[finding.kind] = per_kind.get(finding.kind, 0) + 1
+        if per_kind[finding.kind] <= MAX_FINDINGS_PER_KIND:
+            kept.append(finding)
+    return kept
 
 
 def _run_context(trace: RunTrace) -> dict[str, Any]:
@@ -117,13 +126,7 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
         # skills: metadata only (name, description, tier, categories, triggers)
         "skills": [m.model_dump(mode="json") for m in skills.list_skills()],
         "detected_signatures": sorted(
-            {
-                f.data["signature"]
-                for f in analyzers.findings(
-                    [_invocation_view(inv, full=True) for inv in trace.invocations]
-                )
-                if f.kind == "error_signature"
-            }
+            {f.data["signature"] for f in _findings(trace) if f.kind == "error_signature"}
         ),
     }
     if state.counters.evidence_retries:
@@ -169,14 +172,11 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         "max_rounds": state.limits.max_tool_rounds,
         "force_final": state.force_final,
         "evidence_retry": state.counters.evidence_retries,
-        "invocations": [_invocation_view(inv, full=True) for inv in trace.invocations],
+        # what the model reads of each tool output: a bounded view (log clusters,
+        # downsampled series) whose exemplars keep their citable paths
+        "invocations": [budget.prompt_view(inv) for inv in trace.invocations],
         # deterministic analyzers over the full stored outputs: evidence for any model
-        "findings": [
-            f.model_dump(mode="json")
-            for f in analyzers.findings(
-                [_invocation_view(inv, full=True) for inv in trace.invocations]
-            )
-        ],
+        "findings": [f.model_dump(mode="json") for f in _findings(trace)],
         "plan_invocation_ids": [
             inv.invocation_id for inv in trace.invocations if inv.seq >= round_start
         ],

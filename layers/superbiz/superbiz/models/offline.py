@@ -375,16 +375,18 @@ def _timing(anomaly: Finding, first_at: str) -> str:
 def _alarms_to_follow(
     invocations: list[dict[str, Any]], entities: list[str]
 ) -> list[dict[str, Any]]:
-    alarms = [alarm for _, _, alarm in analyzers.alarms_firing(invocations)]
-    names = {a["name"] for a in alarms}
+    """Firing alarms first, then alarms named after a service in the question."""
+    firing: dict[str, dict[str, Any]] = {}
+    related: dict[str, dict[str, Any]] = {}
     for inv in invocations:
         if inv["tool"] != "query_alarms" or not inv.get("success") or inv.get("empty"):
             continue
-        for alarm in inv["output"].get("alarms", []):
-            if alarm["name"] not in names and any(e in alarm["name"].lower() for e in entities):
-                names.add(alarm["name"])
-                alarms.append(alarm)
-    return alarms
+        for alarm in (inv.get("view") or {}).get("alarms", []):
+            if alarm.get("state") == "ALARM":
+                firing.setdefault(alarm["name"], alarm)
+            elif any(e in alarm["name"].lower() for e in entities):
+                related.setdefault(alarm["name"], alarm)
+    return list(firing.values()) + [a for n, a in related.items() if n not in firing]
 
 
 def services_in(text: str) -> list[str]:
