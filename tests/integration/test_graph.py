@@ -284,3 +284,21 @@ def test_model_prompt_is_bounded_while_full_outputs_stay_citable(diagnose):
     assert prompt_tokens < full_tokens / 2
     logs = next(i for i in result["trace"]["invocations"] if i["tool_name"] == "query_logs")
     assert len(logs["output"]["results"]) > 200
+
+
+def test_skills_are_disclosed_progressively(diagnose):
+    result = diagnose()
+    steps = result["trace"]["steps"]
+    plan_input = json.dumps(
+        next(s for s in steps if s["output_type"] == "planner_plan")["model_input"]
+    )
+    final_input = json.dumps(
+        next(s for s in steps if s["output_type"] == "executor_evidence_v2")["model_input"]
+    )
+    # the Planner sees skill metadata only, never a playbook body
+    assert "5xx-spike" in plan_input and "## Steps" not in plan_input
+    # the Executor always has the general rules; expert skills join once their pattern is detected
+    assert "general_rules" in final_input and "database-and-cache-dependencies" in final_input
+    # and the playbook the plan selected was read through read_skill, so it is in the trace
+    skill_reads = [i for i in result["trace"]["invocations"] if i["tool_name"] == "read_skill"]
+    assert skill_reads and skill_reads[0]["input_params"] == {"name": "5xx-spike"}

@@ -178,6 +178,22 @@ def test_logs_default_pattern_finds_errors_not_latencies(world, aws):
     assert "ERROR settlement export failed" in messages
 
 
+def test_logs_query_templates(world, aws):
+    ctx = context(world, aws)
+    # warnings include the WARN retry line; all returns every line of the group
+    warnings = QueryLogsTool().run(QueryLogsInput(service="payment-api", template="warnings"), ctx)
+    assert any(r["message"].startswith("WARN retrying") for r in warnings.output["results"])
+    every = QueryLogsTool().run(QueryLogsInput(service="payment-api", template="all"), ctx)
+    assert every.output["total_matched"] == 7
+    # request follows one request id, taken literally (no regex injection)
+    one = QueryLogsTool().run(QueryLogsInput(template="request", request_id="reqId=1"), ctx)
+    assert [r["message"] for r in one.output["results"]] == [
+        "ERROR Request failed status=500 reqId=1"
+    ]
+    with pytest.raises(ValueError, match="request_id"):
+        QueryLogsInput(template="request")
+
+
 def test_logs_limit_keeps_newest_and_reports_truncation(world, aws):
     # When only two matching events may be returned
     result = QueryLogsTool().run(

@@ -166,6 +166,11 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         raise GraphError(f"run {state.run_id}: Executor reached without a plan")
     plan_seq = max(s.seq for s in trace.steps if s.output_type == "planner_plan" and not s.error)
     round_start = _plan_round_start(trace, plan_seq)
+    findings = _findings(trace)
+    applicable = skills.select(
+        plan.get("fault_category", ""),
+        sorted({f.data["signature"] for f in findings if f.kind == "error_signature"}),
+    )
     context = _run_context(trace) | {
         "plan": plan,
         "round": state.counters.tool_rounds,
@@ -176,7 +181,11 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         # downsampled series) whose exemplars keep their citable paths
         "invocations": [budget.prompt_view(inv) for inv in trace.invocations],
         # deterministic analyzers over the full stored outputs: evidence for any model
-        "findings": [f.model_dump(mode="json") for f in _findings(trace)],
+        "findings": [f.model_dump(mode="json") for f in findings],
+        # progressive disclosure: general rules in full; the skills that apply by name
+        # (domain by fault category, expert by detected signature), read with read_skill
+        "general_rules": [skills.read(m.name).body for m in applicable if m.tier == "general"],
+        "skills_available": [m.model_dump(mode="json") for m in applicable if m.tier != "general"],
         "plan_invocation_ids": [
             inv.invocation_id for inv in trace.invocations if inv.seq >= round_start
         ],

@@ -7,10 +7,10 @@ import math
 import re
 import time
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from superbiz.errors import ToolInputInvalid, ToolUnavailable
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
@@ -21,6 +21,12 @@ DEFAULT_ERROR_PATTERN = (
     r"ERROR|Error|FATAL|Fatal|CRITICAL|Exception|Traceback|panic|timed out|[Tt]imeout"
     r"|refused|[Uu]navailable|\b(?:[Ss]tatus|[Cc]ode|HTTP/[\d.]+)[=:\" ]+5\d\d\b"
 )
+# named query templates: what to look for when no filter_pattern is given
+TEMPLATES: dict[str, str] = {
+    "errors": DEFAULT_ERROR_PATTERN,
+    "warnings": r"WARN|Warning|" + DEFAULT_ERROR_PATTERN,
+    "all": r".",
+}
 MAX_LOG_GROUPS = 50  # StartQuery's limit
 POLL_SECONDS = 0.2
 _PENDING = {"Scheduled", "Running", "Unknown"}
@@ -44,7 +50,28 @@ class QueryLogsInput(TimeWindow):
         max_length=1000,
         description="regular expression a message must match; defaults to common error markers",
     )
+    template: Literal["errors", "warnings", "all", "request"] = Field(
+        "errors",
+        description="what to look for when filter_pattern is not given: error markers, warnings "
+        "and errors, every line, or every line of one request (set request_id)",
+    )
+    request_id: str | None = Field(
+        None, min_length=4, max_length=200, description="request or trace id for template 'request'"
+    )
     limit: int = Field(200, ge=1, le=1000, description="most events to return (newest first)")
+
+    @model_validator(mode="after")
+    def _request_needs_id(self) -> QueryLogsInput:
+        if self.template == "request" and not self.request_id and not self.filter_pattern:
+            raise ValueError("template 'request' needs request_id")
+        return self
+
+    def pattern(self) -> str:
+        if self.filter_pattern:
+            return self.filter_pattern
+        if self.template == "request":
+            return re.escape(self.request_id or "")
+        return TEMPLATES[self.template]
 
     @field_validator("filter_pattern")
     @classmethod
@@ -74,7 +101,7 @@ class QueryLogsTool:
         except ValueError as exc:
             raise ToolInputInvalid(f"query_logs: {exc}") from exc
         prefixes = list(ctx.settings.log_group_prefixes)
-        pattern = params.filter_pattern or DEFAULT_ERROR_PATTERN
+        pattern = params.pattern()
         logs = ctx.clients.logs
 
         groups, skipped = self._groups(params, prefixes, logs)
@@ -118,7 +145,9 @@ class QueryLogsTool:
             f" (first {MAX_LOG_GROUPS} of {skipped + len(groups)} groups)" if skipped else ""
         )
         if not results:
-            matching = f"/{pattern}/" if params.filter_pattern else "the default error pattern"
+            matching = (
+                f"/{pattern}/" if params.filter_pattern else f"the '{params.template}' template"
+            )
             output["no_evidence"] = f"No log events matching {matching} in {where} {window}."
             return ToolResult.nothing_found(output, output["no_evidence"])
         preview = f"{len(results)} matching log events in {where} {window}"
