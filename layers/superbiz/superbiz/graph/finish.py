@@ -141,6 +141,9 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
         duration_ms=duration_ms,
     )
     metrics.add_metric(name="RunsFinished", unit=MetricUnit.Count, value=1)
+    tokens = trace.run.prompt_tokens + trace.run.completion_tokens
+    if tokens:
+        metrics.add_metric(name="ModelTokens", unit=MetricUnit.Count, value=tokens)
     if degraded:
         metrics.add_metric(name="RunsDegraded", unit=MetricUnit.Count, value=1)
     gate = trace.run.self_evaluation.get("gatekeeper", {})

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
+
 from superbiz import analyzers, budget, skills
 from superbiz.contracts import (
     ComposerOutput,
@@ -33,6 +35,7 @@ from superbiz.graph.common import (
     parse_output,
     record_code_step,
 )
+from superbiz.observability import metrics
 from superbiz.store import RunRecord, RunTrace, utcnow_iso
 from superbiz.tools.registry import tool_schemas
 
@@ -60,6 +63,7 @@ def start_run(payload: StartRunInput, deps: Deps, execution_arn: str | None = No
         )
     )
     deps.store.append_flow(payload.run_id, "StartRun")
+    metrics.add_metric(name="RunsStarted", unit=MetricUnit.Count, value=1)
     state = GraphState(
         run_id=payload.run_id,
         session_id=payload.session_id,

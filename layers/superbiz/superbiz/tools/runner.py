@@ -10,11 +10,12 @@ import json
 import time
 from collections import Counter
 
+from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import ValidationError
 
 from superbiz.contracts import ToolEvent, ToolResultRef
 from superbiz.errors import ToolError, ToolInputInvalid
-from superbiz.observability import logger
+from superbiz.observability import logger, metrics
 from superbiz.redaction import redact, redact_text
 from superbiz.store import RunStore, ToolInvocation, invocation_id_for
 from superbiz.tools.base import ToolContext
@@ -66,6 +67,7 @@ def execute(event: ToolEvent, store: RunStore, ctx: ToolContext) -> ToolResultRe
         inv.error = error
         inv.output_preview = inv.error[:PREVIEW_CHARS]
         logger.warning("tool failed", extra={"tool": event.call.tool, "error": inv.error})
+        metrics.add_metric(name="ToolFailures", unit=MetricUnit.Count, value=1)
     if redactions:
         inv.retrieval_details["redactions"] = dict(sorted(redactions.items()))
     inv.duration_ms = int((time.perf_counter() - started) * 1000)
