@@ -6,7 +6,6 @@ from datetime import UTC, datetime
 
 import boto3
 import pytest
-from moto import mock_aws
 
 from superbiz.aws import AwsClients
 from superbiz.contracts import (
@@ -19,7 +18,6 @@ from superbiz.contracts import (
     ToolEvent,
 )
 from superbiz.graph import gatekeeper
-from superbiz.local import insights
 from superbiz.settings import Settings
 from superbiz.store import RunRecord, RunStore, create_table
 from superbiz.tools.base import ToolContext
@@ -45,19 +43,6 @@ LINES = [
         "ERROR HikariPool-1 - Connection is not available, request timed out after 30000ms.",
     ),
 ]
-
-
-@pytest.fixture
-def aws(monkeypatch):
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        insights.install()
-        try:
-            yield AwsClients(region="us-east-1")
-        finally:
-            insights.uninstall()
 
 
 @pytest.fixture

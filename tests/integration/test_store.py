@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import boto3
 import pytest
-from moto import mock_aws
 
 from superbiz.errors import RunNotFound
 from superbiz.store import AgentStep, RunRecord, RunStore, S3BlobStore, ToolInvocation, create_table
@@ -13,18 +11,10 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def store(monkeypatch):
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        create_table(boto3.client("dynamodb"), "runs")
-        boto3.client("s3").create_bucket(Bucket="blobs")
-        yield RunStore(
-            boto3.resource("dynamodb").Table("runs"),
-            S3BlobStore("blobs", boto3.client("s3")),
-            inline_output_limit=10_000,
-        )
+def store(aws):
+    create_table(aws.dynamodb, "runs")
+    aws.s3.create_bucket(Bucket="blobs")
+    return RunStore(aws.table("runs"), S3BlobStore("blobs", aws.s3), inline_output_limit=10_000)
 
 
 def new_run(store: RunStore, run_id: str = "run-1") -> RunRecord:

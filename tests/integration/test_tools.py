@@ -10,7 +10,6 @@ from typing import Any
 import boto3
 import pytest
 from botocore.exceptions import ClientError
-from moto import mock_aws
 
 from superbiz import jsonpath
 from superbiz.aws import AwsClients
@@ -105,17 +104,6 @@ def write_world(directory: Path, text: str = WORLD, log: str = PAYMENT_LOG) -> P
     path = directory / "world.yaml"
     path.write_text(text)
     return path
-
-
-@pytest.fixture
-def aws(monkeypatch):
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        insights.install()
-        yield AwsClients(region="us-east-1")
-        insights.uninstall()
 
 
 @pytest.fixture

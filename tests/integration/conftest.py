@@ -1,0 +1,23 @@
+"""Shared fixtures: moto-backed AWS for tests that drive adapters and tools directly."""
+
+from __future__ import annotations
+
+import pytest
+from moto import mock_aws
+
+from superbiz.aws import AwsClients
+from superbiz.local import insights
+
+
+@pytest.fixture
+def aws(monkeypatch):
+    """In-process AWS (moto) with the local Logs Insights engine installed."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    with mock_aws():
+        insights.install()
+        try:
+            yield AwsClients(region="us-east-1")
+        finally:
+            insights.uninstall()
