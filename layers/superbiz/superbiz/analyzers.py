@@ -26,12 +26,37 @@ class Signature:
     cause: str
     actions: tuple[str, ...]
     specific: bool = True  # a generic symptom (timeout, 5xx) never outranks a specific cause
+    # what to quote from a matching line when the match itself is not telling
+    focus: re.Pattern[str] | None = None
+
+    def detail(self, message: str) -> str | None:
+        """The telling part of a matching line, e.g. the exception class."""
+        match = (self.focus or self.pattern).search(message)
+        return match.group(0).strip(" :") if match else None
+
+    @property
+    def quote(self) -> re.Pattern[str]:
+        return self.focus or self.pattern
 
 
 def _sig(
-    name: str, label: str, regex: str, cause: str, actions: tuple[str, ...], specific: bool = True
+    name: str,
+    label: str,
+    regex: str,
+    cause: str,
+    actions: tuple[str, ...],
+    specific: bool = True,
+    focus: str | None = None,
 ) -> Signature:
-    return Signature(name, label, re.compile(regex, re.IGNORECASE), cause, actions, specific)
+    return Signature(
+        name,
+        label,
+        re.compile(regex, re.IGNORECASE),
+        cause,
+        actions,
+        specific,
+        re.compile(focus) if focus else None,
+    )
 
 
 # Ordered: the first matching signature names a log line.
@@ -46,6 +71,16 @@ SIGNATURES: tuple[Signature, ...] = (
         (
             "Find what holds connections (slow queries, leaked connections, a new code path) and fix it",
             "As a stopgap, raise the pool size only if the database has headroom for more connections",
+        ),
+    ),
+    _sig(
+        "cache_maxmemory",
+        "Redis maxmemory rejections",
+        r"OOM command not allowed|used memory > 'maxmemory'",
+        "The Redis cache is full: it has reached its maxmemory limit and rejects writes (OOM command not allowed)",
+        (
+            "Check the cache's memory usage, its maxmemory-policy and keys written without a TTL",
+            "Free memory (evict, expire or delete keys) or scale the cache node up or out",
         ),
     ),
     _sig(
@@ -107,6 +142,18 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
     ),
     _sig(
+        "lambda_timeout",
+        "Lambda invocations hitting their timeout",
+        r"Task timed out after [\d.]+ seconds",
+        "The function runs into its configured timeout: invocations are cut off while waiting, "
+        "usually on a slow downstream call",
+        (
+            "Find the call each timed-out invocation was waiting on (the last line logged before the timeout)",
+            "Set a client timeout on that call below the function timeout, and retry or fail fast",
+            "Raise the function timeout only if the downstream is healthy but legitimately slow",
+        ),
+    ),
+    _sig(
         "timeout",
         "timeouts",
         r"timed out|timeout|deadline exceeded|Task timed out",
@@ -117,7 +164,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(
         "http_5xx",
         "5xx responses",
-        r"\b(status|code|statusCode|http_status)[=: ]+5\d\d\b|HTTP/\d(\.\d)? 5\d\d\b"
+        r"\b(status|code|statusCode|http_status)\"?[=: ]+5\d\d\b|HTTP/\d(\.\d)?\"? 5\d\d\b"
         r"|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout",
         "Requests fail with 5xx responses",
         ("Find the error behind the 5xx responses in the service's logs",),
@@ -130,6 +177,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "The service raises errors",
         ("Read the stack trace of the most frequent error and find the code path that raises it",),
         specific=False,
+        focus=r"\b[\w.$]*[A-Z]\w*(Exception|Error)\b(: [^\n(\"]{0,60})?"
+        r"|Traceback \(most recent call last\)|panic: .{0,80}",
     ),
 )
 
@@ -253,13 +302,22 @@ class Finding(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
-def excerpt(text: str) -> str:
-    return text.strip()[:EXCERPT_CHARS]
+def excerpt(text: str, around: re.Pattern[str] | None = None) -> str:
+    """A verbatim slice of `text`; with `around`, the slice centres on its match
+    so the telling part of a long line (the exception, the host) is kept."""
+    text = text.strip()
+    match = around.search(text) if around is not None else None
+    if match is None or len(text) <= EXCERPT_CHARS:
+        return text[:EXCERPT_CHARS]
+    start = max(0, min(match.start() - EXCERPT_CHARS // 3, len(text) - EXCERPT_CHARS))
+    return text[start : start + EXCERPT_CHARS]
 
 
-def _cite(invocation_id: str, path: str, text: str) -> Citation:
+def _cite(
+    invocation_id: str, path: str, text: str, around: re.Pattern[str] | None = None
+) -> Citation:
     return Citation(
-        source_invocation_id=invocation_id, raw_path=path, evidence_excerpt=excerpt(text)
+        source_invocation_id=invocation_id, raw_path=path, evidence_excerpt=excerpt(text, around)
     )
 
 
@@ -355,11 +413,14 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                 summary=(
                     f"{hit.count} log event(s) in {', '.join(sorted(hit.log_groups))} show "
                     f"{hit.signature.label} between {hit.first_at} and {hit.last_at}, "
-                    f'for example: "{excerpt(message)}"'
+                    f'for example: "{excerpt(message, hit.signature.quote)}"'
                 ),
-                citations=[_cite(inv_id, f"$.results[{row}].message", message)],
+                citations=[
+                    _cite(inv_id, f"$.results[{row}].message", message, hit.signature.quote)
+                ],
                 data={
                     "signature": hit.signature.name,
+                    "detail": hit.signature.detail(message),
                     "label": hit.signature.label,
                     "cause": hit.signature.cause,
                     "actions": list(hit.signature.actions),
@@ -418,13 +479,14 @@ def change_correlation(
 ) -> list[Finding]:
     """Deploys or config changes shortly before the onset of the trouble.
 
-    The onset is the earliest metric anomaly, else the first error line."""
+    The onset is the earliest metric anomaly, else the first line of the leading
+    error signature (one stray older error line must not move it)."""
     onsets = [a["summary"]["onset_at"] for a in anomalies]
-    onsets += [
-        f.data["first_at"] for f in found if f.kind == "error_signature" and f.data.get("first_at")
-    ]
     if not onsets:
-        return []
+        leading = next((f for f in found if f.kind == "error_signature"), None)
+        if leading is None or not leading.data.get("first_at"):
+            return []
+        onsets = [leading.data["first_at"]]
     onset = min(_parse(t) for t in onsets)
     correlated = []
     for inv in invocations:

@@ -133,7 +133,8 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
             {f.data["signature"] for f in _findings(trace) if f.kind == "error_signature"}
         ),
     }
-    if state.counters.evidence_retries:
+    if state.counters.evidence_retries and state.decision == "LOW_CONFID":
+        # this Planner call is the evidence retry itself (not a later AIOps loop)
         verdict = latest_output(trace, "verifier_output") or {}
         context["retry_context"] = {
             "verdict": verdict.get("verdict"),

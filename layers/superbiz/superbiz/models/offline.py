@@ -262,7 +262,7 @@ class OfflineModel:
             missing.append(
                 "No second, independent source corroborates the cause."
                 if cause_found
-                else "No failure signature (error logs, a firing alarm or a metric anomaly) explains the report."
+                else "No failure signature in the logs or metrics explains the report or the alarm."
             )
         else:
             verdict, score, hint = (
@@ -299,7 +299,7 @@ class OfflineModel:
             by_kind.setdefault(claim["kind"], []).append(claim)
         causes = by_kind.get("root_cause", [])
         if causes:
-            summary = causes[0]["statement"].split(". ")[0] + "."
+            summary = causes[0]["statement"].split(". ")[0].rstrip(".") + "."
         elif by_kind.get("hypothesis"):
             summary = "No root cause could be established; the leading hypothesis is below."
         else:
@@ -475,12 +475,14 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         add(
             ClaimKind.ROOT_CAUSE,
             f"A regression from {c['event']} on {c['resource']} at {c['t']} ({c.get('detail', '')}): "
-            f"{errors.data['label']} began {trigger.data['minutes_before_onset']:g} minute(s) later "
+            f"{errors.data['label']}"
+            + (f" ({errors.data['detail']})" if errors.data.get("detail") else "")
+            + f" began {trigger.data['minutes_before_onset']:g} minute(s) later "
             f"({errors.data['count']} event(s) from {errors.data['first_at']}).",
             trigger.citations + errors.citations + [a.citations[0] for a in anomalies[:1]],
         )
         actions = [
-            f"Roll back {c['resource']} to the previous version ({c.get('detail', '')})",
+            f"Roll back {c['resource']} to the version before {c['event']} at {c['t']} ({c.get('detail', '')})",
             *errors.data["actions"],
         ]
         add(

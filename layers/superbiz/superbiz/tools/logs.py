@@ -18,13 +18,15 @@ from superbiz.tools.common import iso_ms, sdk_call
 
 # error markers, plus 5xx status codes in common access-log shapes (not any 5xx-looking number)
 DEFAULT_ERROR_PATTERN = (
-    r"ERROR|Error|FATAL|Fatal|CRITICAL|Exception|Traceback|panic|timed out|[Tt]imeout"
-    r"|refused|[Uu]navailable|\b(?:[Ss]tatus|[Cc]ode|HTTP/[\d.]+)[=:\" ]+5\d\d\b"
+    r"(?i)\b(?:error|fatal|critical|panic|emerg|exception|traceback)\b|\w(?:exception|error)\b"
+    r"|timed out|timeout|refused|unavailable|oomkilled|out of memory|killed process"
+    r"|back-off restarting|no space left|exit code: 137|deadlock"
+    r"|\b(?:status|code|HTTP/[\d.]+)[=:\" ]+5\d\d\b"
 )
 # named query templates: what to look for when no filter_pattern is given
 TEMPLATES: dict[str, str] = {
     "errors": DEFAULT_ERROR_PATTERN,
-    "warnings": r"WARN|Warning|" + DEFAULT_ERROR_PATTERN,
+    "warnings": DEFAULT_ERROR_PATTERN + r"|\bwarn(?:ing)?\b",
     "all": r".",
 }
 MAX_LOG_GROUPS = 50  # StartQuery's limit

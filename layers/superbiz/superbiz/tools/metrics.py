@@ -19,6 +19,7 @@ from superbiz.tools.common import clean_number, fmt_number, sdk_call
 MAX_POINT_REFS = 1440  # a day of minutes; beyond that only the notable points are listed
 _EPSILON = 1e-9
 _RISE_FRACTION = 0.1  # an onset is at least a tenth of the way from baseline to peak
+_BASELINE_FRACTION = 0.05  # and at least 5 % above the baseline (88 % -> 100 % disk counts)
 _MAD_TO_SIGMA = 1.4826  # scales the median absolute deviation to a standard deviation
 
 StatisticName = Literal["Sum", "Average", "Maximum", "Minimum", "SampleCount"]
@@ -109,12 +110,14 @@ def summarise(points: list[tuple[datetime, float]], label: str) -> tuple[dict[st
     """Baseline from the first third, onset as the first point clearly above it.
 
     "Clearly above" means exceeding the baseline by the largest of: three
-    robust standard deviations (from the median absolute deviation), half the
-    baseline, a tenth of the rise to the peak, or a tiny epsilon. So a flat zero
-    series rising to 1 counts, while baseline jitter (a 0/1 error count before
-    a jump to 200) does not. Only rises are detected; once an onset is found
-    the baseline is the median of the points before it. Returns the summary and
-    the indexes of its notable points.
+    robust standard deviations (from the median absolute deviation), 5 % of
+    the baseline, a tenth of the rise to the peak, or a tiny epsilon, for two
+    points in a row (or at the latest point). So a flat zero series rising to
+    1 counts, a disk going from 88 % to 100 % counts, while baseline jitter (a
+    0/1 error count before a jump to 200) and one-point blips do not. Only
+    rises are detected; once an onset is found the baseline is the median of
+    the points before it. Returns the summary and the indexes of its notable
+    points.
     """
     values = [v for _, v in points]
     head = values[: max(1, len(values) // 3)]
@@ -124,11 +127,16 @@ def summarise(points: list[tuple[datetime, float]], label: str) -> tuple[dict[st
     peak = values[peak_index]
     margin = max(
         3 * _MAD_TO_SIGMA * mad,
-        0.5 * abs(baseline),
+        _BASELINE_FRACTION * abs(baseline),
         _RISE_FRACTION * (peak - baseline),
         _EPSILON,
     )
-    onset = next((i for i in range(1, len(values)) if values[i] > baseline + margin), None)
+    above = [v > baseline + margin for v in values]
+    # a rise counts when it persists: two points in a row, or the latest point
+    onset = next(
+        (i for i in range(1, len(values)) if above[i] and (i == len(values) - 1 or above[i + 1])),
+        None,
+    )
     if onset is not None:
         baseline = statistics.median(values[:onset])
     peak_at = iso(points[peak_index][0])
