@@ -12,6 +12,7 @@ tokens of the budgeted `query_logs` view against the full output's.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import time
@@ -74,7 +75,47 @@ def main(argv: list[str] | None = None) -> int:
     if sizes:
         print()
         bench_prompt_budget(sizes)
+        print()
+        bench_diagnosis_tokens(scenario, sizes)
     return 0
+
+
+def bench_diagnosis_tokens(scenario: Any, sizes: list[int]) -> None:
+    """Whole diagnoses of the same incident with its logs grown to each size:
+    the prompt tokens a hosted model would be sent across all steps."""
+    from superbiz import budget
+    from superbiz.cli import run_result
+    from superbiz.local.runtime import LocalRuntime
+    from superbiz.world import LogEvent, LogGroupSpec
+
+    print(
+        "whole diagnosis of the demo incident with N log events "
+        f"(prompt tokens of every model step, counted with {budget.tokenizer_name()}):"
+    )
+    print(
+        f"{'log events':>10}  {'prompt tokens':>13}  {'model steps':>11}  {'seed s':>7}  {'diagnosis s':>11}  verdict"
+    )
+    for size in sizes:
+        rows = synthetic_logs_invocation(size).output["results"]
+        groups: dict[tuple[str, str], list[LogEvent]] = {}
+        for row in rows:
+            groups.setdefault((row["log_group"], row["log_stream"]), []).append(
+                LogEvent(t=row["timestamp"], message=row["message"])
+            )
+        logs = [LogGroupSpec(group=g, stream=st, events=ev) for (g, st), ev in groups.items()]
+        grown = scenario.model_copy(
+            update={"world": scenario.world.model_copy(update={"logs": logs})}
+        )
+        started = time.perf_counter()
+        with LocalRuntime(grown) as runtime:
+            seeded = time.perf_counter() - started
+            result = run_result(runtime, runtime.run_scenario())
+        steps = [s for s in result["trace"]["steps"] if s["model_input"]]
+        tokens = sum(budget.count_tokens(json.dumps(s["model_input"]["messages"])) for s in steps)
+        print(
+            f"{size:>10,}  {tokens:>13,}  {len(steps):>11}  {seeded:>7.1f}  "
+            f"{result['seconds']:>11.2f}  {result['verifier_verdict']}"
+        )
 
 
 # ------------------------------------------------------------ prompt budget
