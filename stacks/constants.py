@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 STACK_NAME = "SuperBizAgentStack"
+# the OpenSearch domain that holds the knowledge index (lookup_knowledge reads it)
+KNOWLEDGE_DOMAIN_NAME = "superbiz-knowledge"
 
 # Powertools: the library's observability module uses the same service and namespace.
 SERVICE_NAME = "superbiz"
@@ -117,6 +119,7 @@ TOOLS: tuple[FunctionSpec, ...] = (
     _tool("query_alarms", "QueryAlarmsFunctionArn", 50),
     _tool("recent_changes", "RecentChangesFunctionArn", 50),
     _tool("read_skill", "ReadSkillFunctionArn", 50),
+    _tool("lookup_knowledge", "LookupKnowledgeFunctionArn", 50),
     _tool("get_current_time", "GetCurrentTimeFunctionArn", 50),
 )
 

@@ -312,6 +312,26 @@ class Diagnosis(Construct):
                     )
                 },
             ),
+            "tool_lookup_knowledge": _SourceAccess(
+                statements=(
+                    iam.PolicyStatement(
+                        actions=["es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"],
+                        resources=[
+                            Stack.of(self).format_arn(
+                                service="es",
+                                resource="domain",
+                                resource_name=f"{c.KNOWLEDGE_DOMAIN_NAME}/*",
+                            )
+                        ],
+                    ),
+                ),
+                acknowledgements={
+                    f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:es:<AWS::Region>:<AWS::AccountId>:domain/{c.KNOWLEDGE_DOMAIN_NAME}/*]": (
+                        "OpenSearch HTTP permissions are granted per domain path; '/*' covers the "
+                        "knowledge index's search and get paths of this one domain, read-only verbs."
+                    )
+                },
+            ),
             # tool_read_skill reads the skills bundled in the layer: no AWS source at all.
         }
 

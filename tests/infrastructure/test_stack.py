@@ -52,6 +52,7 @@ TOOL_SOURCE_ACTIONS = {
     "tool_query_alarms": {"cloudwatch:DescribeAlarms", "cloudwatch:DescribeAlarmHistory"},
     "tool_recent_changes": {"cloudtrail:LookupEvents"},
     "tool_read_skill": set(),
+    "tool_lookup_knowledge": {"es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
     "tool_get_current_time": set(),
 }
 
@@ -202,7 +203,7 @@ def test_one_function_per_node_and_tool_each_with_its_own_role(synth: Synthesise
     functions = synth.resources("AWS::Lambda::Function")
     handlers = sorted(f["Properties"]["Handler"] for f in functions.values())
     assert handlers == sorted(spec.handler for spec in c.DIAGNOSIS_FUNCTIONS)
-    assert len(handlers) == 15
+    assert len(handlers) == 16
     roles = {json.dumps(f["Properties"]["Role"]) for f in functions.values()}
     assert len(roles) == len(functions)
 

@@ -434,6 +434,7 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
             )
         )
     found += change_correlation(invocations, anomalies, found)
+    found += knowledge_matches(invocations)
     for inv in invocations:
         if inv.get("success") and inv.get("empty"):
             statement = _nothing_found(inv)
@@ -514,3 +515,38 @@ def change_correlation(
                     )
                 )
     return correlated
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_TERM = re.compile(r"[a-z][a-z0-9-]{3,}")
+
+
+def knowledge_matches(invocations: list[dict[str, Any]]) -> list[Finding]:
+    """The best runbook passage of each relevant knowledge lookup."""
+    found = []
+    for inv in invocations:
+        if not _usable(inv, "lookup_knowledge"):
+            continue
+        output = inv["output"]
+        if output.get("relevance_level") not in ("high", "medium") or not output.get("hits"):
+            continue
+        hit = output["hits"][0]
+        terms = set(_TERM.findall(output.get("query", "").lower()))
+        sentences = [s.strip() for s in _SENTENCE.split(hit["text"]) if len(s.strip()) >= 20]
+        best = max(
+            sentences, key=lambda s: len(terms & set(_TERM.findall(s.lower()))), default=hit["text"]
+        )
+        quote = excerpt(best)
+        found.append(
+            Finding(
+                kind="knowledge",
+                summary=f'The runbook "{hit["title"]}" ({hit["source"]}) says: "{quote}"',
+                citations=[_cite(inv["invocation_id"], "$.hits[0].text", best)],
+                data={
+                    "title": hit["title"],
+                    "source": hit["source"],
+                    "score_label": hit.get("scoreLabel"),
+                },
+            )
+        )
+    return found

@@ -22,6 +22,7 @@ TOOL_FUNCTIONS: dict[str, str] = {
     "QueryAlarmsFunctionArn": "tool_query_alarms",
     "RecentChangesFunctionArn": "tool_recent_changes",
     "ReadSkillFunctionArn": "tool_read_skill",
+    "LookupKnowledgeFunctionArn": "tool_lookup_knowledge",
     "GetCurrentTimeFunctionArn": "tool_get_current_time",
 }
 

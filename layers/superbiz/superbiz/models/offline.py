@@ -417,7 +417,12 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
     signatures = by_kind.get("error_signature", [])
     changes = by_kind.get("change_before_onset", [])
     for finding in (
-        alarms + anomalies + by_kind.get("metric_flat", [])[:3] + signatures[:3] + changes[:2]
+        alarms
+        + anomalies
+        + by_kind.get("metric_flat", [])[:3]
+        + signatures[:3]
+        + changes[:2]
+        + by_kind.get("knowledge", [])[:2]
     ):
         add(ClaimKind.OBSERVATION, finding.summary, finding.citations)
     for finding in by_kind.get("no_results", []):
@@ -525,4 +530,6 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         missing.append(
             "No specific failure signature (pool exhaustion, OOM, throttling, ...) was found in the logs."
         )
+    for runbook in by_kind.get("knowledge", [])[:1]:
+        actions.append(f'Follow the runbook "{runbook.data["title"]}" ({runbook.data["source"]})')
     return ExecutorEvidence(claims=claims, missing_info=missing, recommended_actions=actions)

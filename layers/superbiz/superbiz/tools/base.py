@@ -57,6 +57,14 @@ class ToolContext:
 
 
 @dataclass
+class Retrieval:
+    layer: str
+    relevance_level: str
+    dedup_reason: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class ToolResult:
     """A tool's full output plus the paths a claim may cite."""
 
@@ -64,6 +72,8 @@ class ToolResult:
     evidence_refs: list[str]
     empty: bool = False
     preview: str = ""
+    # knowledge retrieval: layer, relevance level, dedup reason and details for the trace
+    retrieval: Retrieval | None = None
 
     @classmethod
     def nothing_found(cls, output: dict[str, Any], preview: str) -> ToolResult:

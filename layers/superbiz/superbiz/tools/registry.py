@@ -9,6 +9,7 @@ from superbiz.tools.alarms import QueryAlarmsTool
 from superbiz.tools.base import Tool
 from superbiz.tools.changes import RecentChangesTool
 from superbiz.tools.clock import GetCurrentTimeTool
+from superbiz.tools.knowledge import LookupKnowledgeTool
 from superbiz.tools.logs import QueryLogsTool
 from superbiz.tools.metrics import QueryMetricsTool
 from superbiz.tools.skills import ReadSkillTool
@@ -21,6 +22,7 @@ TOOLS: dict[str, Tool] = {
         QueryAlarmsTool(),
         RecentChangesTool(),
         ReadSkillTool(),
+        LookupKnowledgeTool(),
         GetCurrentTimeTool(),
     )
 }

@@ -60,6 +60,14 @@ def execute(event: ToolEvent, store: RunStore, ctx: ToolContext) -> ToolResultRe
         inv.evidence_refs = result.evidence_refs
         inv.empty = result.empty
         inv.output_preview = (preview or json.dumps(output)[:PREVIEW_CHARS])[:PREVIEW_CHARS]
+        if result.retrieval is not None:
+            inv.retrieval_layer = result.retrieval.layer
+            inv.relevance_level = result.retrieval.relevance_level
+            inv.dedup_reason = result.retrieval.dedup_reason
+            inv.retrieval_details = {
+                **result.retrieval.details,
+                "evidence_refs": result.evidence_refs,
+            }
     except ToolError as exc:
         inv.success = False
         error, found_in_error = redact_text(f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,65 @@
+"""The knowledge base's small interfaces (DESIGN.md §6).
+
+Documents become heading-aware chunks; an `Embedder` turns text into
+vectors; a `KnowledgeIndex` stores chunks and answers lexical (BM25) and
+vector (k-NN) candidate queries. Fusion of the two candidate lists is shared
+code (`superbiz.knowledge.fusion`), the same for every backend.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+
+class Chunk(BaseModel):
+    """One retrievable piece of a document. `chunk_id` is stable: the same
+    document content under the same source path always yields the same ids."""
+
+    chunk_id: str
+    doc_id: str  # stable id of the document (from its source path)
+    source: str  # path relative to the ingested root (or a scenario's inline name)
+    title: str  # document title (first H1, else file stem)
+    heading_path: list[str] = Field(default_factory=list)  # breadcrumb of headings
+    domain: str = ""  # e.g. the top-level folder: "kubernetes", "etcd", "runbooks"
+    ordinal: int = 0  # position within the document
+    text: str  # the chunk's own content
+
+    @property
+    def embed_text(self) -> str:
+        """What is embedded and indexed: title + breadcrumb + content."""
+        crumb = " > ".join(self.heading_path)
+        return f"{self.title}\n{crumb}\n{self.text}" if crumb else f"{self.title}\n{self.text}"
+
+
+class Candidate(BaseModel):
+    chunk_id: str
+    score: float  # the backend's own score (BM25 or cosine similarity)
+
+
+class Embedder(Protocol):
+    name: str
+    dimension: int
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+class KnowledgeIndex(Protocol):
+    """A backend: the embedded local index or OpenSearch."""
+
+    def upsert(self, chunks: list[Chunk], vectors: list[list[float]]) -> None:
+        """Add or replace chunks (by chunk_id)."""
+
+    def delete_document(self, doc_id: str) -> int:
+        """Remove every chunk of a document; returns how many were removed."""
+
+    def document_chunk_ids(self, doc_id: str) -> list[str]: ...
+
+    def lexical(self, query: str, k: int) -> list[Candidate]: ...
+
+    def vector(self, vector: list[float], k: int) -> list[Candidate]: ...
+
+    def get(self, chunk_ids: list[str]) -> list[Chunk]: ...
+
+    def count(self) -> int: ...
