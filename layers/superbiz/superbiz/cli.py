@@ -3,6 +3,9 @@
 superbiz demo [--json]
 superbiz chat MESSAGE --world FILE [--session-id ID] [--json]
 superbiz eval diagnosis --scenarios DIR [--json]
+superbiz eval retrieval --corpus DIR --queries FILE.jsonl [--mode hybrid|bm25|dense|all] [--json]
+superbiz kb ingest PATH [--index-dir D]
+superbiz kb search QUERY [--top-k K] [--json] [--index-dir D]
 """
 
 from __future__ import annotations
@@ -163,6 +166,140 @@ def _eval_diagnosis(args: argparse.Namespace) -> int:
     return 0
 
 
+class _ProgressBar:
+    """A tqdm bar on stderr fed by `(done, total)` progress callbacks (no bar without tqdm)."""
+
+    def __init__(self, desc: str) -> None:
+        self.desc = desc
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                return
+            self.bar = tqdm(total=total, desc=self.desc, unit="chunk", file=sys.stderr)
+        self.bar.n = done
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _kb_dir(args: argparse.Namespace) -> Path:
+    from superbiz.knowledge.service import default_index_dir
+    from superbiz.settings import get_settings
+
+    return args.index_dir or get_settings().kb_dir or default_index_dir()
+
+
+def _kb_ingest(args: argparse.Namespace) -> int:
+    from superbiz.knowledge.service import open_local_kb
+
+    index_dir = _kb_dir(args)
+    kb = open_local_kb(index_dir)
+    bar = _ProgressBar("embedding")
+    try:
+        summary = kb.ingest_path(args.path, progress=bar)
+    finally:
+        bar.close()
+    print(
+        f"ingested {summary.documents} documents ({summary.chunks} chunks; "
+        f"{summary.unchanged} unchanged, {summary.removed} old chunks replaced) "
+        f"into {index_dir} in {summary.seconds:.1f} s"
+    )
+    return 0
+
+
+def _kb_search(args: argparse.Namespace) -> int:
+    from superbiz.knowledge.base import KnowledgeIndexEmpty
+    from superbiz.knowledge.service import best_per_document, open_local_kb
+
+    if not args.query.strip():
+        raise ValueError("QUERY must not be empty")
+    if args.top_k < 1:
+        raise ValueError("--top-k must be at least 1")
+    index_dir = _kb_dir(args)
+    kb = open_local_kb(index_dir)
+    try:
+        if args.chunks:
+            hits = kb.search(args.query, top_k=args.top_k)
+        else:  # one result per document: its best chunk
+            hits = best_per_document(kb.search(args.query, top_k=max(50, args.top_k * 10)))
+            hits = hits[: args.top_k]
+    except KnowledgeIndexEmpty as exc:
+        raise KnowledgeIndexEmpty(
+            f"no knowledge indexed in {index_dir}: run superbiz kb ingest PATH first"
+        ) from exc
+    if args.json:
+        results = [
+            {
+                "doc_id": h.chunk.doc_id,
+                "source": h.chunk.source,
+                "title": h.chunk.title,
+                "score": round(h.score, 4),
+                "raw_score": round(h.raw_score, 4),
+                "score_label": h.score_label,
+                "text": h.chunk.text,
+            }
+            for h in hits
+        ]
+        print(json.dumps({"results": results}, indent=2, ensure_ascii=False))
+        return 0
+    if not hits:
+        print("no matches")
+        return 0
+    print(f"{'#':>2}  {'score':>5}  {'label':<6}  {'raw':>6}  source > section")
+    for rank, h in enumerate(hits, 1):
+        section = " > ".join(h.chunk.heading_path)
+        where = f"{h.chunk.source} > {section}" if section else h.chunk.source
+        snippet = " ".join(h.chunk.text.split())
+        print(f"{rank:>2}  {h.score:5.3f}  {h.score_label:<6}  {h.raw_score:6.3f}  {where}")
+        print(f"    {h.chunk.title}: {snippet[:150]}{'...' if len(snippet) > 150 else ''}")
+    return 0
+
+
+def _eval_retrieval(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from superbiz.knowledge.retrieval_eval import evaluate, load_queries
+    from superbiz.knowledge.service import SEARCH_MODES, document_files, open_local_kb
+
+    if not args.corpus.is_dir():
+        raise FileNotFoundError(f"{args.corpus} is not a folder of .md/.txt documents")
+    if args.top_k < 1:
+        raise ValueError("--top-k must be at least 1")
+    root, files = document_files(args.corpus)
+    queries = load_queries(args.queries, {f.relative_to(root).as_posix() for f in files})
+    modes = SEARCH_MODES if args.mode == "all" else (args.mode,)
+    with tempfile.TemporaryDirectory(prefix="superbiz-eval-kb-") as tmp:
+        kb = open_local_kb(Path(tmp))
+        bar = _ProgressBar("embedding")
+        try:
+            summary = kb.ingest_path(args.corpus, progress=bar)
+        finally:
+            bar.close()
+        print(
+            f"ingested {summary.documents} documents, {summary.chunks} chunks "
+            f"in {summary.seconds:.1f} s; running {len(queries)} queries",
+            file=sys.stderr,
+        )
+        reports = [evaluate(kb, queries, mode=m, top_k=args.top_k) for m in modes]
+    if args.json:
+        out: Any = [r.as_json() for r in reports] if args.mode == "all" else reports[0].as_json()
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"{'mode':<8} {'n':>4} {'recall@1':>9} {'recall@5':>9} {'mrr@10':>7} {'median_ms':>10}")
+    for r in reports:
+        print(
+            f"{r.mode:<8} {r.n:>4} {r.recall_at_1:>9.3f} {r.recall_at_5:>9.3f} "
+            f"{r.mrr_at_10:>7.3f} {r.median_ms:>10.1f}"
+        )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="superbiz", description="SuperBizAgent for AWS: evidence-grounded fault diagnosis."
@@ -182,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     chat.add_argument("--json", action="store_true", help="print the run as one JSON object")
     chat.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
 
-    ev = sub.add_parser("eval", help="measure diagnosis quality")
+    ev = sub.add_parser("eval", help="measure diagnosis and retrieval quality")
     ev_sub = ev.add_subparsers(dest="eval_command", required=True)
     diag = ev_sub.add_parser("diagnosis", help="run and score every *.yaml scenario in a folder")
     diag.add_argument("--scenarios", required=True, type=Path, help="folder of scenario files")
@@ -190,11 +327,56 @@ def main(argv: list[str] | None = None) -> int:
         "--json", action="store_true", help='print {"scenarios": [...], "summary": {...}}'
     )
     diag.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
+    retr = ev_sub.add_parser(
+        "retrieval", help="measure knowledge retrieval on a corpus and a labelled query set"
+    )
+    retr.add_argument("--corpus", required=True, type=Path, help="folder of .md/.txt documents")
+    retr.add_argument(
+        "--queries",
+        required=True,
+        type=Path,
+        help='JSON lines: {"query": str, "relevant": [paths relative to the corpus]}',
+    )
+    retr.add_argument("--top-k", type=int, default=10, help="documents retrieved per query")
+    retr.add_argument(
+        "--mode",
+        choices=["hybrid", "bm25", "dense", "all"],
+        default="hybrid",
+        help="retrieval mode; 'all' ingests once and measures the three",
+    )
+    retr.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"mode", "n", "recall@1", "recall@5", "mrr@10", "median_ms"} (a list for --mode all)',
+    )
+
+    kb = sub.add_parser("kb", help="the local knowledge base (runbooks, docs)")
+    kb_sub = kb.add_subparsers(dest="kb_command", required=True)
+    index_help = "index folder (default: SUPERBIZ_KB_DIR or ./.superbiz/knowledge)"
+    ingest = kb_sub.add_parser("ingest", help="ingest a .md/.txt file or a folder of them")
+    ingest.add_argument("path", type=Path, help="a document or a folder (walked for .md/.txt)")
+    ingest.add_argument("--index-dir", type=Path, help=index_help)
+    search = kb_sub.add_parser("search", help="hybrid (BM25 + vector) search")
+    search.add_argument("query", help="what to look for, in plain words")
+    search.add_argument("--top-k", type=int, default=5, help="results to show (default 5)")
+    search.add_argument(
+        "--chunks", action="store_true", help="show every matching chunk, not one per document"
+    )
+    search.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"results": [{"doc_id", "source", "title", "score", "raw_score", "score_label", "text"}]}',
+    )
+    search.add_argument("--index-dir", type=Path, help=index_help)
 
     args = parser.parse_args(argv)
     try:
         if args.command == "demo":
             return _run_world(DEMO_WORLD, None, args)
+        if args.command == "kb":
+            return _kb_ingest(args) if args.kb_command == "ingest" else _kb_search(args)
+        if args.command == "eval" and args.eval_command == "retrieval":
+            return _eval_retrieval(args)
         if args.command == "eval":
             return _eval_diagnosis(args)
         if not args.message.strip():

@@ -4,6 +4,7 @@ environment (in Lambda) or from defaults and CLI flags (locally)."""
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -24,6 +25,8 @@ class Settings(BaseSettings):
     # largest tool output stored inline in DynamoDB (bytes); larger goes to S3
     inline_output_limit: int = 300_000
     logs_query_timeout_seconds: float = 20.0
+    # the embedded local knowledge index (SUPERBIZ_KB_DIR); None: ./.superbiz/knowledge
+    kb_dir: Path | None = None
 
 
 @lru_cache(maxsize=1)

@@ -8,9 +8,27 @@ code (`superbiz.knowledge.fusion`), the same for every backend.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
+
+from superbiz.errors import SuperBizError
+
+
+class KnowledgeError(SuperBizError):
+    """The knowledge base failed; the message says what to do about it."""
+
+
+class KnowledgeIndexEmpty(KnowledgeError):
+    """Search on an index that holds no chunks (nothing ingested yet)."""
+
+
+class EmbedderMismatch(KnowledgeError):
+    """The index was built with another embedder; its vectors cannot be mixed."""
+
+
+class EmbeddingError(KnowledgeError):
+    """The embedding model or endpoint failed."""
 
 
 class Chunk(BaseModel):
@@ -20,7 +38,7 @@ class Chunk(BaseModel):
     chunk_id: str
     doc_id: str  # stable id of the document (from its source path)
     source: str  # path relative to the ingested root (or a scenario's inline name)
-    title: str  # document title (first H1, else file stem)
+    title: str  # document title (front matter `title`, else first H1, else file stem)
     heading_path: list[str] = Field(default_factory=list)  # breadcrumb of headings
     domain: str = ""  # e.g. the top-level folder: "kubernetes", "etcd", "runbooks"
     ordinal: int = 0  # position within the document
@@ -63,3 +81,18 @@ class KnowledgeIndex(Protocol):
     def get(self, chunk_ids: list[str]) -> list[Chunk]: ...
 
     def count(self) -> int: ...
+
+
+@runtime_checkable
+class EmbedderBinding(Protocol):
+    """Optional for a backend: it records which embedder wrote its vectors and
+    refuses another (vectors of two embedders are not comparable)."""
+
+    def bind_embedder(self, name: str, dimension: int) -> None: ...
+
+
+@runtime_checkable
+class DomainListing(Protocol):
+    """Optional for a backend: the distinct `Chunk.domain` values it holds."""
+
+    def domains(self) -> list[str]: ...

@@ -310,7 +310,10 @@ class OfflineModel:
         evidence = [cited(c) for k in ("observation", "hypothesis") for c in by_kind.get(k, [])]
         checked = [cited(c) for c in by_kind.get("negative", [])]
         actions = [cited(c) for c in by_kind.get("remediation", [])]
-        actions += [a for a in ctx.get("recommended_actions", []) if not causes]
+        remediation_text = " ".join(c["statement"] for c in by_kind.get("remediation", []))
+        actions += [
+            a for a in ctx.get("recommended_actions", []) if a.rstrip(".") not in remediation_text
+        ]
         gaps = list(ctx.get("missing_info", []))
         if ctx.get("rejected_claim_count"):
             gaps.append(

