@@ -302,3 +302,15 @@ def test_skills_are_disclosed_progressively(diagnose):
     # and the playbook the plan selected was read through read_skill, so it is in the trace
     skill_reads = [i for i in result["trace"]["invocations"] if i["tool_name"] == "read_skill"]
     assert skill_reads and skill_reads[0]["input_params"] == {"name": "5xx-spike"}
+
+
+def test_world_knowledge_is_retrieved_through_the_real_knowledge_path(diagnose):
+    # Given the demo world's runbook note, ingested into the embedded index (BM25 + MiniLM)
+    result = diagnose()
+    lookup = next(i for i in result["trace"]["invocations"] if i["tool_name"] == "lookup_knowledge")
+    # Then the lookup records its retrieval layer, relevance and the hit, and the answer cites it
+    assert lookup["success"] and lookup["relevance_level"] in ("high", "medium")
+    assert lookup["output"]["hits"][0]["title"] == "payment-api: database connection pool"
+    assert {"score", "rawScore", "scoreLabel"} <= set(lookup["output"]["hits"][0])
+    assert "$.hits[0].text" in lookup["retrieval_details"]["evidence_refs"]
+    assert lookup["invocation_id"] in result["answer"]

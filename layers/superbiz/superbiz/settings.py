@@ -27,6 +27,12 @@ class Settings(BaseSettings):
     logs_query_timeout_seconds: float = 20.0
     # the embedded local knowledge index (SUPERBIZ_KB_DIR); None: ./.superbiz/knowledge
     kb_dir: Path | None = None
+    # knowledge base in AWS: an OpenSearch domain endpoint and an embeddings endpoint
+    opensearch_endpoint: str | None = None
+    opensearch_index: str = "superbiz-knowledge"
+    embeddings_base_url: str = "https://api.openai.com/v1"
+    embeddings_model: str = "text-embedding-3-small"
+    embeddings_dimension: int = 1536
 
 
 @lru_cache(maxsize=1)

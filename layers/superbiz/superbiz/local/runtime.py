@@ -24,6 +24,7 @@ from typing import Any
 from superbiz.catalog import ALL_FUNCTIONS, function_name, module_for
 from superbiz.contracts import Limits, RunMode, StartRunInput
 from superbiz.errors import SuperBizError
+from superbiz.tools.knowledge import KNOWLEDGE_BASE_EXTRA
 
 ACCOUNT = "123456789012"
 ASL_PATH = Path(__file__).resolve().parents[4] / "stacks" / "statemachines" / "diagnosis.asl.json"
@@ -229,6 +230,7 @@ class LocalRuntime:
 
             changes = StaticChangeSource(self.scenario.world.changes)
             self.deps.tool_extras[CHANGE_SOURCE_EXTRA] = changes
+        self.deps.tool_extras[KNOWLEDGE_BASE_EXTRA] = self._world_knowledge()
         self._override = deps_module.override(self.deps)
         self._override.__enter__()
         self.store = self.deps.store
@@ -246,6 +248,24 @@ class LocalRuntime:
             type="STANDARD",
         )["stateMachineArn"]
 
+    def _world_knowledge(self) -> Any:
+        """The world's knowledge documents in a fresh embedded index (BM25 + MiniLM),
+        through the same ingestion path as `superbiz kb ingest`."""
+        import tempfile
+
+        from superbiz.knowledge.service import open_local_kb
+
+        self._kb_dir = tempfile.TemporaryDirectory(prefix="superbiz-kb-")
+        kb = open_local_kb(Path(self._kb_dir.name))
+        for entry in getattr(getattr(self.scenario, "world", None), "knowledge", []):
+            if entry.path is not None:
+                kb.ingest_path(entry.path)
+            elif entry.inline is not None:
+                kb.ingest_text(
+                    f"inline/{entry.inline.title}", entry.inline.title, entry.inline.text, "inline"
+                )
+        return kb
+
     def stop(self) -> None:
         import boto3
 
@@ -259,6 +279,10 @@ class LocalRuntime:
         if self._mock is not None:
             self._mock.stop()
             self._mock = None
+        kb_dir = getattr(self, "_kb_dir", None)
+        if kb_dir is not None:
+            kb_dir.cleanup()
+            del self._kb_dir
         if LocalRuntime._active is self:
             LocalRuntime._active = None
         for key, value in self._saved_env.items():

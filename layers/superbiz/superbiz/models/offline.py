@@ -172,6 +172,9 @@ class OfflineModel:
                 if calls:
                     return self._reply(tool_calls=calls)
             follow = self._follow_ups(invocations, ctx["plan"].get("entities", []))
+            lookup = _knowledge_lookup(ctx)
+            if lookup is not None:
+                follow.append(lookup)
             if follow and ctx["round"] < ctx["max_rounds"] - 1:
                 return self._reply(tool_calls=follow)
         found = [Finding.model_validate(f) for f in ctx.get("findings", [])]
@@ -373,6 +376,23 @@ def _timing(anomaly: Finding, first_at: str) -> str:
     if delta > 0:
         return f"{metric} rose at {onset}, {round(delta)} minute(s) before the first such line returned"
     return f"{metric} rose at {onset}, {round(-delta)} minute(s) after it"
+
+
+def _knowledge_lookup(ctx: dict[str, Any]) -> ToolCall | None:
+    """Once per run: look the leading error signature up in the runbooks (what an
+    SRE searches for), else the question itself."""
+    if "lookup_knowledge" not in ctx.get("tool_names", []):
+        return None
+    if any(i["tool"] == "lookup_knowledge" for i in ctx["invocations"]):
+        return None
+    signatures = [f for f in ctx.get("findings", []) if f["kind"] == "error_signature"]
+    entities = ctx["plan"].get("entities", [])
+    if signatures:
+        leading = next((f for f in signatures if f["data"]["specific"]), signatures[0])
+        query = " ".join([leading["data"]["label"], *entities[:1]])
+    else:
+        query = ctx["query"]
+    return ToolCall(call_id="kb", tool="lookup_knowledge", params={"query": query[:500]})
 
 
 def _alarms_to_follow(

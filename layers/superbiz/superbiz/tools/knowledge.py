@@ -43,6 +43,19 @@ class LookupKnowledgeTool:
             from superbiz.knowledge.factory import knowledge_base_for
 
             kb = knowledge_base_for(ctx.settings, ctx.clients)
+        if kb.count() == 0:
+            empty = "The knowledge base holds no documents."
+            result = ToolResult.nothing_found(
+                {
+                    "query": params.query,
+                    "hits": [],
+                    "relevance_level": "none",
+                    "no_evidence": empty,
+                },
+                empty,
+            )
+            result.retrieval = Retrieval(layer="none", relevance_level="none")
+            return result
         try:
             domains = kb.domains()
             hint = l0_hint(params.query, domains)
@@ -107,8 +120,9 @@ class LookupKnowledgeTool:
             details={"l0_hint": hint, "candidates": len(hits), "documents": len(kept)},
         )
         if not kept:
-            output["no_evidence"] = f"No knowledge base document matched {params.query!r}."
-            result = ToolResult.nothing_found(output, output["no_evidence"])
+            nothing = f"No knowledge base document matched {params.query!r}."
+            output["no_evidence"] = nothing
+            result = ToolResult.nothing_found(output, nothing)
             result.retrieval = retrieval
             return result
         preview = f"{len(kept)} document(s), relevance {relevance}: " + "; ".join(

@@ -1,0 +1,57 @@
+"""Which knowledge base a process uses: OpenSearch when an endpoint is
+configured (AWS), else the embedded local index (`superbiz kb ingest`)."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+from superbiz.aws import AwsClients
+from superbiz.errors import ToolUnavailable
+from superbiz.knowledge.service import KnowledgeBase, open_local_kb
+from superbiz.settings import Settings
+
+
+def knowledge_base_for(settings: Settings, clients: AwsClients) -> KnowledgeBase:
+    if settings.opensearch_endpoint:
+        return _opensearch(
+            settings.opensearch_endpoint,
+            clients.region,
+            settings.opensearch_index,
+            settings.embeddings_base_url,
+            settings.embeddings_model,
+            settings.embeddings_dimension,
+        )
+    kb = _local(str(settings.kb_dir) if settings.kb_dir else None)
+    if kb.count() == 0:
+        raise ToolUnavailable(
+            "no knowledge base is configured: set SUPERBIZ_OPENSEARCH_ENDPOINT, or run "
+            "`superbiz kb ingest PATH` for the local index"
+        )
+    return kb
+
+
+@lru_cache(maxsize=4)
+def _opensearch(
+    endpoint: str, region: str, index: str, base_url: str, model: str, dimension: int
+) -> KnowledgeBase:
+    from superbiz.knowledge.embedders import OpenAICompatibleEmbedder
+    from superbiz.knowledge.opensearch_index import OpenSearchIndex
+
+    embedder = OpenAICompatibleEmbedder(
+        base_url=base_url,
+        model=model,
+        dimension=dimension,
+        # the key comes from the environment locally; in AWS from Secrets Manager (model layer)
+        api_key=os.environ.get("SUPERBIZ_EMBEDDINGS_API_KEY") or os.environ.get("OPENAI_API_KEY"),
+    )
+    return KnowledgeBase(
+        OpenSearchIndex.from_settings(endpoint, region, index, dimension), embedder
+    )
+
+
+@lru_cache(maxsize=4)
+def _local(index_dir: str | None) -> KnowledgeBase:
+    from pathlib import Path
+
+    return open_local_kb(Path(index_dir) if index_dir else None)
