@@ -49,7 +49,11 @@ def test_executor_reads_changes_and_a_skill_through_their_own_states():
     assert "payment-api:42 -> payment-api:43" in deploy["detail"]
     assert "$.changes[0].detail" in changes.evidence_refs
     # And the playbook the Executor followed is recorded too
-    skill = by_tool["read_skill"]
+    skill = next(
+        i
+        for i in trace.invocations
+        if i.tool_name == "read_skill" and i.input_params == {"name": "deploy-regression"}
+    )
     assert skill.success, skill.error
     assert skill.output["name"] == "deploy-regression"
     assert "recent_changes" in json.dumps(skill.output["body"])
