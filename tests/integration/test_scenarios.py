@@ -30,9 +30,15 @@ def test_scenario_meets_its_expectations(path):
     scored = score(scenario, result)
     failed = [f"{c.name}: {c.detail}" for c in scored.checks if not c.passed]
     assert scored.passed, f"{scenario.id}: {failed}\n\n{result['answer']}"
-    assert (
-        scored.claims_passed == scored.claims_proposed
-    )  # the offline model only cites what it saw
+    # the offline model only cites what it saw
+    assert scored.claims_passed == scored.claims_proposed
+    if scenario.world.knowledge:
+        # the world's runbooks were found through the real knowledge path and cited
+        lookups = [
+            i for i in result["trace"]["invocations"] if i["tool_name"] == "lookup_knowledge"
+        ]
+        assert lookups and lookups[0]["relevance_level"] in ("high", "medium"), lookups
+        assert lookups[0]["invocation_id"] in result["answer"]
 
 
 def test_alarm_trigger_runs_the_aiops_plan_loop():

@@ -518,6 +518,7 @@ def change_correlation(
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_WRAPPED = re.compile(r"(?<=\S)\n(?![\n\-*#>|]|\d+\.)")
 _TERM = re.compile(r"[a-z][a-z0-9-]{3,}")
 
 
@@ -532,7 +533,9 @@ def knowledge_matches(invocations: list[dict[str, Any]]) -> list[Finding]:
             continue
         hit = output["hits"][0]
         terms = set(_TERM.findall(output.get("query", "").lower()))
-        sentences = [s.strip() for s in _SENTENCE.split(hit["text"]) if len(s.strip()) >= 20]
+        # markdown wraps sentences across lines: unwrap paragraphs, keep list items apart
+        text = _WRAPPED.sub(" ", hit["text"])
+        sentences = [s.strip() for s in _SENTENCE.split(text) if len(s.strip()) >= 20]
         best = max(
             sentences, key=lambda s: len(terms & set(_TERM.findall(s.lower()))), default=hit["text"]
         )

@@ -385,13 +385,22 @@ def _knowledge_lookup(ctx: dict[str, Any]) -> ToolCall | None:
         return None
     if any(i["tool"] == "lookup_knowledge" for i in ctx["invocations"]):
         return None
-    signatures = [f for f in ctx.get("findings", []) if f["kind"] == "error_signature"]
+    findings = ctx.get("findings", [])
+    signatures = [f for f in findings if f["kind"] == "error_signature"]
+    specific = next((f for f in signatures if f["data"]["specific"]), None)
+    saturated = next(
+        (f for f in findings if f["kind"] == "metric_anomaly" and f["data"].get("saturated")), None
+    )
     entities = ctx["plan"].get("entities", [])
-    if signatures:
-        leading = next((f for f in signatures if f["data"]["specific"]), signatures[0])
-        query = " ".join([leading["data"]["label"], *entities[:1]])
+    if specific is not None:
+        topic = specific["data"]["label"]
+    elif saturated is not None:
+        topic = f"{saturated['data']['metric_name']} saturation"
+    elif signatures:
+        topic = signatures[0]["data"]["label"]
     else:
-        query = ctx["query"]
+        topic = ""
+    query = " ".join([topic, *entities[:1]]) if topic else ctx["query"]
     return ToolCall(call_id="kb", tool="lookup_knowledge", params={"query": query[:500]})
 
 
