@@ -195,11 +195,25 @@ def _kb_dir(args: argparse.Namespace) -> Path:
     return args.index_dir or get_settings().kb_dir or default_index_dir()
 
 
-def _kb_ingest(args: argparse.Namespace) -> int:
+def _open_kb(args: argparse.Namespace, *, for_writing: bool = False) -> tuple[Any, str]:
+    """OpenSearch when SUPERBIZ_OPENSEARCH_ENDPOINT is set (and no --index-dir), else the local index."""
+    from superbiz.settings import get_settings
+
+    settings = get_settings()
+    if settings.opensearch_endpoint and not args.index_dir:
+        from superbiz.aws import AwsClients
+        from superbiz.knowledge.factory import opensearch_kb
+
+        kb = opensearch_kb(settings, AwsClients(region=settings.region), create_index=for_writing)
+        return kb, f"OpenSearch {settings.opensearch_endpoint} index {settings.opensearch_index}"
     from superbiz.knowledge.service import open_local_kb
 
     index_dir = _kb_dir(args)
-    kb = open_local_kb(index_dir)
+    return open_local_kb(index_dir), str(index_dir)
+
+
+def _kb_ingest(args: argparse.Namespace) -> int:
+    kb, index_dir = _open_kb(args, for_writing=True)
     bar = _ProgressBar("embedding")
     try:
         summary = kb.ingest_path(args.path, progress=bar)
@@ -215,14 +229,13 @@ def _kb_ingest(args: argparse.Namespace) -> int:
 
 def _kb_search(args: argparse.Namespace) -> int:
     from superbiz.knowledge.base import KnowledgeIndexEmpty
-    from superbiz.knowledge.service import best_per_document, open_local_kb
+    from superbiz.knowledge.service import best_per_document
 
     if not args.query.strip():
         raise ValueError("QUERY must not be empty")
     if args.top_k < 1:
         raise ValueError("--top-k must be at least 1")
-    index_dir = _kb_dir(args)
-    kb = open_local_kb(index_dir)
+    kb, index_dir = _open_kb(args)
     try:
         if args.chunks:
             hits = kb.search(args.query, top_k=args.top_k)

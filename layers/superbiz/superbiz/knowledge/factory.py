@@ -14,20 +14,31 @@ from superbiz.settings import Settings
 
 def knowledge_base_for(settings: Settings, clients: AwsClients) -> KnowledgeBase:
     if settings.opensearch_endpoint:
-        return _opensearch(
-            settings.opensearch_endpoint,
-            clients.region,
-            settings.opensearch_index,
-            settings.embeddings_base_url,
-            settings.embeddings_model,
-            settings.embeddings_dimension,
-        )
+        return opensearch_kb(settings, clients)
     kb = _local(str(settings.kb_dir) if settings.kb_dir else None)
     if kb.count() == 0:
         raise ToolUnavailable(
             "no knowledge base is configured: set SUPERBIZ_OPENSEARCH_ENDPOINT, or run "
             "`superbiz kb ingest PATH` for the local index"
         )
+    return kb
+
+
+def opensearch_kb(
+    settings: Settings, clients: AwsClients, *, create_index: bool = False
+) -> KnowledgeBase:
+    """The AWS knowledge base; `create_index` makes sure the index and its mapping exist."""
+    assert settings.opensearch_endpoint
+    kb = _opensearch(
+        settings.opensearch_endpoint,
+        clients.region,
+        settings.opensearch_index,
+        settings.embeddings_base_url,
+        settings.embeddings_model,
+        settings.embeddings_dimension,
+    )
+    if create_index:
+        kb.index.ensure_index()  # type: ignore[attr-defined]
     return kb
 
 
