@@ -389,6 +389,7 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                     "peak": summary.get("peak"),
                     "baseline": summary.get("baseline"),
                     "saturated": saturation_in(summary["text"]) is not None,
+                    "direction": summary.get("direction") or "rise",
                 },
             )
         )

@@ -370,12 +370,13 @@ def _minutes(iso_a: str, iso_b: str) -> float:
 def _timing(anomaly: Finding, first_at: str) -> str:
     onset = anomaly.data["onset_at"]
     metric = anomaly.data.get("metric_name") or "the metric"
+    moved = "fell" if anomaly.data.get("direction") == "fall" else "rose"
     delta = _minutes(first_at, onset)
     if abs(delta) <= 2:
-        return f"{metric} rose at {onset}, within {max(1, round(abs(delta)))} minute(s) of it"
+        return f"{metric} {moved} at {onset}, within {max(1, round(abs(delta)))} minute(s) of it"
     if delta > 0:
-        return f"{metric} rose at {onset}, {round(delta)} minute(s) before the first such line returned"
-    return f"{metric} rose at {onset}, {round(-delta)} minute(s) after it"
+        return f"{metric} {moved} at {onset}, {round(delta)} minute(s) before the first such line returned"
+    return f"{metric} {moved} at {onset}, {round(-delta)} minute(s) after it"
 
 
 def _knowledge_lookup(ctx: dict[str, Any]) -> ToolCall | None:

@@ -114,10 +114,10 @@ def summarise(points: list[tuple[datetime, float]], label: str) -> tuple[dict[st
     the baseline, a tenth of the rise to the peak, or a tiny epsilon, for two
     points in a row (or at the latest point). So a flat zero series rising to
     1 counts, a disk going from 88 % to 100 % counts, while baseline jitter (a
-    0/1 error count before a jump to 200) and one-point blips do not. Only
-    rises are detected; once an onset is found the baseline is the median of
-    the points before it. Returns the summary and the indexes of its notable
-    points.
+    0/1 error count before a jump to 200) and one-point blips do not. With no
+    rise, a fall is looked for the same way (free storage or healthy hosts
+    dropping). Once an onset is found the baseline is the median of the points
+    before it. Returns the summary and the indexes of its notable points.
     """
     values = [v for _, v in points]
     head = values[: max(1, len(values) // 3)]
@@ -137,11 +137,37 @@ def summarise(points: list[tuple[datetime, float]], label: str) -> tuple[dict[st
         (i for i in range(1, len(values)) if above[i] and (i == len(values) - 1 or above[i + 1])),
         None,
     )
+    direction = "rise" if onset is not None else None
+    low_index = min(range(len(values)), key=lambda i: (values[i], i))
+    if onset is None:
+        fall_margin = max(
+            3 * _MAD_TO_SIGMA * mad,
+            _BASELINE_FRACTION * abs(baseline),
+            _RISE_FRACTION * (baseline - values[low_index]),
+            _EPSILON,
+        )
+        below = [v < baseline - fall_margin for v in values]
+        onset = next(
+            (
+                i
+                for i in range(1, len(values))
+                if below[i] and (i == len(values) - 1 or below[i + 1])
+            ),
+            None,
+        )
+        direction = "fall" if onset is not None else None
     if onset is not None:
         baseline = statistics.median(values[:onset])
     peak_at = iso(points[peak_index][0])
     latest = values[-1]
-    if onset is not None:
+    if direction == "fall":
+        assert onset is not None
+        text = (
+            f"{label} fell from a baseline of {fmt_number(baseline)} to a low of "
+            f"{fmt_number(values[low_index])} at {iso(points[low_index][0])}; onset at "
+            f"{iso(points[onset][0])}; latest {fmt_number(latest)}."
+        )
+    elif onset is not None:
         text = (
             f"{label} rose from a baseline of {fmt_number(baseline)} to a peak of {fmt_number(peak)} "
             f"at {peak_at}; onset at {iso(points[onset][0])}; latest {fmt_number(latest)}."
@@ -159,9 +185,13 @@ def summarise(points: list[tuple[datetime, float]], label: str) -> tuple[dict[st
         "peak_at": peak_at,
         "latest": clean_number(latest),
         "onset_at": iso(points[onset][0]) if onset is not None else None,
+        "direction": direction,
+        "low": clean_number(values[low_index]),
         "text": text,
     }
-    notable = {0, peak_index, len(values) - 1} | ({onset} if onset is not None else set())
+    notable = {0, peak_index, low_index, len(values) - 1} | (
+        {onset} if onset is not None else set()
+    )
     return summary, notable
 
 
