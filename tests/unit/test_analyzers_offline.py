@@ -227,3 +227,23 @@ def test_change_shortly_before_onset_is_correlated():
         "inv_0001_abcdef",
         "inv_0003_abcdef",
     }
+
+
+def test_the_last_step_of_a_timed_out_request_names_what_it_waited_on():
+    rid = "1fc45579-3005-4422-b0da-8e7ac8ff3790"
+    request_log = logs(
+        f"START RequestId: {rid} Version: $LATEST",
+        f"[INFO]\t{rid}\tquote request shipment=shp_1",
+        f"[INFO]\t{rid}\tPOST https://api.carrier-partner.example/v3/rates shipment=shp_1",
+        f"END RequestId: {rid}",
+        f"REPORT RequestId: {rid}\tDuration: 6000.00 ms",
+        f"{rid} Task timed out after 6.00 seconds",
+    )
+    request_log["params"] = {"template": "request", "request_id": rid}
+    (stalled,) = analyzers.stalled_calls([request_log])
+    assert "api.carrier-partner.example" in stalled.summary
+    assert stalled.citations[0].raw_path == "$.results[2].message"
+    assert (
+        gatekeeper.check(build_evidence([stalled]), [as_invocation(request_log)]).verdict
+        is GateVerdict.PASS
+    )

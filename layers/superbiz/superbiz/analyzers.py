@@ -436,6 +436,7 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
         )
     found += change_correlation(invocations, anomalies, found)
     found += knowledge_matches(invocations)
+    found += stalled_calls(invocations)
     for inv in invocations:
         if inv.get("success") and inv.get("empty"):
             statement = _nothing_found(inv)
@@ -516,6 +517,53 @@ def change_correlation(
                     )
                 )
     return correlated
+
+
+_REQUEST_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+_RUNTIME_LINE = re.compile(r"^\s*(START|END|REPORT|INIT_START|INIT_REPORT)\b")
+_TIMED_OUT = re.compile(r"Task timed out after [\d.]+ seconds")
+
+
+def request_id_in(text: str) -> str | None:
+    """A Lambda/X-Ray style request id in a log line, if any."""
+    match = _REQUEST_ID.search(text)
+    return match.group(0) if match else None
+
+
+def stalled_calls(invocations: list[dict[str, Any]]) -> list[Finding]:
+    """For one request's full log (query_logs template "request"): the last step
+    it logged before it timed out, which names what it was waiting on."""
+    found = []
+    for inv in invocations:
+        if not _usable(inv, "query_logs") or inv.get("params", {}).get("template") != "request":
+            continue
+        rows = inv["output"].get("results", [])
+        end = next((i for i, r in enumerate(rows) if _TIMED_OUT.search(r.get("message", ""))), None)
+        if end is None:
+            continue
+        last = next(
+            (
+                i
+                for i in range(end - 1, -1, -1)
+                if not _RUNTIME_LINE.match(rows[i].get("message", ""))
+            ),
+            None,
+        )
+        if last is None or is_instruction_like(rows[last]["message"]):
+            continue
+        message = rows[last]["message"]
+        found.append(
+            Finding(
+                kind="stalled_call",
+                summary=(
+                    f"Request {inv['params'].get('request_id')} timed out at {rows[end].get('timestamp')}; "
+                    f'the last step it logged, at {rows[last].get("timestamp")}, was: "{excerpt(message)}"'
+                ),
+                citations=[_cite(inv["invocation_id"], f"$.results[{last}].message", message)],
+                data={"step": excerpt(message), "request_id": inv["params"].get("request_id")},
+            )
+        )
+    return found
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")

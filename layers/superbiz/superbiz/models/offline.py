@@ -172,6 +172,9 @@ class OfflineModel:
                 if calls:
                     return self._reply(tool_calls=calls)
             follow = self._follow_ups(invocations, ctx["plan"].get("entities", []))
+            trace_one = _one_timed_out_request(ctx)
+            if trace_one is not None:
+                follow.append(trace_one)
             lookup = _knowledge_lookup(ctx)
             if lookup is not None:
                 follow.append(lookup)
@@ -379,6 +382,38 @@ def _timing(anomaly: Finding, first_at: str) -> str:
     return f"{metric} {moved} at {onset}, {round(-delta)} minute(s) after it"
 
 
+def _one_timed_out_request(ctx: dict[str, Any]) -> ToolCall | None:
+    """Once per run, for Lambda timeouts: read one timed-out request's whole log,
+    whose last step names the call it was waiting on."""
+    if any(
+        i["tool"] == "query_logs" and i["params"].get("template") == "request"
+        for i in ctx["invocations"]
+    ):
+        return None
+    timeout = next(
+        (
+            f
+            for f in ctx.get("findings", [])
+            if f["kind"] == "error_signature" and f["data"]["signature"] == "lambda_timeout"
+        ),
+        None,
+    )
+    if timeout is None:
+        return None
+    request_id = analyzers.request_id_in(timeout["citations"][0]["evidence_excerpt"])
+    if request_id is None:
+        return None
+    params: dict[str, Any] = {
+        "template": "request",
+        "request_id": request_id,
+        "minutes": 120,
+        "limit": 100,
+    }
+    if ctx["plan"].get("entities"):
+        params["service"] = ctx["plan"]["entities"][0]
+    return ToolCall(call_id="request", tool="query_logs", params=params)
+
+
 def _knowledge_lookup(ctx: dict[str, Any]) -> ToolCall | None:
     """Once per run: look the leading error signature up in the runbooks (what an
     SRE searches for), else the question itself."""
@@ -455,6 +490,7 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         + by_kind.get("metric_flat", [])[:3]
         + signatures[:3]
         + changes[:2]
+        + by_kind.get("stalled_call", [])[:1]
         + by_kind.get("knowledge", [])[:2]
     ):
         add(ClaimKind.OBSERVATION, finding.summary, finding.citations)
@@ -487,13 +523,20 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
                 f" It began {trigger.data['minutes_before_onset']:g} minute(s) after {c['event']} on "
                 f"{c['resource']} at {c['t']} ({c.get('detail', '')}), the likely trigger."
             )
+        stalled = by_kind.get("stalled_call", [])[:1] if d["signature"] == "lambda_timeout" else []
+        waiting = (
+            f' A timed-out request was last seen at: "{stalled[0].data["step"]}".'
+            if stalled
+            else ""
+        )
         add(
             ClaimKind.ROOT_CAUSE,
-            f"{d['cause']}. {seen} in {', '.join(d['log_groups'])} ({d['count']} event(s)){timing}.{after}",
+            f"{d['cause']}. {seen} in {', '.join(d['log_groups'])} ({d['count']} event(s)){timing}.{after}{waiting}",
             cause.citations
             + [a.citations[0] for a in anomalies[:1]]
             + [a.citations[0] for a in alarms[:1]]
-            + ([trigger.citations[0]] if trigger else []),
+            + ([trigger.citations[0]] if trigger else [])
+            + [f.citations[0] for f in stalled],
         )
         actions = list(d["actions"])
         if trigger is not None:
