@@ -314,3 +314,23 @@ def test_world_knowledge_is_retrieved_through_the_real_knowledge_path(diagnose):
     assert {"score", "rawScore", "scoreLabel"} <= set(lookup["output"]["hits"][0])
     assert "$.hits[0].text" in lookup["retrieval_details"]["evidence_refs"]
     assert lookup["invocation_id"] in result["answer"]
+
+
+def test_follow_up_question_in_the_same_session_sees_the_history(runtime):
+    # Given a first question answered in a session
+    runtime.use_model(OfflineModel())
+    runtime.limits = Limits()
+    first = runtime.run(QUESTION, session_id="oncall-7")
+    # When the engineer follows up without naming the service
+    second = runtime.run(
+        "Is it still happening, and what should I do first?", session_id="oncall-7"
+    )
+    # Then the follow-up's Planner saw the earlier exchange and investigated the same service
+    trace = runtime.store.get_trace(second.run_id)
+    plan_step = next(s for s in trace.steps if s.output_type == "planner_plan")
+    assert QUESTION in json.dumps(plan_step.model_input)
+    logs = next(i for i in trace.invocations if i.tool_name == "query_logs")
+    assert logs.input_params.get("service") == "payment-api"
+    session = runtime.store.get_session("oncall-7")
+    assert session is not None and session.message_pair_count == 2
+    assert runtime.store.session_run_ids("oncall-7") == [first.run_id, second.run_id]

@@ -49,6 +49,11 @@ def run_result(runtime: Any, outcome: Any) -> dict[str, Any]:
             "state_path": runtime.state_path(outcome.execution_arn),
         },
         "seconds": round(outcome.seconds, 3),
+        "usage": {
+            "prompt_tokens": run.prompt_tokens,
+            "completion_tokens": run.completion_tokens,
+            "cost_usd": round(run.cost_usd, 6),
+        },
         "trace": {
             "steps": [s.model_dump(mode="json") for s in trace.steps],
             "invocations": [i.model_dump(mode="json") for i in trace.invocations],
@@ -97,6 +102,21 @@ def render_report(
             f"{inv['invocation_id']}  {inv['tool_name']:<16} {status:<6} {inv['duration_ms']:>5} ms  {params[:90]}"
         )
         out.append(f"    {inv['output_preview'][:150]}")
+    out += ["", rule, "Model steps (tokens and estimated cost)", rule]
+    for step in result["trace"]["steps"]:
+        if not step["model"]:
+            continue
+        status = f"  ERROR {step['error'][:60]}" if step["error"] else ""
+        out.append(
+            f"{step['seq']:>3} {step['agent_name']:<9} {step['output_type'] or '-':<22} {step['model']:<22} "
+            f"{step['prompt_tokens']:>6} in {step['completion_tokens']:>5} out  ${step['cost_usd']:.4f}  "
+            f"{step['duration_ms']:>5} ms{status}"
+        )
+    usage = result["usage"]
+    out.append(
+        f"run total: {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion tokens, "
+        f"estimated ${usage['cost_usd']:.4f}"
+    )
     out += ["", rule, "Gates", rule]
     gate = result["gatekeeper"]
     if gate:

@@ -33,6 +33,21 @@ class Settings(BaseSettings):
     embeddings_base_url: str = "https://api.openai.com/v1"
     embeddings_model: str = "text-embedding-3-small"
     embeddings_dimension: int = 1536
+    # USD per million tokens (input, output), matched by the longest model-name prefix;
+    # override with SUPERBIZ_MODEL_PRICES='{"my-model": [0.5, 1.5]}'
+    model_prices: dict[str, tuple[float, float]] = Field(
+        default_factory=lambda: {
+            "gpt-4.1-nano": (0.10, 0.40),
+            "gpt-4.1-mini": (0.40, 1.60),
+            "gpt-4.1": (2.00, 8.00),
+            "gpt-4o-mini": (0.15, 0.60),
+            "gpt-4o": (2.50, 10.00),
+            "o4-mini": (1.10, 4.40),
+            "offline": (0.0, 0.0),
+        }
+    )
+    # how many earlier exchanges of a session a follow-up question sees
+    session_history_turns: int = 3
 
 
 @lru_cache(maxsize=1)

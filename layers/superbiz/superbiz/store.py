@@ -105,6 +105,7 @@ class AgentStep(BaseModel):
     duration_ms: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cost_usd: float = 0.0
     error: str | None = None
     started_at: str = Field(default_factory=utcnow_iso)
 
@@ -268,8 +269,30 @@ class RunStore:
         return SessionRecord.model_validate(_from_item(got["Item"])) if "Item" in got else None
 
     def session_run_ids(self, session_id: str) -> list[str]:
+        """The session's runs, oldest first."""
         items = self._query(session_pk(session_id), "RUN#")
         return [i["run_id"] for i in items]
+
+    def session_history(self, session_id: str, before_run: str, turns: int) -> list[dict[str, str]]:
+        """The last `turns` answered exchanges of a session before `before_run`."""
+        run_ids = self.session_run_ids(session_id)
+        if before_run in run_ids:
+            run_ids = run_ids[: run_ids.index(before_run)]
+        history = []
+        for run_id in run_ids[-turns:] if turns > 0 else []:
+            run = self.get_run(run_id)
+            if run.answer:
+                history.append({"run_id": run_id, "question": run.query, "answer": run.answer})
+        return history
+
+    def count_exchange(self, session_id: str) -> None:
+        """One more question/answer pair in the session."""
+        self._call(
+            self.table.update_item,
+            Key={"PK": session_pk(session_id), "SK": "META"},
+            UpdateExpression="ADD message_pair_count :one SET updated_at = :now",
+            ExpressionAttributeValues={":one": 1, ":now": utcnow_iso()},
+        )
 
     # -- runs
     def create_run(self, run: RunRecord) -> bool:
@@ -344,8 +367,12 @@ class RunStore:
         self._call(
             self.table.update_item,
             Key={"PK": run_pk(run_id), "SK": "META"},
-            UpdateExpression="ADD prompt_tokens :p, completion_tokens :c",
-            ExpressionAttributeValues={":p": step.prompt_tokens, ":c": step.completion_tokens},
+            UpdateExpression="ADD prompt_tokens :p, completion_tokens :c, cost_usd :d",
+            ExpressionAttributeValues={
+                ":p": step.prompt_tokens,
+                ":c": step.completion_tokens,
+                ":d": Decimal(str(step.cost_usd)),
+            },
         )
         return step
 

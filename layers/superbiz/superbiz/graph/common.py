@@ -15,6 +15,7 @@ from superbiz.contracts import ExecutorEvidence, GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import ModelError, ModelOutputInvalid
 from superbiz.models.base import ModelRequest, ModelResponse, Role
+from superbiz.models.pricing import cost_usd
 from superbiz.prompts import load_prompt
 from superbiz.store import AgentStep, RunTrace
 
@@ -94,6 +95,9 @@ def model_turn(
     step.model = response.model
     step.prompt_tokens = response.usage.prompt_tokens
     step.completion_tokens = response.usage.completion_tokens
+    step.cost_usd = cost_usd(
+        response.model, step.prompt_tokens, step.completion_tokens, deps.settings.model_prices
+    )
     step.model_output = {
         "content": response.content,
         "tool_calls": [c.model_dump() for c in response.tool_calls],

@@ -140,6 +140,7 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
         finished_at=finished,
         duration_ms=duration_ms,
     )
+    deps.store.count_exchange(trace.run.session_id)
     metrics.add_metric(name="RunsFinished", unit=MetricUnit.Count, value=1)
     tokens = trace.run.prompt_tokens + trace.run.completion_tokens
     if tokens:

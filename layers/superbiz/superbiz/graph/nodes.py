@@ -104,12 +104,25 @@ def _findings(trace: RunTrace) -> list[analyzers.Finding]:
     return kept
 
 
+HISTORY_ANSWER_CHARS = 1500
+
+
 def _run_context(trace: RunTrace) -> dict[str, Any]:
     run = trace.run
     ctx: dict[str, Any] = {"query": run.query, "mode": run.mode}
     if run.alarm:
         ctx["alarm"] = run.alarm
     return ctx
+
+
+def _session_history(deps: Deps, trace: RunTrace) -> list[dict[str, str]]:
+    """The session's last exchanges, so a follow-up question has its context."""
+    return [
+        {"question": h["question"], "answer": h["answer"][:HISTORY_ANSWER_CHARS]}
+        for h in deps.store.session_history(
+            trace.run.session_id, trace.run.run_id, deps.settings.session_history_turns
+        )
+    ]
 
 
 # ------------------------------------------------------------------- Planner
@@ -119,6 +132,7 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Planner", deps)
     trace = deps.store.get_trace(state.run_id)
     context = _run_context(trace) | {
+        "session_history": _session_history(deps, trace),
         "tools": [s["function"]["name"] for s in tool_schemas()],
         "plan_loop": state.counters.plan_loops,
         "evidence_retry": state.counters.evidence_retries,
@@ -364,6 +378,7 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
     low_confidence = state.low_confidence or verdict.verdict is VerifierVerdict.LOW_CONFID
     context = {
         "query": trace.run.query,
+        "session_history": _session_history(deps, trace),
         "verdict": verdict.verdict.value,
         "score": verdict.score,
         "low_confidence": low_confidence,

@@ -77,6 +77,11 @@ class OfflineModel:
         alarm = ctx.get("alarm") or {}
         alarm_name = alarm.get("name") or alarm.get("alarmName")
         services = services_in(query)
+        if not services:  # a follow-up ("and the latency?") inherits the session's service
+            for turn in reversed(ctx.get("session_history", [])):
+                services = services_in(turn["question"])
+                if services:
+                    break
         if alarm_name:
             services = [_ALARM_SUFFIX.sub("", alarm_name)] + [
                 s for s in services if s != alarm_name
