@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,14 @@ def test_alarm_trigger_runs_the_aiops_plan_loop():
     first_alarm_query = next(i for i in run["invocations"] if i["tool_name"] == "query_alarms")
     assert first_alarm_query["input_params"] == {"names": ["orders-worker-errors"]}
     assert "throttl" in result["answer"].lower()
+
+
+def test_alarm_runs_use_the_aiops_planner_prompt():
+    scenario = load_scenario(
+        Path(__file__).resolve().parents[1] / "scenarios" / "orders-worker-dynamodb-throttling.yaml"
+    )
+    with LocalRuntime(scenario) as runtime:
+        result = run_result(runtime, runtime.run_scenario())
+    plans = [s for s in result["trace"]["steps"] if s["output_type"] == "planner_plan"]
+    assert plans and all(s["prompt_version"].startswith("aiops_planner@") for s in plans)
+    assert "PLAN: the next investigation steps" in json.dumps(plans[0]["model_input"])

@@ -62,9 +62,10 @@ def model_turn(
     tools: list[dict[str, Any]] | None = None,
     response_model: type[BaseModel] | None = None,
     output_type: str | None = None,
+    prompt_name: str | None = None,
 ) -> Turn:
     """One model call, recorded as an agent_step whether it succeeds or not."""
-    prompt = load_prompt(role)
+    prompt = load_prompt(prompt_name or role)
     request = ModelRequest(
         role=role,
         messages=prompt.render(context),

@@ -163,6 +163,8 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
         attempt=event.retry_count,
         response_model=PlannerPlan,
         output_type="planner_plan",
+        # alarm-triggered runs plan, execute and replan in a loop (PLAN/EXECUTE/FINISH)
+        prompt_name="aiops_planner" if state.aiops_loop else "planner",
     )
     plan = parse_output(turn, PlannerPlan, deps, state.run_id)
     if not state.aiops_loop and plan.decision is Decision.PLAN:

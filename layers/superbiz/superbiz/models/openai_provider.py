@@ -30,7 +30,13 @@ from typing import Any
 import openai
 
 from superbiz.contracts import ToolCall
-from superbiz.errors import ModelError, ModelOutputInvalid, ModelRateLimited, ModelRefused, ModelTimeout
+from superbiz.errors import (
+    ModelError,
+    ModelOutputInvalid,
+    ModelRateLimited,
+    ModelRefused,
+    ModelTimeout,
+)
 from superbiz.models.base import ModelRequest, ModelResponse, Usage
 
 _SCHEMA_NOTE = (
@@ -82,7 +88,9 @@ class OpenAIChatModel:
             kwargs["tool_choice"] = "auto"
             if schema is not None:
                 # some servers reject tools and response_format together: the schema goes in the prompt
-                _append_system_note(messages, _SCHEMA_NOTE + json.dumps(schema, separators=(",", ":")))
+                _append_system_note(
+                    messages, _SCHEMA_NOTE + json.dumps(schema, separators=(",", ":"))
+                )
         elif schema is not None:
             kwargs["response_format"] = {
                 "type": "json_schema",
@@ -98,7 +106,11 @@ class OpenAIChatModel:
 
 def _append_system_note(messages: list[dict[str, Any]], note: str) -> None:
     """Append to the leading system message (some chat templates allow only one)."""
-    if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
+    if (
+        messages
+        and messages[0].get("role") == "system"
+        and isinstance(messages[0].get("content"), str)
+    ):
         messages[0]["content"] = f"{messages[0]['content'].rstrip()}\n\n{note}"
     else:
         messages.insert(0, {"role": "system", "content": note})
@@ -173,7 +185,9 @@ def _map_error(exc: openai.OpenAIError, model: str, base_url: str | None) -> Mod
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         if status in (408, 504) or status >= 500:
-            return ModelTimeout(f"{endpoint} failed {model} with HTTP {status} (transient): {_detail(exc)}")
+            return ModelTimeout(
+                f"{endpoint} failed {model} with HTTP {status} (transient): {_detail(exc)}"
+            )
         if exc.code in _CONTENT_FILTER_CODES or "content_filter" in str(exc.body or ""):
             return ModelRefused(
                 f"{endpoint}'s content filter blocked the request to {model}; rephrase the question"
@@ -183,9 +197,13 @@ def _map_error(exc: openai.OpenAIError, model: str, base_url: str | None) -> Mod
                 f"{endpoint} does not serve model {model} (HTTP 404): check SUPERBIZ_MODEL "
                 "and the SUPERBIZ_MODEL_<ROLE> overrides"
             )
-        return ModelRefused(f"{endpoint} rejected the request to {model} (HTTP {status}): {_detail(exc)}")
+        return ModelRefused(
+            f"{endpoint} rejected the request to {model} (HTTP {status}): {_detail(exc)}"
+        )
     if isinstance(exc, openai.APIResponseValidationError):
-        return ModelOutputInvalid(f"{endpoint} returned a reply that is not a chat completion: {exc}")
+        return ModelOutputInvalid(
+            f"{endpoint} returned a reply that is not a chat completion: {exc}"
+        )
     return ModelError(f"{model} call failed: {type(exc).__name__}: {exc}")
 
 
