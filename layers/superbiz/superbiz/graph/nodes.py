@@ -221,6 +221,7 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         context,
         attempt=event.retry_count,
         tools=tools,
+        response_model=ExecutorEvidence,
         output_type="executor_evidence_v2",
     )
     calls = turn.response.tool_calls

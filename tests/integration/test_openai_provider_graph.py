@@ -1,0 +1,370 @@
+"""The OpenAI provider through the real state machine on the local runtime.
+
+The model endpoint is a real OpenAI-compatible HTTP server on 127.0.0.1 (not
+a mock of the client library). Each role answers from the context the graph
+rendered into its prompt, as a hosted model would: the Executor calls tools,
+then cites a log line it was actually shown; Verifier and Composer pass on
+what the Gatekeeper let through. A test scripts only the turns it is about.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from superbiz.cli import DEMO_WORLD, run_result
+from superbiz.local.runtime import LocalRuntime
+from superbiz.models.openai_provider import OpenAIChatModel
+from superbiz.world import load_scenario
+
+pytestmark = pytest.mark.integration
+
+QUESTION = "Why is payment-api returning 500 errors since about 10:05?"
+FABRICATED = "x509: certificate has expired"
+
+_ROLE_LINE = re.compile(r"You are the (Planner|Executor|Verifier|Composer)\b")
+_CONTEXT = re.compile(r"<context>\s*(.*)\s*</context>", re.DOTALL)
+
+Reply = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def context_of(body: dict[str, Any]) -> dict[str, Any]:
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    match = _CONTEXT.search(user)
+    assert match, "the user message carries the context JSON"
+    return json.loads(match.group(1))
+
+
+# ------------------------------------------------------- what each role answers
+
+
+def plan(ctx: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "content": {
+            "fault_category": "http_5xx",
+            "steps": [
+                {"tool": "query_logs", "params": {"service": "payment-api", "minutes": 60}},
+                {"tool": "query_alarms", "params": {"state": "ALARM"}},
+            ],
+            "decision": "EXECUTE",
+            "rationale": "Check the error logs of payment-api, then what alarms fire.",
+            "entities": ["payment-api"],
+        }
+    }
+
+
+def logs_exemplar(ctx: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The first verbatim log exemplar the Executor was shown, with its invocation id."""
+    for inv in ctx["invocations"]:
+        if inv["tool"] == "query_logs" and inv["success"] and inv.get("view"):
+            for cluster in inv["view"].get("clusters", []):
+                for exemplar in cluster.get("exemplars", []):
+                    return inv["invocation_id"], exemplar
+    return None
+
+
+def claim_for(ctx: dict[str, Any]) -> dict[str, Any]:
+    found = logs_exemplar(ctx)
+    assert found, "the executor saw a log exemplar to cite"
+    invocation_id, exemplar = found
+    excerpt = exemplar["message"].rstrip("…").strip()[:200]
+    return {
+        "claim_id": "c1",
+        "kind": "observation",
+        "statement": f"payment-api logs show the error: {excerpt[:80]}",
+        "citations": [
+            {
+                "source_invocation_id": invocation_id,
+                "raw_path": exemplar["path"],
+                "evidence_excerpt": excerpt,
+            }
+        ],
+    }
+
+
+def evidence(ctx: dict[str, Any], fabricate: bool = False) -> dict[str, Any]:
+    if logs_exemplar(ctx) is None:
+        return {"tool_calls": [{"tool": "query_logs", "arguments": {"service": "payment-api"}}]}
+    claims = [claim_for(ctx)]
+    if fabricate:
+        real = claims[0]["citations"][0]
+        claims.append(
+            {
+                "claim_id": "fab",
+                "kind": "root_cause",
+                "statement": "An expired TLS certificate breaks the payment gateway.",
+                "citations": [{**real, "evidence_excerpt": FABRICATED}],
+            }
+        )
+    return {"content": {"claims": claims, "missing_info": [], "recommended_actions": []}}
+
+
+def verify(ctx: dict[str, Any]) -> dict[str, Any]:
+    ids = [c["claim_id"] for c in ctx["verified_evidence"]["claims"]]
+    return {
+        "content": {
+            "verdict": "PASS" if ids else "REJECT",
+            "score": 85 if ids else 5,
+            "support": [
+                {"claim_id": i, "supported": True, "reason": "restates the excerpt"} for i in ids
+            ],
+            "allowed_claims": ids,
+        }
+    }
+
+
+def compose(ctx: dict[str, Any]) -> dict[str, Any]:
+    lines = ["**Summary:** payment-api is failing.", "", "**Evidence:**"]
+    for claim in ctx["allowed_claims"]:
+        refs = "; ".join(
+            f"`{c['source_invocation_id']}` `{c['raw_path']}`" for c in claim["citations"]
+        )
+        lines.append(f"- {claim['statement']} [{refs}]")
+    return {"content": {"answer_markdown": "\n".join(lines)}}
+
+
+DEFAULTS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "planner": plan,
+    "executor": evidence,
+    "verifier": verify,
+    "composer": compose,
+}
+
+
+# ------------------------------------------------------------------ the server
+
+
+class FakeOpenAI:
+    """`POST /v1/chat/completions` on 127.0.0.1. The role comes from the system
+    prompt's first line; a role's queued replies answer first, then its default.
+    A reply is `{"content": str | dict}`, `{"tool_calls": [{"tool", "arguments"}]}`
+    or `{"status": int}`, or a callable of the request's context returning one."""
+
+    def __init__(self) -> None:
+        self.queues: dict[str, deque[Reply]] = {}
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                status, payload = fake.answer(body)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+
+    def start(self) -> None:
+        threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def reset(self, **script: list[Reply]) -> None:
+        with self.lock:
+            self.queues = {role: deque(replies) for role, replies in script.items()}
+            self.requests = []
+
+    def bodies(self, role: str) -> list[dict[str, Any]]:
+        return [body for r, body in self.requests if r == role]
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        first_line = body["messages"][0]["content"].split("\n", 1)[0]
+        match = _ROLE_LINE.search(first_line)
+        assert match, first_line
+        role = match.group(1).lower()
+        with self.lock:
+            self.requests.append((role, body))
+            queue = self.queues.get(role)
+            reply: Reply = queue.popleft() if queue else DEFAULTS[role]
+        if callable(reply):
+            reply = reply(context_of(body))
+        if "status" in reply:
+            return reply["status"], {"error": {"message": f"scripted HTTP {reply['status']}"}}
+        content = reply.get("content")
+        if isinstance(content, dict):
+            content = json.dumps(content)
+        calls = [
+            {
+                "id": f"call_{len(self.requests)}_{i}",
+                "type": "function",
+                "function": {"name": c["tool"], "arguments": json.dumps(c["arguments"])},
+            }
+            for i, c in enumerate(reply.get("tool_calls", []))
+        ]
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if calls:
+            message["tool_calls"] = calls
+        prompt_tokens = len(json.dumps(body["messages"])) // 4
+        return 200, {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if calls else "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": len(content or "") // 4 + 5 * len(calls),
+                "total_tokens": prompt_tokens,
+            },
+        }
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[FakeOpenAI]:
+    fake = FakeOpenAI()
+    fake.start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture(scope="module")
+def runtime(endpoint):
+    with LocalRuntime(load_scenario(DEMO_WORLD)) as rt:
+        rt.use_model(
+            OpenAIChatModel(
+                "fake-model",
+                base_url=f"http://127.0.0.1:{endpoint.port}/v1",
+                api_key="test",
+                role_models={"composer": "fake-composer"},
+                timeout=30,
+            )
+        )
+        yield rt
+
+
+@pytest.fixture
+def diagnose(runtime, endpoint):
+    """Run one chat diagnosis with the given per-role script; return the run's JSON view."""
+
+    def _run(**script: list[Reply]) -> dict[str, Any]:
+        endpoint.reset(**script)
+        outcome = runtime.run(QUESTION)
+        return run_result(runtime, outcome)
+
+    return _run
+
+
+def model_steps(result: dict[str, Any], agent: str) -> list[dict[str, Any]]:
+    """The agent's model turns (code steps such as final_answer have no model)."""
+    return [s for s in result["trace"]["steps"] if s["agent_name"] == agent and s["model"]]
+
+
+# ---------------------------------------------------------------------- tests
+
+
+def test_executor_tool_calls_over_several_turns_reach_a_cited_answer(diagnose, endpoint):
+    # Given an executor that asks for logs, then for alarms, then answers citing a log line
+    logs_call = {
+        "tool_calls": [
+            {"tool": "query_logs", "arguments": {"service": "payment-api", "minutes": 60}}
+        ]
+    }
+    alarms_call = {"tool_calls": [{"tool": "query_alarms", "arguments": {"state": "ALARM"}}]}
+    # When an engineer asks why payment-api returns 500s
+    result = diagnose(executor=[logs_call, alarms_call])
+    # Then both tools ran with the model's parameters, in order
+    invocations = result["trace"]["invocations"]
+    assert [(i["tool_name"], i["input_params"]) for i in invocations][:2] == [
+        ("query_logs", {"service": "payment-api", "minutes": 60}),
+        ("query_alarms", {"state": "ALARM"}),
+    ]
+    assert all(i["success"] for i in invocations[:2])
+    # and the third executor turn saw both outputs and cited one log line verbatim
+    executor_bodies = endpoint.bodies("executor")
+    assert len(executor_bodies) == 3
+    last_ctx = context_of(executor_bodies[-1])
+    assert {i["invocation_id"] for i in last_ctx["invocations"]} >= {
+        i["invocation_id"] for i in invocations[:2]
+    }
+    claim = claim_for(last_ctx)
+    # Then the run succeeded through the Composer, and the answer carries the checked claim
+    assert result["status"] == "SUCCEEDED"
+    assert result["final_node"] == "Composer"
+    assert result["gatekeeper"]["verdict"] == "PASS"
+    assert claim["statement"] in result["answer"]
+    assert claim["citations"][0]["source_invocation_id"] in result["answer"]
+    # what each role was sent: tools for the executor, a JSON schema for the structured roles
+    assert all(b["tool_choice"] == "auto" and b["tools"] for b in executor_bodies)
+    for role in ("planner", "verifier", "composer"):
+        fmt = endpoint.bodies(role)[0]["response_format"]
+        assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == f"{role}_output"
+    # and every model step recorded its model and the tokens the endpoint reported
+    for agent in ("planner", "executor", "verifier", "composer"):
+        steps = model_steps(result, agent)
+        assert steps and all(s["prompt_tokens"] > 0 for s in steps), agent
+    assert {s["model"] for s in model_steps(result, "composer")} == {"fake-composer"}
+    assert {s["model"] for s in model_steps(result, "planner")} == {"fake-model"}
+    assert result["usage"]["prompt_tokens"] > 0
+
+
+def test_malformed_plan_once_gets_one_technical_retry(diagnose):
+    # Given a planner whose first reply is not JSON
+    result = diagnose(planner=[{"content": "{not json at all"}])
+    # Then the state machine retries the Planner once and the run succeeds
+    orch = result["orchestration_trace"]
+    assert orch["technical_retries"] == {"Planner": 1}
+    assert result["final_node"] == "Composer" and result["status"] == "SUCCEEDED"
+    failed = [s for s in model_steps(result, "planner") if s["error"]]
+    assert len(failed) == 1 and failed[0]["error"].startswith("ModelOutputInvalid")
+
+
+def test_malformed_plan_twice_ends_in_fallback(diagnose):
+    result = diagnose(planner=[{"content": "nope"}, {"content": '{"fault_category": 3}'}])
+    orch = result["orchestration_trace"]
+    assert orch["technical_retries"] == {"Planner": 1}
+    assert result["final_node"] == "Fallback"
+    assert orch["termination_reason"] == "node_error:ModelOutputInvalid"
+    assert result["status"] == "DEGRADED"
+    assert result["answer"].strip()
+
+
+def test_rate_limited_composer_is_retried_by_the_state_machine(diagnose, endpoint):
+    # Given an endpoint that answers the composer's first call with HTTP 429
+    result = diagnose(composer=[{"status": 429}])
+    # Then the Composer is retried once by the state machine and answers
+    assert result["orchestration_trace"]["technical_retries"] == {"Composer": 1}
+    assert result["final_node"] == "Composer" and result["status"] == "SUCCEEDED"
+    failed = [s for s in model_steps(result, "composer") if s["error"]]
+    assert len(failed) == 1 and failed[0]["error"].startswith("ModelRateLimited")
+    # the client itself did not retry: two composer requests, one per state machine attempt
+    assert len(endpoint.bodies("composer")) == 2
+
+
+def test_fabricated_citation_is_rejected_and_left_out_of_the_answer(diagnose):
+    # Given an executor that adds a claim whose excerpt the cited output never contained
+    result = diagnose(executor=[lambda ctx: evidence(ctx), lambda ctx: evidence(ctx, True)])
+    # Then the Gatekeeper drops that claim and the answer keeps only the real one
+    gate = result["gatekeeper"]
+    assert gate["verdict"] == "PARTIAL"
+    fab = next(c for c in gate["claims"] if c["claim_id"] == "fab")
+    assert not fab["passed"] and "R4_EXCERPT_MISMATCH" in fab["rule_ids"]
+    assert result["final_node"] == "Composer"
+    assert "certificate" not in result["answer"].lower()
+    assert "payment-api logs show the error" in result["answer"]
