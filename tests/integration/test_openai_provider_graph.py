@@ -368,3 +368,50 @@ def test_fabricated_citation_is_rejected_and_left_out_of_the_answer(diagnose):
     assert result["final_node"] == "Composer"
     assert "certificate" not in result["answer"].lower()
     assert "payment-api logs show the error" in result["answer"]
+
+
+def test_chat_command_selects_the_provider_by_configuration(endpoint):
+    import os
+    import subprocess
+    import sys
+
+    # Given an OpenAI-compatible server and nothing but environment configuration
+    endpoint.reset()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SUPERBIZ_", "OPENAI_"))}
+    env |= {
+        "SUPERBIZ_MODEL": "openai:gpt-4.1-mini",
+        "OPENAI_BASE_URL": f"http://127.0.0.1:{endpoint.port}/v1",
+        "OPENAI_API_KEY": "test-key",
+    }
+    # When an engineer runs `superbiz chat`
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "superbiz.cli",
+            "chat",
+            QUESTION,
+            "--world",
+            str(DEMO_WORLD),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    # Then the hosted model answered through the graph, with tokens and cost per step and run
+    assert result["status"] == "SUCCEEDED" and result["final_node"] == "Composer"
+    steps = [s for s in result["trace"]["steps"] if s["model"]]
+    assert steps and all(s["model"].startswith("gpt-4.1-mini") for s in steps)
+    assert all(s["prompt_tokens"] > 0 and s["cost_usd"] > 0 for s in steps)
+    assert result["usage"]["prompt_tokens"] == sum(s["prompt_tokens"] for s in steps)
+    assert result["usage"]["cost_usd"] > 0
+    assert {role for role, _ in endpoint.requests} >= {
+        "planner",
+        "executor",
+        "verifier",
+        "composer",
+    }

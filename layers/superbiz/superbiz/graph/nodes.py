@@ -115,6 +115,22 @@ def _run_context(trace: RunTrace) -> dict[str, Any]:
     return ctx
 
 
+def _knowledge_domains(deps: Deps) -> list[str]:
+    """The knowledge base's domain map, so the Planner knows what lookup_knowledge can find."""
+    from superbiz.errors import SuperBizError
+    from superbiz.tools.knowledge import KNOWLEDGE_BASE_EXTRA
+
+    kb = deps.tool_extras.get(KNOWLEDGE_BASE_EXTRA)
+    try:
+        if kb is None:
+            from superbiz.knowledge.factory import knowledge_base_for
+
+            kb = knowledge_base_for(deps.settings, deps.clients)
+        return list(kb.domains())
+    except SuperBizError:
+        return []  # no knowledge base configured: the Planner plans without it
+
+
 def _session_history(deps: Deps, trace: RunTrace) -> list[dict[str, str]]:
     """The session's last exchanges, so a follow-up question has its context."""
     return [
@@ -133,6 +149,7 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
     trace = deps.store.get_trace(state.run_id)
     context = _run_context(trace) | {
         "session_history": _session_history(deps, trace),
+        "knowledge_domains": _knowledge_domains(deps),
         "tools": [s["function"]["name"] for s in tool_schemas()],
         "plan_loop": state.counters.plan_loops,
         "evidence_retry": state.counters.evidence_retries,
