@@ -367,3 +367,32 @@ def test_factory_rejects_unknown_providers_naming_the_choices(spec):
     with pytest.raises(ValueError) as err:
         build_model(spec, env={"OPENAI_API_KEY": "sk-test"})
     assert "'offline'" in str(err.value) and "'openai:<model>'" in str(err.value)
+
+
+def test_api_key_comes_from_secrets_manager_in_aws(monkeypatch):
+    import boto3
+    from moto import mock_aws
+
+    from superbiz.models.factory import api_key_from_secret, build_model
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
+    with mock_aws():
+        secrets = boto3.client("secretsmanager", region_name="us-east-1")
+        plain = secrets.create_secret(Name="model-key", SecretString="sk-from-secret")["ARN"]
+        as_json = secrets.create_secret(
+            Name="model-key-json", SecretString='{"api_key": "sk-json"}'
+        )["ARN"]
+        api_key_from_secret.cache_clear()
+        # Given no OPENAI_API_KEY but a secret ARN, the key is read from Secrets Manager
+        model = build_model(
+            "openai:gpt-4.1-mini",
+            env={"SUPERBIZ_OPENAI_API_KEY_SECRET_ARN": plain, "AWS_REGION": "us-east-1"},
+        )
+        assert model.client.api_key == "sk-from-secret"
+        assert api_key_from_secret(as_json, "us-east-1") == "sk-json"
+        # and a missing secret is a clear error naming it
+        with pytest.raises(ValueError, match="GetSecretValue"):
+            api_key_from_secret(
+                "arn:aws:secretsmanager:us-east-1:123456789012:secret:nope", "us-east-1"
+            )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -169,6 +170,8 @@ class FakeOpenAI:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        # a client that gave up (timeout tests) closes the socket under a late reply
+        self.server.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
         self.port = self.server.server_address[1]
 
     def start(self) -> None:
@@ -199,6 +202,9 @@ class FakeOpenAI:
             reply: Reply = queue.popleft() if queue else DEFAULTS[role]
         if callable(reply):
             reply = reply(context_of(body))
+        if "delay" in reply:  # answer late, then as the role's default would
+            time.sleep(reply["delay"])
+            reply = DEFAULTS[role](context_of(body))
         if "status" in reply:
             return reply["status"], {"error": {"message": f"scripted HTTP {reply['status']}"}}
         content = reply.get("content")
@@ -415,3 +421,22 @@ def test_chat_command_selects_the_provider_by_configuration(endpoint):
         "verifier",
         "composer",
     }
+
+
+def test_model_timeout_is_retried_by_the_state_machine(endpoint, runtime):
+    # Given a composer that answers only after the client's timeout, once
+    endpoint.reset(composer=[{"delay": 2.5}])
+    impatient = OpenAIChatModel(
+        "fake-model", base_url=f"http://127.0.0.1:{endpoint.port}/v1", api_key="test", timeout=1.0
+    )
+    previous = runtime.deps.model
+    runtime.use_model(impatient)
+    try:
+        result = run_result(runtime, runtime.run(QUESTION))
+    finally:
+        runtime.use_model(previous)
+    # Then the state machine retried the Composer once and the run still answered
+    assert result["orchestration_trace"]["technical_retries"] == {"Composer": 1}
+    assert result["final_node"] == "Composer" and result["status"] == "SUCCEEDED"
+    failed = [s for s in result["trace"]["steps"] if s["agent_name"] == "composer" and s["error"]]
+    assert len(failed) == 1 and failed[0]["error"].startswith("ModelTimeout")

@@ -5,13 +5,17 @@
   it (unset: api.openai.com), `OPENAI_API_KEY` authenticates (required for
   api.openai.com; a local endpoint may run without one), and
   `SUPERBIZ_MODEL_PLANNER`, `_EXECUTOR`, `_VERIFIER`, `_COMPOSER` pick another
-  model for one role.
+  model for one role. In AWS the key comes from Secrets Manager:
+  `SUPERBIZ_OPENAI_API_KEY_SECRET_ARN` names the secret (its string, or a JSON
+  object's `api_key`); it is read once per process and never logged.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
 from urllib.parse import urlparse
 
 from superbiz.models.base import ChatModel
@@ -37,11 +41,41 @@ def build_model(spec: str, env: Mapping[str, str] | None = None) -> ChatModel:
     )
 
 
+@lru_cache(maxsize=4)
+def api_key_from_secret(secret_arn: str, region: str | None = None, client: Any = None) -> str:
+    """The model key from Secrets Manager: a plain string, or JSON with `api_key`."""
+    import json
+
+    import boto3
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    secrets = client or boto3.client("secretsmanager", region_name=region)
+    try:
+        value = secrets.get_secret_value(SecretId=secret_arn)["SecretString"]
+    except (ClientError, BotoCoreError, KeyError) as exc:
+        raise ValueError(
+            f"could not read the model API key from secret {secret_arn}: {exc}; check the ARN and "
+            "that this function's role may call secretsmanager:GetSecretValue on it"
+        ) from exc
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value.strip()
+    if isinstance(parsed, dict) and isinstance(parsed.get("api_key"), str):
+        return parsed["api_key"]
+    raise ValueError(f"secret {secret_arn} holds JSON without a string 'api_key'")
+
+
 def _openai(model: str, env: Mapping[str, str]) -> ChatModel:
     from superbiz.models.openai_provider import OpenAIChatModel
 
     base_url = env.get("OPENAI_BASE_URL") or None
     api_key = env.get("OPENAI_API_KEY") or None
+    secret_arn = env.get("SUPERBIZ_OPENAI_API_KEY_SECRET_ARN") or None
+    if api_key is None and secret_arn:
+        api_key = api_key_from_secret(
+            secret_arn, env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
+        )
     if api_key is None:
         host = urlparse(base_url).hostname if base_url else _OPENAI_HOST
         if host is None or host == _OPENAI_HOST or host.endswith("." + _OPENAI_HOST):
