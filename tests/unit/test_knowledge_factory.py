@@ -26,3 +26,15 @@ def test_opensearch_endpoint_selects_the_aws_backend():
 def test_no_backend_configured_is_a_clear_tool_error(tmp_path):
     with pytest.raises(ToolUnavailable, match="superbiz kb ingest"):
         knowledge_base_for(Settings(kb_dir=tmp_path / "empty"), AwsClients())
+
+
+def test_planner_without_a_configured_knowledge_base_touches_no_disk(tmp_path, monkeypatch):
+    # Given a Lambda-like process: no OpenSearch endpoint, no local index, read-only cwd
+    from superbiz.deps import Deps
+    from superbiz.graph.nodes import _knowledge_domains
+
+    monkeypatch.chdir(tmp_path)
+    deps = Deps(settings=Settings(), clients=AwsClients(), store=None, model=None)  # type: ignore[arg-type]
+    # Then the domain map is simply empty and nothing is created on disk
+    assert _knowledge_domains(deps) == []
+    assert list(tmp_path.iterdir()) == []

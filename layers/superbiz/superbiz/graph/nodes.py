@@ -121,6 +121,9 @@ def _knowledge_domains(deps: Deps) -> list[str]:
     from superbiz.tools.knowledge import KNOWLEDGE_BASE_EXTRA
 
     kb = deps.tool_extras.get(KNOWLEDGE_BASE_EXTRA)
+    configured = deps.settings.opensearch_endpoint or deps.settings.kb_dir
+    if kb is None and not configured:
+        return []  # no knowledge base configured: the Planner plans without it
     try:
         if kb is None:
             from superbiz.knowledge.factory import knowledge_base_for
@@ -128,7 +131,7 @@ def _knowledge_domains(deps: Deps) -> list[str]:
             kb = knowledge_base_for(deps.settings, deps.clients)
         return list(kb.domains())
     except SuperBizError:
-        return []  # no knowledge base configured: the Planner plans without it
+        return []
 
 
 def _session_history(deps: Deps, trace: RunTrace) -> list[dict[str, str]]:

@@ -8,14 +8,20 @@ from functools import lru_cache
 
 from superbiz.aws import AwsClients
 from superbiz.errors import ToolUnavailable
-from superbiz.knowledge.service import KnowledgeBase, open_local_kb
+from superbiz.knowledge.service import KnowledgeBase, default_index_dir, open_local_kb
 from superbiz.settings import Settings
 
 
 def knowledge_base_for(settings: Settings, clients: AwsClients) -> KnowledgeBase:
     if settings.opensearch_endpoint:
         return opensearch_kb(settings, clients)
-    kb = _local(str(settings.kb_dir) if settings.kb_dir else None)
+    index_dir = settings.kb_dir or default_index_dir()
+    if not index_dir.exists():
+        raise ToolUnavailable(
+            f"no knowledge base is configured (no index at {index_dir}): set "
+            "SUPERBIZ_OPENSEARCH_ENDPOINT, or run `superbiz kb ingest PATH` for the local index"
+        )
+    kb = _local(str(index_dir))
     if kb.count() == 0:
         raise ToolUnavailable(
             "no knowledge base is configured: set SUPERBIZ_OPENSEARCH_ENDPOINT, or run "
