@@ -232,13 +232,18 @@ def _open_kb(args: argparse.Namespace, *, for_writing: bool = False) -> tuple[An
     return open_local_kb(index_dir), str(index_dir)
 
 
-def _kb_ingest(args: argparse.Namespace) -> int:
-    kb, index_dir = _open_kb(args, for_writing=True)
+def _ingest_with_progress(kb: Any, path: Path) -> Any:
+    """Ingest PATH with a progress bar on stderr; returns the IngestSummary."""
     bar = _ProgressBar("embedding")
     try:
-        summary = kb.ingest_path(args.path, progress=bar)
+        return kb.ingest_path(path, progress=bar)
     finally:
         bar.close()
+
+
+def _kb_ingest(args: argparse.Namespace) -> int:
+    kb, index_dir = _open_kb(args, for_writing=True)
+    summary = _ingest_with_progress(kb, args.path)
     print(
         f"ingested {summary.documents} documents ({summary.chunks} chunks; "
         f"{summary.unchanged} unchanged, {summary.removed} old chunks replaced) "
@@ -309,11 +314,7 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
     modes = SEARCH_MODES if args.mode == "all" else (args.mode,)
     with tempfile.TemporaryDirectory(prefix="superbiz-eval-kb-") as tmp:
         kb = open_local_kb(Path(tmp))
-        bar = _ProgressBar("embedding")
-        try:
-            summary = kb.ingest_path(args.corpus, progress=bar)
-        finally:
-            bar.close()
+        summary = _ingest_with_progress(kb, args.corpus)
         print(
             f"ingested {summary.documents} documents, {summary.chunks} chunks "
             f"in {summary.seconds:.1f} s; running {len(queries)} queries",
