@@ -66,12 +66,6 @@ class LocalIndex:
                 )
             self._embedder, self._dimension = name, dimension
 
-    @property
-    def embedder_name(self) -> str | None:
-        with self._lock:
-            self._load()
-            return self._embedder
-
     # -- KnowledgeIndex -----------------------------------------------------
 
     def upsert(self, chunks: list[Chunk], vectors: list[list[float]]) -> None:

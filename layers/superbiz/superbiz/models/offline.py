@@ -32,7 +32,6 @@ from superbiz.contracts import (
 )
 from superbiz.models.base import ModelRequest, ModelResponse, Usage
 
-EXCERPT_CHARS = 240
 _SERVICE = re.compile(r"\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+\b")
 _NOT_SERVICES = {"follow-up", "e-mail", "on-call", "x-ray", "read-only", "time-out", "re-run"}
 _ALARM_SUFFIX = re.compile(
@@ -50,10 +49,6 @@ _CATEGORIES = (
 
 def _dump(model: Any) -> str:
     return json.dumps(model.model_dump(mode="json"))
-
-
-def _excerpt(text: str) -> str:
-    return text.strip()[:EXCERPT_CHARS]
 
 
 class OfflineModel:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from superbiz.aws import AwsClients
 from superbiz.contracts import NO_EVIDENCE_PATH
+from superbiz.errors import ToolInputInvalid
 from superbiz.settings import Settings
 
 
@@ -33,7 +34,9 @@ class TimeWindow(ToolInput):
         end = _utc(self.end) if self.end else now
         start = _utc(self.start) if self.start else end - timedelta(minutes=self.minutes)
         if start >= end:
-            raise ValueError(f"start {start.isoformat()} is not before end {end.isoformat()}")
+            raise ToolInputInvalid(
+                f"time window start {start.isoformat()} is not before end {end.isoformat()}"
+            )
         if end - start > timedelta(days=7):
             start = end - timedelta(days=7)
         return start, end

@@ -98,10 +98,7 @@ class QueryLogsTool:
     input_model: ClassVar[type[ToolInput]] = QueryLogsInput
 
     def run(self, params: QueryLogsInput, ctx: ToolContext) -> ToolResult:
-        try:
-            start, end = params.window(ctx.now)
-        except ValueError as exc:
-            raise ToolInputInvalid(f"query_logs: {exc}") from exc
+        start, end = params.window(ctx.now)
         prefixes = list(ctx.settings.log_group_prefixes)
         pattern = params.pattern()
         logs = ctx.clients.logs

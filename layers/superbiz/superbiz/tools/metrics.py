@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from superbiz.errors import ToolError, ToolInputInvalid
+from superbiz.errors import ToolError
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
 from superbiz.tools.common import clean_number, fmt_number, sdk_call
 
@@ -55,10 +55,7 @@ class QueryMetricsTool:
     input_model: ClassVar[type[ToolInput]] = QueryMetricsInput
 
     def run(self, params: QueryMetricsInput, ctx: ToolContext) -> ToolResult:
-        try:
-            start, end = params.window(ctx.now)
-        except ValueError as exc:
-            raise ToolInputInvalid(f"query_metrics: {exc}") from exc
+        start, end = params.window(ctx.now)
         # CloudWatch aligns datapoints to the period; asking for an aligned start keeps them so
         start = _align(start, params.period)
         cloudwatch = ctx.clients.cloudwatch
