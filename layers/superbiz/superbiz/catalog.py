@@ -28,6 +28,13 @@ TOOL_FUNCTIONS: dict[str, str] = {
 
 ALL_FUNCTIONS: dict[str, str] = GRAPH_FUNCTIONS | TOOL_FUNCTIONS
 
+# The entrances that are not graph nodes (no ASL substitution): logical id -> module.
+ENTRY_FUNCTIONS: dict[str, str] = {
+    "Api": "api",  # API Gateway REST API (Powertools APIGatewayRestResolver)
+    "AlarmTrigger": "alarm_trigger",  # EventBridge "CloudWatch Alarm State Change" -> run
+    "KnowledgeIngest": "kb_ingest",  # S3 uploads under knowledge/ -> knowledge index
+}
+
 FUNCTION_NAME_PREFIX = "superbiz-"
 
 
@@ -42,6 +49,6 @@ def module_for(function_name_or_arn: str) -> str:
     if not name.startswith(FUNCTION_NAME_PREFIX):
         raise KeyError(f"{function_name_or_arn!r} is not a SuperBizAgent function")
     module = name[len(FUNCTION_NAME_PREFIX) :].replace("-", "_")
-    if module not in ALL_FUNCTIONS.values():
+    if module not in ALL_FUNCTIONS.values() and module not in ENTRY_FUNCTIONS.values():
         raise KeyError(f"no handler module for function {name!r}")
     return module

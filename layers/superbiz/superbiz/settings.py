@@ -49,6 +49,24 @@ class Settings(BaseSettings):
     # how many earlier exchanges of a session a follow-up question sees
     session_history_turns: int = 3
 
+    # --- entrances and exits (API, alarm trigger, notification)
+    # the diagnosis state machine the API and the alarm trigger start runs on
+    state_machine_arn: str | None = None
+    # SNS topic that receives AIOps reports; None: no notification
+    notify_topic_arn: str | None = None
+    # base URL of the API (for trace links in notifications), e.g. https://x.execute-api.../prod
+    api_base_url: str | None = None
+    # only alarms whose name starts with one of these start a run; empty means every alarm
+    alarm_name_prefixes: list[str] = Field(default_factory=list)
+    # alarms of the same service within this window join one investigation
+    storm_window_seconds: int = 300
+    # largest request body the API accepts (bytes)
+    max_body_bytes: int = 64_000
+    # how long POST /api/chat may wait for the answer (API Gateway allows 29 s)
+    chat_wait_max_seconds: float = 25.0
+    # S3 prefix whose uploads the ingestion function indexes
+    knowledge_upload_prefix: str = "knowledge/"
+
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
