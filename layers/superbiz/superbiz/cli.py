@@ -2,10 +2,17 @@
 
 superbiz demo [--json]
 superbiz chat MESSAGE --world FILE [--session-id ID] [--json]
+superbiz serve [--port P] [--world FILE]
+superbiz alarm --world FILE [--alarm NAME] [--json]
 superbiz eval diagnosis --scenarios DIR [--json]
 superbiz eval retrieval --corpus DIR --queries FILE.jsonl [--mode hybrid|bm25|dense|all] [--json]
 superbiz kb ingest PATH [--index-dir D]
 superbiz kb search QUERY [--top-k K] [--json] [--index-dir D]
+superbiz trace export --run-id ID --out FILE
+superbiz replay --run-file FILE [--model M] [--json]
+superbiz scenario from-run --run-file FILE --out FILE.yaml [--id ID]
+superbiz eval adversarial [--json]
+superbiz eval faults [--json]
 """
 
 from __future__ import annotations
@@ -150,11 +157,104 @@ def _run_world(world: Path, message: str | None, args: argparse.Namespace) -> in
             outcome = runtime.run(message, session_id=args.session_id)
             question = message
         result = run_result(runtime, outcome)
+        if getattr(args, "export", None):
+            _export_local(runtime, outcome.run_id, scenario, args.export)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         print(render_report(result, scenario.title, question))
     return 0 if result["status"] in ("SUCCEEDED", "DEGRADED") else 1
+
+
+# ------------------------------------------------- replay, adversarial, faults
+
+
+def _export_local(runtime: Any, run_id: str, scenario: Any, out: Path) -> None:
+    from superbiz.replay import export_run, write_run_file
+
+    source = {"kind": "local", "world": str(scenario.source or scenario.id)}
+    write_run_file(export_run(runtime.store, run_id, now=scenario.now, source=source), out)
+    print(f"exported run {run_id} to {out}", file=sys.stderr)
+
+
+def _trace_export(args: argparse.Namespace) -> int:
+    """A run from the configured DynamoDB table (and S3 bucket) into a run file."""
+    from superbiz.deps import build_deps
+    from superbiz.replay import export_run, write_run_file
+    from superbiz.settings import get_settings
+
+    settings = get_settings()
+    updates = {k: v for k, v in (("table_name", args.table), ("bucket_name", args.bucket)) if v}
+    if updates:
+        settings = settings.model_copy(update=updates)
+    deps = build_deps(settings, model=_NoModel())
+    source = {"kind": "dynamodb", "table": settings.table_name, "region": settings.region}
+    run_file = export_run(deps.store, args.run_id, source=source)
+    write_run_file(run_file, args.out)
+    print(
+        f"exported run {args.run_id} ({len(run_file.steps)} steps, "
+        f"{len(run_file.invocations)} tool invocations) from {settings.table_name} to {args.out}"
+    )
+    return 0
+
+
+class _NoModel:
+    """Exporting reads the store only; no model is built (no key needed)."""
+
+    name = "none"
+
+    def complete(self, request: Any) -> Any:  # pragma: no cover - never called
+        raise SuperBizError("trace export does not call a model")
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from superbiz.replay import load_run_file, render_replay, replay
+
+    run_file = load_run_file(args.run_file)
+    if not args.json:
+        print(
+            f"Replaying run {run_file.run.run_id} on the local runtime; every tool call is "
+            "answered from the recording...",
+            file=sys.stderr,
+        )
+    report, _ = replay(run_file, _build_model(args.model), path=str(args.run_file))
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        print(render_replay(report))
+    return 0
+
+
+def _scenario_from_run(args: argparse.Namespace) -> int:
+    from superbiz.replay import load_run_file, write_scenario
+
+    data = write_scenario(load_run_file(args.run_file), args.out, args.id)
+    world = data["world"]
+    print(
+        f"wrote scenario {data['id']} to {args.out}: "
+        + ", ".join(f"{len(world[k])} {k}" for k in world)
+    )
+    return 0
+
+
+def _eval_adversarial(args: argparse.Namespace) -> int:
+    from superbiz.adversarial import render_adversarial, run_adversarial
+
+    report = run_adversarial(progress=None if args.json else _stderr)
+    print(report.model_dump_json(indent=2) if args.json else render_adversarial(report))
+    return 0
+
+
+def _eval_faults(args: argparse.Namespace) -> int:
+    from superbiz.faults import render_faults, run_faults
+
+    report = run_faults(progress=None if args.json else _stderr)
+    print(report.model_dump_json(indent=2) if args.json else render_faults(report))
+    return 0
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 def _eval_diagnosis(args: argparse.Namespace) -> int:
@@ -352,6 +452,28 @@ def main(argv: list[str] | None = None) -> int:
     chat.add_argument("--session-id", help="continue an existing session")
     chat.add_argument("--json", action="store_true", help="print the run as one JSON object")
     chat.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
+    for command in (demo, chat):
+        command.add_argument(
+            "--export", type=Path, metavar="FILE", help="also write the run to FILE for replay"
+        )
+
+    serve = sub.add_parser(
+        "serve", help="serve the REST API over HTTP on loopback, on the local runtime"
+    )
+    serve.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free)")
+    serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    serve.add_argument("--world", type=Path, help="scenario file (default: the demo world)")
+    serve.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
+
+    alarm = sub.add_parser(
+        "alarm", help="fire the alarm trigger with a genuine alarm event on the local runtime"
+    )
+    alarm.add_argument("--world", required=True, type=Path, help="scenario file (see SCENARIOS.md)")
+    alarm.add_argument(
+        "--alarm", help="alarm entering ALARM (default: the scenario's trigger alarm)"
+    )
+    alarm.add_argument("--json", action="store_true", help="print the run as one JSON object")
+    alarm.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
 
     ev = sub.add_parser("eval", help="measure diagnosis and retrieval quality")
     ev_sub = ev.add_subparsers(dest="eval_command", required=True)
@@ -384,6 +506,43 @@ def main(argv: list[str] | None = None) -> int:
         help='print {"mode", "n", "recall@1", "recall@5", "mrr@10", "median_ms"} (a list for --mode all)',
     )
 
+    ev_sub.add_parser(
+        "adversarial", help="fabricated citations and prompt injection: the Gatekeeper's catch rate"
+    ).add_argument("--json", action="store_true", help="print the report as one JSON object")
+    ev_sub.add_parser(
+        "faults", help="inject faults into every node, model, tool and store: runs lost"
+    ).add_argument("--json", action="store_true", help="print the report as one JSON object")
+
+    trace = sub.add_parser("trace", help="read recorded runs")
+    trace_sub = trace.add_subparsers(dest="trace_command", required=True)
+    export = trace_sub.add_parser(
+        "export", help="write a run from the configured DynamoDB table to a run file"
+    )
+    export.add_argument("--run-id", required=True, help="the run to export")
+    export.add_argument("--out", required=True, type=Path, help="run file to write (JSON)")
+    export.add_argument("--table", help="DynamoDB table (default: SUPERBIZ_TABLE_NAME)")
+    export.add_argument(
+        "--bucket", help="S3 bucket of large outputs (default: SUPERBIZ_BUCKET_NAME)"
+    )
+
+    rep = sub.add_parser(
+        "replay", help="re-run a recorded run with every tool answered from the recording"
+    )
+    rep.add_argument(
+        "--run-file", required=True, type=Path, help="from chat --export or trace export"
+    )
+    rep.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
+    rep.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
+
+    scen = sub.add_parser("scenario", help="scenario files")
+    scen_sub = scen.add_subparsers(dest="scenario_command", required=True)
+    from_run = scen_sub.add_parser(
+        "from-run", help="turn a recorded run into a scenario file (SCENARIOS.md)"
+    )
+    from_run.add_argument("--run-file", required=True, type=Path, help="an exported run")
+    from_run.add_argument("--out", required=True, type=Path, help="scenario file to write (YAML)")
+    from_run.add_argument("--id", help="scenario id (default: run-<run id>)")
+
     kb = sub.add_parser("kb", help="the local knowledge base (runbooks, docs)")
     kb_sub = kb.add_subparsers(dest="kb_command", required=True)
     index_help = "index folder (default: SUPERBIZ_KB_DIR or ./.superbiz/knowledge)"
@@ -407,10 +566,27 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return _run_world(DEMO_WORLD, None, args)
+        if args.command in ("serve", "alarm"):
+            from superbiz.local import commands
+
+            model = _build_model(args.model)
+            if args.command == "serve":
+                return commands.serve(args.world, args.host, args.port, model)
+            return commands.alarm(args.world, args.alarm, args.json, model)
         if args.command == "kb":
             return _kb_ingest(args) if args.kb_command == "ingest" else _kb_search(args)
         if args.command == "eval" and args.eval_command == "retrieval":
             return _eval_retrieval(args)
+        if args.command == "eval" and args.eval_command == "adversarial":
+            return _eval_adversarial(args)
+        if args.command == "eval" and args.eval_command == "faults":
+            return _eval_faults(args)
+        if args.command == "trace":
+            return _trace_export(args)
+        if args.command == "replay":
+            return _replay(args)
+        if args.command == "scenario":
+            return _scenario_from_run(args)
         if args.command == "eval":
             return _eval_diagnosis(args)
         if not args.message.strip():
