@@ -73,6 +73,8 @@ class GraphState(Contract):
     # routing decision written by the last node; the Choice states read it
     decision: str | None = None
     aiops_loop: bool = False
+    # the AIOps Planner chose PLAN: after the Executor's evidence, replan (NextPlanLoop)
+    replan: bool = False
     force_final: bool = False
     low_confidence: bool = False
     pending_tool_calls: list[ToolCall] = Field(default_factory=list)

@@ -26,16 +26,20 @@ class Deps:
     tool_extras: dict[str, Any] = field(default_factory=dict)
 
 
-def build_deps(
-    settings: Settings, clients: AwsClients | None = None, model: ChatModel | None = None
-) -> Deps:
-    clients = clients or AwsClients(region=settings.region)
-    store = RunStore(
+def build_store(settings: Settings, clients: AwsClients) -> RunStore:
+    return RunStore(
         clients.table(settings.table_name),
         S3BlobStore(settings.bucket_name, clients.s3),
         ttl_days=settings.ttl_days,
         inline_output_limit=settings.inline_output_limit,
     )
+
+
+def build_deps(
+    settings: Settings, clients: AwsClients | None = None, model: ChatModel | None = None
+) -> Deps:
+    clients = clients or AwsClients(region=settings.region)
+    store = build_store(settings, clients)
     return Deps(
         settings=settings, clients=clients, store=store, model=model or build_model(settings.model)
     )
@@ -51,6 +55,31 @@ def _from_environment() -> Deps:
 
 def get_deps() -> Deps:
     return _override if _override is not None else _from_environment()
+
+
+@dataclass
+class EntryDeps:
+    """What the entrances (API, alarm trigger) need: no chat model, so they never
+    read the model key and never import a provider."""
+
+    settings: Settings
+    clients: AwsClients
+    store: RunStore
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=1)
+def _entry_from_environment() -> EntryDeps:
+    settings = get_settings()
+    clients = AwsClients(region=settings.region)
+    return EntryDeps(settings, clients, build_store(settings, clients))
+
+
+def get_entry_deps() -> EntryDeps:
+    if _override is not None:
+        d = _override
+        return EntryDeps(d.settings, d.clients, d.store, d.tool_extras)
+    return _entry_from_environment()
 
 
 @contextmanager

@@ -65,3 +65,35 @@ def tool(name: str) -> Handler:
         return runner.execute(tool_event, deps.store, ctx).model_dump(mode="json")
 
     return lambda_handler
+
+
+def alarm_trigger() -> Handler:
+    """EventBridge "CloudWatch Alarm State Change" -> start or join an AIOps run."""
+    from superbiz.deps import get_entry_deps
+    from superbiz.trigger import handle_event
+
+    @logger.inject_lambda_context(correlation_id_path="id")
+    @metrics.log_metrics
+    @tracer.capture_lambda_handler(capture_response=False)
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        result = handle_event(event, get_entry_deps())
+        logger.info("alarm trigger", extra=result)
+        metrics.add_metric(
+            name=f"AlarmEvents{result['status'].capitalize()}", unit="Count", value=1
+        )
+        return result
+
+    return lambda_handler
+
+
+def api() -> Handler:
+    """API Gateway REST proxy -> the Powertools resolver in superbiz.api."""
+    from superbiz.api.app import handle
+
+    @logger.inject_lambda_context(correlation_id_path="requestContext.requestId")
+    @metrics.log_metrics
+    @tracer.capture_lambda_handler(capture_response=False)
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        return handle(event, context)
+
+    return lambda_handler

@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     max_body_bytes: int = 64_000
     # how long POST /api/chat may wait for the answer (API Gateway allows 29 s)
     chat_wait_max_seconds: float = 25.0
+    # the clock new runs see (ISO-8601); None: the real clock. The local runtime sets
+    # its world's `now` here so API and alarm runs look at the world's time
+    fixed_now: str | None = None
     # S3 prefix whose uploads the ingestion function indexes
     knowledge_upload_prefix: str = "knowledge/"
 

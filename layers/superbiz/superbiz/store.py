@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Protocol
@@ -53,6 +54,10 @@ def session_run_sk(started_at: str, run_id: str) -> str:
 
 def alarm_pk(dedup_key: str) -> str:
     return f"ALARM#{dedup_key}"
+
+
+def storm_pk(service: str) -> str:
+    return f"STORM#{service}"
 
 
 def invocation_id_for(run_id: str, seq: int) -> str:
@@ -136,6 +141,23 @@ class RunTrace(BaseModel):
     steps: list[AgentStep]
     invocations: list[ToolInvocation]
     feedback: list[dict[str, Any]] = Field(default_factory=list)
+    # the alarms this run investigates: the one that opened it, then any that joined it
+    alarms: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class AlarmClaim(BaseModel):
+    """The dedup item of one alarm state change (`ALARM#<dedup_key>`)."""
+
+    dedup_key: str
+    alarm_name: str
+    service: str
+    received_at: str
+    run_id: str | None = None
+    # "opened": this alarm started the run; "joined": it joined a storm's run
+    role: str | None = None
+    started: bool = False
+    # the exact execution input, so a redelivery can finish starting it
+    start_input: str | None = None
 
 
 # ----------------------------------------------------------------- blob store
@@ -438,6 +460,7 @@ class RunStore:
         steps: list[AgentStep] = []
         invocations: list[ToolInvocation] = []
         feedback: list[dict[str, Any]] = []
+        alarms: list[dict[str, Any]] = []
         for item in self._query(run_pk(run_id)):
             sk = item.pop("_sk")
             item.pop("item_type", None)
@@ -449,9 +472,97 @@ class RunStore:
                 invocations.append(self._load_invocation(item))
             elif sk.startswith("FEEDBACK#"):
                 feedback.append(item)
+            elif sk.startswith("ALARM#"):
+                alarms.append(item)
         if run is None:
             raise RunNotFound(f"no run with id {run_id!r}")
-        return RunTrace(run=run, steps=steps, invocations=invocations, feedback=feedback)
+        return RunTrace(
+            run=run, steps=steps, invocations=invocations, feedback=feedback, alarms=alarms
+        )
+
+    # -- feedback
+    def add_feedback(self, run_id: str, useful: bool, comment: str = "") -> dict[str, Any]:
+        """One feedback item, then the run's self_evaluation.feedback summary recomputed
+        from every feedback item (so concurrent feedback converges)."""
+        run = self.get_run(run_id)
+        now = utcnow_iso()
+        item = {"useful": useful, "comment": comment, "created_at": now}
+        stamp = f"{now}#{uuid.uuid4().hex[:8]}"
+        self._put_new({"PK": run_pk(run_id), "SK": f"FEEDBACK#{stamp}", **item})
+        every = self._query(run_pk(run_id), "FEEDBACK#")
+        useful_n = sum(1 for f in every if f.get("useful"))
+        summary = {
+            "count": len(every),
+            "useful": useful_n,
+            "not_useful": len(every) - useful_n,
+            "latest": {k: v for k, v in item.items()},
+        }
+        evaluation = dict(run.self_evaluation)
+        evaluation["feedback"] = summary
+        self.update_run(run_id, self_evaluation=evaluation)
+        return {"feedback_id": stamp, **item, "summary": summary}
+
+    # -- alarm triggers: dedup and storm grouping
+    def claim_alarm(self, claim: AlarmClaim) -> bool:
+        """True for the first delivery of this state change; False for a duplicate."""
+        return self._put_new({"PK": alarm_pk(claim.dedup_key), "SK": "META", **_to_item(claim)})
+
+    def get_alarm_claim(self, dedup_key: str) -> AlarmClaim | None:
+        got = self._call(
+            self.table.get_item,
+            Key={"PK": alarm_pk(dedup_key), "SK": "META"},
+            ConsistentRead=True,
+        )
+        return AlarmClaim.model_validate(_from_item(got["Item"])) if "Item" in got else None
+
+    def update_alarm_claim(self, dedup_key: str, **fields: Any) -> None:
+        names = {f"#f{i}": k for i, k in enumerate(fields)}
+        values = {f":v{i}": v for i, v in enumerate(fields.values())}
+        self._call(
+            self.table.update_item,
+            Key={"PK": alarm_pk(dedup_key), "SK": "META"},
+            UpdateExpression="SET " + ", ".join(f"#f{i} = :v{i}" for i in range(len(fields))),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
+
+    def open_investigation(self, service: str, run_id: str, opened_at: str, until: str) -> str:
+        """The run investigating `service` at `opened_at`: `run_id` when no investigation
+        of the service is open (this call opens it until `until`), else the open one's."""
+        key = {"PK": storm_pk(service), "SK": "META"}
+        try:
+            self._call(
+                self.table.put_item,
+                Item={
+                    **key,
+                    "run_id": run_id,
+                    "opened_at": opened_at,
+                    "until": until,
+                    "expires_at": self._expires_at(),
+                },
+                ConditionExpression="attribute_not_exists(PK) OR #until <= :at",
+                ExpressionAttributeNames={"#until": "until"},
+                ExpressionAttributeValues={":at": opened_at},
+            )
+            return run_id
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+        got = self._call(self.table.get_item, Key=key, ConsistentRead=True)
+        return str(got["Item"]["run_id"])
+
+    def add_run_alarm(self, run_id: str, dedup_key: str, alarm: dict[str, Any], role: str) -> None:
+        """Record an alarm in the run's partition (idempotent per state change)."""
+        self._put_new(
+            {
+                "PK": run_pk(run_id),
+                "SK": f"ALARM#{dedup_key}",
+                "role": role,
+                "received_at": utcnow_iso(),
+                **{k: v for k, v in alarm.items() if v not in (None, "", {}, [])},
+                "dimensions": alarm.get("dimensions") or {},
+            }
+        )
 
 
 def create_table(client: Any, name: str) -> None:

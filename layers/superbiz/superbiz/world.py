@@ -383,11 +383,23 @@ class Scenario(Spec):
         alarm = self._trigger_alarm()
         return f"CloudWatch alarm {alarm.name} entered ALARM: {alarm.reason}"
 
-    def alarm_event(self, account_id: str = LOCAL_ACCOUNT_ID) -> dict[str, Any] | None:
-        """The EventBridge "CloudWatch Alarm State Change" event of an alarm trigger, else None."""
-        if self.trigger.alarm is None:
+    def alarm_event(
+        self, account_id: str = LOCAL_ACCOUNT_ID, name: str | None = None
+    ) -> dict[str, Any] | None:
+        """The EventBridge "CloudWatch Alarm State Change" event of alarm `name` entering
+        ALARM at `now` (default: the alarm trigger's alarm; None without one)."""
+        if name is not None:
+            found = self.world.alarm(name)
+            if found is None:
+                known = ", ".join(a.name for a in self.world.alarms) or "none"
+                raise ScenarioError(
+                    f"{self.id}: no alarm named {name!r} in the world (alarms: {known})"
+                )
+            alarm = found
+        elif self.trigger.alarm is None:
             return None
-        alarm = self._trigger_alarm()
+        else:
+            alarm = self._trigger_alarm()
         stamp = self.now_dt.strftime("%Y-%m-%dT%H:%M:%S.000+0000")
         digest = hashlib.sha256(f"{self.id}/{alarm.name}/{self.now}".encode()).hexdigest()
         event_id = f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"

@@ -141,6 +141,8 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
         duration_ms=duration_ms,
     )
     deps.store.count_exchange(trace.run.session_id)
+    if trace.run.mode != "chat":
+        _aiops_close(deps, trace, final["text"], degraded)
     metrics.add_metric(name="RunsFinished", unit=MetricUnit.Count, value=1)
     tokens = trace.run.prompt_tokens + trace.run.completion_tokens
     if tokens:
@@ -153,3 +155,18 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
         metrics.add_metric(name="GatekeeperRejectedClaims", unit=MetricUnit.Count, value=rejected)
     state.decision = "DEGRADED" if degraded else "DONE"
     return state
+
+
+def _aiops_close(deps: Deps, trace: RunTrace, answer: str, degraded: bool) -> None:
+    """An AIOps run ends with its rule evaluation and a notification; neither may fail
+    the run: a notification that cannot be sent is recorded as such."""
+    from superbiz import aiops, notify
+
+    evaluation = dict(trace.run.self_evaluation)
+    used = {inv.tool_name for inv in trace.invocations if inv.success}
+    evaluation["aiops_rule_evaluation"] = aiops.rule_evaluation(
+        trace.run.mode, trace.run.alarm, answer, used
+    )
+    status = "DEGRADED" if degraded else "SUCCEEDED"
+    evaluation["notification"] = notify.publish_report(deps, trace, answer, status, evaluation)
+    deps.store.update_run(trace.run.run_id, self_evaluation=evaluation)

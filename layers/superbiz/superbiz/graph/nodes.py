@@ -8,7 +8,7 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from superbiz import analyzers, budget, skills
+from superbiz import aiops, analyzers, budget, skills
 from superbiz.contracts import (
     ComposerOutput,
     Decision,
@@ -112,6 +112,14 @@ def _run_context(trace: RunTrace) -> dict[str, Any]:
     ctx: dict[str, Any] = {"query": run.query, "mode": run.mode}
     if run.alarm:
         ctx["alarm"] = run.alarm
+        # PAYLOAD_TARGETED: what to look up in the runbooks for this alarm
+        ctx["recommended_lookup_query"] = aiops.recommended_lookup_query(run.alarm)
+    joined = [a for a in trace.alarms if a.get("role") == "joined"]
+    if joined:  # an alarm storm: alarms of the same service that joined this run
+        ctx["related_alarms"] = [
+            {k: a[k] for k in ("name", "reason", "metric", "state_changed_at") if k in a}
+            for a in joined[:20]
+        ]
     return ctx
 
 
@@ -190,6 +198,7 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
     if not state.aiops_loop and plan.decision is Decision.PLAN:
         plan.decision = Decision.EXECUTE
     state.decision = plan.decision.value
+    state.replan = state.aiops_loop and plan.decision is Decision.PLAN
     state.force_final = False
     state.pending_tool_calls = []
     state.tool_results = []

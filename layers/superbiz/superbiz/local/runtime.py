@@ -247,6 +247,20 @@ class LocalRuntime:
             roleArn=f"arn:aws:iam::{ACCOUNT}:role/superbiz-state-machine",
             type="STANDARD",
         )["stateMachineArn"]
+        # the entrances (API, alarm trigger) start runs on this state machine, at the
+        # world's clock; AIOps reports go to a topic an SQS queue listens on
+        self.settings.state_machine_arn = self.state_machine_arn
+        if self.scenario is not None:
+            self.settings.fixed_now = self.scenario.now_dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+        sns = self.clients._client("sns")
+        sqs = self.clients._client("sqs")
+        topic_arn = sns.create_topic(Name="superbiz-local-reports")["TopicArn"]
+        self._queue_url = sqs.create_queue(QueueName="superbiz-local-reports")["QueueUrl"]
+        queue_arn = sqs.get_queue_attributes(QueueUrl=self._queue_url, AttributeNames=["QueueArn"])[
+            "Attributes"
+        ]["QueueArn"]
+        sns.subscribe(TopicArn=topic_arn, Protocol="sqs", Endpoint=queue_arn)
+        self.settings.notify_topic_arn = topic_arn
 
     def _world_knowledge(self) -> Any:
         """The world's knowledge documents in a fresh embedded index (BM25 + MiniLM),
@@ -290,6 +304,43 @@ class LocalRuntime:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+    def invoke(self, module: str, event: dict[str, Any]) -> dict[str, Any]:
+        """Call one function's handler in-process, as Lambda would (API, alarm trigger)."""
+        name = function_name(module)
+        handler = importlib.import_module(f"functions.{module}").lambda_handler
+        ctx = _LambdaContext(
+            function_name=name,
+            invoked_function_arn=f"arn:aws:lambda:{self.region}:{ACCOUNT}:function:{name}",
+            aws_request_id=str(uuid.uuid4()),
+        )
+        result: dict[str, Any] = handler(event, ctx)
+        return result
+
+    def notifications(self) -> list[dict[str, Any]]:
+        """AIOps reports published to the local SNS topic since the last call."""
+        sqs = self.clients._client("sqs")
+        out: list[dict[str, Any]] = []
+        while True:
+            got = sqs.receive_message(
+                QueueUrl=self._queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0
+            )
+            messages = got.get("Messages", [])
+            if not messages:
+                return out
+            for message in messages:
+                envelope = json.loads(message["Body"])
+                out.append(
+                    {
+                        "subject": envelope.get("Subject"),
+                        "message": envelope.get("Message"),
+                        "attributes": {
+                            k: v.get("Value")
+                            for k, v in (envelope.get("MessageAttributes") or {}).items()
+                        },
+                    }
+                )
+                sqs.delete_message(QueueUrl=self._queue_url, ReceiptHandle=message["ReceiptHandle"])
 
     def use_model(self, model: Any) -> None:
         """Swap the chat model every node of later runs will use."""
@@ -351,17 +402,15 @@ class LocalRuntime:
             raise SuperBizError("this runtime has no scenario loaded")
         trigger = scenario.trigger
         if trigger.alarm is not None:
-            alarm = next(a for a in scenario.world.alarms if a.name == trigger.alarm.name)
-            payload = {
-                "name": alarm.name,
-                "state": "ALARM",
-                "reason": alarm.reason,
-                "namespace": alarm.namespace,
-                "metric": alarm.metric,
-                "dimensions": alarm.dimensions,
-            }
+            # the payload the alarm trigger would derive from the genuine event
+            from superbiz.aiops import parse_alarm_payloads
+
+            alarm = parse_alarm_payloads(scenario.alarm_event())[0]
             return self.run(
-                scenario.trigger_message(), mode=RunMode.AIOPS_TARGETED, alarm=payload, **kwargs
+                scenario.trigger_message(),
+                mode=RunMode.AIOPS_TARGETED,
+                alarm=alarm.as_run_alarm(),
+                **kwargs,
             )
         return self.run(scenario.trigger_message(), **kwargs)
 

@@ -136,15 +136,20 @@ class OfflineModel:
             f"Fault category {category}; focus on {service or 'all services'}. Check firing alarms for the "
             "metric and onset, then error logs for the signature behind it; metrics of firing alarms follow."
         )
+        if ctx.get("recommended_lookup_query"):
+            rationale += f" Runbook query for the alarm: {ctx['recommended_lookup_query']!r}."
         if retry:
             rationale = f"Evidence retry: {retry.get('hint') or 'widen the search'}. Window widened to {minutes} minutes."
+        # an AIOps run plans, lets the Executor gather, then replans (PLAN); a chat
+        # question or an evidence retry goes straight to verification (EXECUTE)
+        aiops_loop = ctx.get("mode", "chat") != "chat" and not retry
         return self._reply(
             _dump(
                 PlannerPlan(
                     fault_category=category,
                     selected_skill=selected,
                     steps=steps,
-                    decision=Decision.EXECUTE,
+                    decision=Decision.PLAN if aiops_loop else Decision.EXECUTE,
                     rationale=rationale,
                     entities=services,
                 )
@@ -436,7 +441,10 @@ def _knowledge_lookup(ctx: dict[str, Any]) -> ToolCall | None:
         topic = signatures[0]["data"]["label"]
     else:
         topic = ""
-    query = " ".join([topic, *entities[:1]]) if topic else ctx["query"]
+    if topic:
+        query = " ".join([topic, *entities[:1]])
+    else:  # an alarm's recommended query says more than the question built from it
+        query = ctx.get("recommended_lookup_query") or ctx["query"]
     return ToolCall(call_id="kb", tool="lookup_knowledge", params={"query": query[:500]})
 
 

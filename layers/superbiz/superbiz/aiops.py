@@ -1,0 +1,421 @@
+"""AIOps inputs and the rule evaluation of an AIOps run.
+
+Alarm payloads arrive in several shapes: the EventBridge "CloudWatch Alarm
+State Change" event, the CloudWatch alarm message SNS delivers, a
+`DescribeAlarms` entry, Prometheus Alertmanager's webhook, or the compact
+shape the API documents. `parse_alarm_payloads` turns each into the same
+`AlarmPayload`, which the run records and the Planner reads. Everything here
+is pure: no AWS calls.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from superbiz.errors import SuperBizError
+
+
+class AlarmPayloadError(SuperBizError):
+    """The body is not an alarm payload this system understands."""
+
+
+# names that end like this are "<service>-<what>" alarms
+ALARM_SUFFIX = re.compile(
+    r"[-_](5xx|4xx|errors?|latency|p\d\d|high|low|alarm|cpu|memory|throttles?|"
+    r"timeouts?|saturation|disk|storage|connections?|health|unhealthy|down)$",
+    re.IGNORECASE,
+)
+# dimensions that name the service an alarm watches, most specific first
+SERVICE_DIMENSIONS = (
+    "ServiceName",
+    "Service",
+    "service",
+    "FunctionName",
+    "ApiName",
+    "DBInstanceIdentifier",
+    "DBClusterIdentifier",
+    "CacheClusterId",
+    "TableName",
+    "QueueName",
+    "ClusterName",
+    "AutoScalingGroupName",
+    "LoadBalancer",
+    "TargetGroup",
+)
+ALERTMANAGER_SERVICE_LABELS = (
+    "service",
+    "job",
+    "app",
+    "deployment",
+    "container",
+    "pod",
+    "instance",
+)
+
+
+class AlarmPayload(BaseModel):
+    """One alarm, whatever shape it came in; `source` says which."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=255)
+    state: str = "ALARM"
+    reason: str = ""
+    description: str = ""
+    namespace: str | None = None
+    metric: str | None = None
+    dimensions: dict[str, str] = Field(default_factory=dict)
+    statistic: str | None = None
+    period: int | None = None
+    service: str | None = None
+    severity: str | None = None
+    state_changed_at: str | None = None
+    arn: str | None = None
+    source: str = "api"
+
+    def as_run_alarm(self) -> dict[str, Any]:
+        """What the run record and the Planner see."""
+        return self.model_dump(exclude_none=True)
+
+
+def _s(value: Any, limit: int = 2000) -> str:
+    return str(value)[:limit] if value is not None else ""
+
+
+def _iso(value: Any) -> str | None:
+    """CloudWatch writes `2026-11-29T10:05:00.000+0000`; normalise to ISO-8601 UTC."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        dt = value
+    else:
+        text = str(value).strip()
+        text = re.sub(r"([+-]\d\d)(\d\d)$", r"\1:\2", text).replace("Z", "+00:00")
+        try:
+            dt = datetime.fromisoformat(text)
+        except ValueError:
+            raise AlarmPayloadError(f"unreadable alarm timestamp {value!r}") from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def service_of(name: str, dimensions: dict[str, str]) -> str:
+    """The service an alarm is about: a naming dimension, else the alarm name minus
+    its "-5xx"/"-latency" style suffix. Alarms of one service share it."""
+    for key in SERVICE_DIMENSIONS:
+        value = dimensions.get(key)
+        if value:
+            # app/payment-alb/50dc6c495c0c9188 -> payment-alb
+            parts = [p for p in value.split("/") if p]
+            return (parts[1] if len(parts) >= 3 and parts[0] in ("app", "net") else value).lower()
+    base = name
+    for _ in range(3):  # payment-api-5xx-high -> payment-api
+        stripped = ALARM_SUFFIX.sub("", base)
+        if stripped == base or not stripped:
+            break
+        base = stripped
+    return base.lower()
+
+
+def _finish(payload: AlarmPayload) -> AlarmPayload:
+    if not payload.service:
+        payload.service = service_of(payload.name, payload.dimensions)
+    return payload
+
+
+def _from_eventbridge(event: dict[str, Any]) -> AlarmPayload:
+    detail = event.get("detail")
+    if not isinstance(detail, dict) or not detail.get("alarmName"):
+        raise AlarmPayloadError("a CloudWatch Alarm State Change event needs detail.alarmName")
+    state = detail.get("state") or {}
+    metric: dict[str, Any] = {}
+    stat: dict[str, Any] = {}
+    config = detail.get("configuration") or {}
+    for entry in config.get("metrics") or []:
+        if isinstance(entry, dict) and entry.get("metricStat"):
+            stat = entry["metricStat"]
+            metric = stat.get("metric") or {}
+            break
+    return _finish(
+        AlarmPayload(
+            name=_s(detail["alarmName"], 255),
+            state=_s(state.get("value") or "ALARM", 32),
+            reason=_s(state.get("reason")),
+            description=_s(config.get("description")),
+            namespace=metric.get("namespace"),
+            metric=metric.get("name"),
+            dimensions={str(k): _s(v, 255) for k, v in (metric.get("dimensions") or {}).items()},
+            statistic=stat.get("stat"),
+            period=stat.get("period"),
+            state_changed_at=_iso(state.get("timestamp") or event.get("time")),
+            arn=(event.get("resources") or [None])[0],
+            source="eventbridge",
+        )
+    )
+
+
+def _dimension_list(items: Any) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or []:
+        if isinstance(item, dict):
+            key = item.get("name") or item.get("Name")
+            if key:
+                out[str(key)] = _s(item.get("value", item.get("Value")), 255)
+    return out
+
+
+def _from_cloudwatch_message(body: dict[str, Any]) -> AlarmPayload:
+    """The JSON CloudWatch publishes to SNS for an alarm action."""
+    trigger = body.get("Trigger") or {}
+    return _finish(
+        AlarmPayload(
+            name=_s(body["AlarmName"], 255),
+            state=_s(body.get("NewStateValue") or "ALARM", 32),
+            reason=_s(body.get("NewStateReason")),
+            description=_s(body.get("AlarmDescription")),
+            namespace=trigger.get("Namespace"),
+            metric=trigger.get("MetricName"),
+            dimensions=_dimension_list(trigger.get("Dimensions")),
+            statistic=trigger.get("Statistic"),
+            period=trigger.get("Period"),
+            state_changed_at=_iso(body.get("StateChangeTime")),
+            arn=body.get("AlarmArn"),
+            source="cloudwatch",
+        )
+    )
+
+
+def _from_describe_alarms(body: dict[str, Any]) -> AlarmPayload:
+    return _finish(
+        AlarmPayload(
+            name=_s(body["AlarmName"], 255),
+            state=_s(body.get("StateValue") or "ALARM", 32),
+            reason=_s(body.get("StateReason")),
+            description=_s(body.get("AlarmDescription")),
+            namespace=body.get("Namespace"),
+            metric=body.get("MetricName"),
+            dimensions=_dimension_list(body.get("Dimensions")),
+            statistic=body.get("Statistic"),
+            period=body.get("Period"),
+            state_changed_at=_iso(body.get("StateUpdatedTimestamp")),
+            arn=body.get("AlarmArn"),
+            source="cloudwatch",
+        )
+    )
+
+
+def _from_alertmanager(body: dict[str, Any]) -> list[AlarmPayload]:
+    common = body.get("commonLabels") or {}
+    out = []
+    for alert in body.get("alerts") or []:
+        if not isinstance(alert, dict):
+            continue
+        labels = {**common, **(alert.get("labels") or {})}
+        notes = alert.get("annotations") or {}
+        name = labels.get("alertname")
+        if not name:
+            raise AlarmPayloadError("an Alertmanager alert needs labels.alertname")
+        service = next((labels[k] for k in ALERTMANAGER_SERVICE_LABELS if labels.get(k)), None)
+        firing = (alert.get("status") or body.get("status")) == "firing"
+        out.append(
+            AlarmPayload(
+                name=_s(name, 255),
+                state="ALARM" if firing else "OK",
+                reason=_s(notes.get("summary") or notes.get("message")),
+                description=_s(notes.get("description")),
+                dimensions={
+                    str(k): _s(v, 255) for k, v in labels.items() if k not in ("alertname",)
+                },
+                service=_s(service, 255).lower() if service else service_of(name, {}),
+                severity=labels.get("severity"),
+                state_changed_at=_iso(alert.get("startsAt")),
+                source="alertmanager",
+            )
+        )
+    return out
+
+
+def parse_alarm_payloads(body: Any) -> list[AlarmPayload]:
+    """Every alarm in `body`, firing ones first. Raises `AlarmPayloadError` naming the
+    accepted shapes when `body` is none of them."""
+    if not isinstance(body, dict):
+        raise AlarmPayloadError("the alarm payload must be a JSON object")
+    if body.get("detail-type") == "CloudWatch Alarm State Change" or (
+        body.get("source") == "aws.cloudwatch" and "detail" in body
+    ):
+        alarms = [_from_eventbridge(body)]
+    elif "AlarmName" in body and ("NewStateValue" in body or "Trigger" in body):
+        alarms = [_from_cloudwatch_message(body)]
+    elif "AlarmName" in body:
+        alarms = [_from_describe_alarms(body)]
+    elif isinstance(body.get("alerts"), list):
+        alarms = _from_alertmanager(body)
+        if not alarms:
+            raise AlarmPayloadError("the Alertmanager payload has no alerts")
+    elif "name" in body:
+        try:
+            alarms = [_finish(AlarmPayload.model_validate({**body, "source": "api"}))]
+        except ValueError as exc:
+            raise AlarmPayloadError(f"invalid alarm: {exc}") from None
+    else:
+        raise AlarmPayloadError(
+            "unrecognised alarm payload: send a CloudWatch alarm (an EventBridge "
+            '"CloudWatch Alarm State Change" event, the SNS alarm message with AlarmName/'
+            "NewStateValue, or a DescribeAlarms entry), an Alertmanager webhook "
+            '({"alerts": [...]}), or {"name": ..., "reason": ..., "namespace": ..., '
+            '"metric": ..., "dimensions": {...}}'
+        )
+    return sorted(alarms, key=lambda a: a.state != "ALARM")
+
+
+# --------------------------------------------------------- recommended query
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NOISE = re.compile(
+    r"threshold crossed:?|\d+ (out of the last \d+ )?datapoints?|\[[^\]]*\]|"
+    r"was (greater|less) than( or equal to)?( the)? threshold|\(minimum \d+ datapoints?[^)]*\)|"
+    r"\([^)]*\)|\b\d+(\.\d+)?\b",
+    re.IGNORECASE,
+)
+_METRIC_WORDS = {
+    "5XXError": "5xx errors",
+    "HTTPCode_Target_5XX_Count": "5xx errors",
+    "HTTPCode_ELB_5XX_Count": "5xx errors",
+    "CPUUtilization": "high cpu utilization",
+    "FreeStorageSpace": "low free storage space disk full",
+    "DatabaseConnections": "database connections exhausted",
+    "Throttles": "throttling",
+    "ThrottledRequests": "throttled requests",
+    "ReadThrottleEvents": "read throttling",
+    "WriteThrottleEvents": "write throttling",
+    "Duration": "duration timeout",
+    "Latency": "high latency",
+    "TargetResponseTime": "high latency",
+    "MemoryUtilization": "high memory utilization",
+    "Errors": "errors",
+}
+
+
+def _words(identifier: str) -> str:
+    return _CAMEL.sub(" ", identifier).replace("_", " ").replace("-", " ").lower().strip()
+
+
+def recommended_lookup_query(alarm: AlarmPayload | dict[str, Any]) -> str:
+    """The `lookup_knowledge` query an SRE would type for this alarm: what the
+    metric means in words, the service, and the alert's own summary."""
+    a = alarm if isinstance(alarm, AlarmPayload) else _lenient(alarm)
+    parts: list[str] = []
+    if a.metric:
+        parts.append(_METRIC_WORDS.get(a.metric) or _words(a.metric))
+    if a.source == "alertmanager":
+        parts.append(_words(a.name))
+    reason = " ".join(_NOISE.sub(" ", a.reason).split())
+    if reason and a.source == "alertmanager":
+        parts.append(reason[:160])
+    elif a.description:
+        parts.append(" ".join(_NOISE.sub(" ", a.description).split())[:160])
+    if not parts:
+        parts.append(_words(ALARM_SUFFIX.sub("", a.name)) or a.name)
+        tail = ALARM_SUFFIX.search(a.name)
+        if tail:
+            parts.append(tail.group(1).lower())
+    if a.service and a.service not in " ".join(parts):
+        parts.append(a.service)
+    seen: list[str] = []
+    for word in " ".join(parts).split():
+        if word.lower() not in (s.lower() for s in seen):
+            seen.append(word)
+    return " ".join(seen)[:300]
+
+
+def _lenient(alarm: dict[str, Any]) -> AlarmPayload:
+    """A stored alarm dict back as a payload, ignoring keys this version does not know."""
+    known = {k: v for k, v in alarm.items() if k in AlarmPayload.model_fields and v is not None}
+    known.setdefault("name", str(alarm.get("alarmName") or alarm.get("AlarmName") or "alarm"))
+    known["dimensions"] = {str(k): str(v) for k, v in (known.get("dimensions") or {}).items()}
+    return AlarmPayload.model_validate(known)
+
+
+def question_for(alarm: AlarmPayload) -> str:
+    """The run's question for an alarm-triggered diagnosis."""
+    reason = f": {alarm.reason}" if alarm.reason else ""
+    return f"Alarm {alarm.name} entered {alarm.state}{reason}. Why?"[:4000]
+
+
+DISCOVERY_QUESTION = (
+    "Which alarms are in ALARM right now, and what is causing them? "
+    "Investigate the firing alarms and report the most likely root cause."
+)
+
+
+# ------------------------------------------------------------ rule evaluation
+
+KEY_TOOLS_TARGETED = ("query_alarms", "query_logs", "query_metrics")
+KEY_TOOLS_DISCOVERY = ("query_alarms", "query_logs")
+
+
+def rule_evaluation(
+    mode: str, alarm: dict[str, Any] | None, answer: str, tools_succeeded: set[str]
+) -> dict[str, Any]:
+    """Code checks of an AIOps run, kept in self_evaluation.aiops_rule_evaluation:
+    a report exists, it is about the payload alarm (or, without one, names the
+    firing alarms it found), and the key evidence tools ran successfully."""
+    text = answer or ""
+    lowered = text.lower()
+    rules: list[dict[str, Any]] = []
+    rules.append(
+        {
+            "rule": "report_exists",
+            "passed": len(text.strip()) >= 40,
+            "detail": f"{len(text.strip())} characters",
+        }
+    )
+    if mode == "aiops_targeted" and alarm:
+        name = str(alarm.get("name", ""))
+        service = str(alarm.get("service") or "")
+        focus = name.lower() in lowered or bool(service and service.lower() in lowered)
+        rules.append(
+            {
+                "rule": "focuses_on_payload_alarm",
+                "passed": focus,
+                "detail": f"the report names {name!r}"
+                if name.lower() in lowered
+                else (
+                    f"the report names the service {service!r}"
+                    if focus
+                    else f"neither {name!r} nor its service {service!r} appears in the report"
+                ),
+            }
+        )
+        key = KEY_TOOLS_TARGETED
+    else:
+        rules.append(
+            {
+                "rule": "discovered_firing_alarms",
+                "passed": "query_alarms" in tools_succeeded,
+                "detail": "listed the alarms in ALARM"
+                if "query_alarms" in tools_succeeded
+                else "query_alarms did not run successfully",
+            }
+        )
+        key = KEY_TOOLS_DISCOVERY
+    missing = [t for t in key if t not in tools_succeeded]
+    rules.append(
+        {
+            "rule": "used_key_evidence_tools",
+            "passed": not missing,
+            "detail": f"missing {', '.join(missing)}" if missing else f"used {', '.join(key)}",
+        }
+    )
+    passed = sum(1 for r in rules if r["passed"])
+    return {
+        "version": "aiops-rules/1.0",
+        "passed": passed == len(rules),
+        "score": round(passed / len(rules), 3),
+        "rules": rules,
+    }

@@ -1,0 +1,154 @@
+"""`superbiz serve`: the API handler over HTTP on loopback, on the local runtime.
+
+Each HTTP request becomes the API Gateway REST proxy event API Gateway would
+send, and goes to the same handler (`functions/api.py`) the Lambda runs. Runs
+execute on the local runtime's state machine; everything lives as long as the
+server.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from superbiz.local.runtime import ACCOUNT, LocalRuntime
+
+MAX_READ = 8 * 1024 * 1024  # API Gateway's own payload limit is 10 MB
+
+
+def proxy_event(
+    method: str,
+    raw_path: str,
+    headers: dict[str, str],
+    body: str | None,
+    *,
+    stage: str = "local",
+    source_ip: str = "127.0.0.1",
+) -> dict[str, Any]:
+    """The REST API (v1) Lambda proxy event for one request."""
+    split = urlsplit(raw_path)
+    pairs = parse_qsl(split.query, keep_blank_values=True)
+    multi: dict[str, list[str]] = {}
+    for key, value in pairs:
+        multi.setdefault(key, []).append(value)
+    request_id = str(uuid.uuid4())
+    return {
+        "resource": "/{proxy+}",
+        "path": split.path,
+        "httpMethod": method,
+        "headers": headers,
+        "multiValueHeaders": {k: [v] for k, v in headers.items()},
+        "queryStringParameters": {k: v[-1] for k, v in multi.items()} or None,
+        "multiValueQueryStringParameters": multi or None,
+        "pathParameters": {"proxy": split.path.lstrip("/")},
+        "stageVariables": None,
+        "requestContext": {
+            "resourcePath": "/{proxy+}",
+            "httpMethod": method,
+            "path": f"/{stage}{split.path}",
+            "stage": stage,
+            "requestId": request_id,
+            "accountId": ACCOUNT,
+            "apiId": "local",
+            "protocol": "HTTP/1.1",
+            "requestTimeEpoch": int(time.time() * 1000),
+            "identity": {"sourceIp": source_ip, "userAgent": headers.get("User-Agent", "")},
+        },
+        "body": body,
+        "isBase64Encoded": False,
+    }
+
+
+class ApiServer:
+    """The API on `host:port` (port 0: any free port) over a running LocalRuntime."""
+
+    def __init__(self, runtime: LocalRuntime, host: str = "127.0.0.1", port: int = 8765) -> None:
+        self.runtime = runtime
+        self.httpd = ThreadingHTTPServer((host, port), self._handler_class())
+        self.httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+        base = f"http://{host}:{self.port}"
+        runtime.settings.api_base_url = base
+        self.base_url = base
+
+    @property
+    def port(self) -> int:
+        return int(self.httpd.server_address[1])
+
+    def start(self) -> ApiServer:
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self.httpd.serve_forever()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                if length > MAX_READ:
+                    self._send(
+                        413, {"error": "body_too_large", "message": "request body too large"}
+                    )
+                    return
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = raw.decode("utf-8") if raw else None
+                except UnicodeDecodeError:
+                    self._send(400, {"error": "invalid_body", "message": "body is not UTF-8"})
+                    return
+                event = proxy_event(
+                    self.command,
+                    self.path,
+                    {k: v for k, v in self.headers.items()},
+                    body,
+                    source_ip=self.client_address[0],
+                )
+                try:
+                    result = server.runtime.invoke("api", event)
+                except Exception as exc:  # what API Gateway returns when the Lambda fails
+                    sys.stderr.write(f"api handler failed: {type(exc).__name__}: {exc}\n")
+                    self._send(502, {"message": "Internal server error"})
+                    return
+                headers = dict(result.get("headers") or {})
+                for key, values in (result.get("multiValueHeaders") or {}).items():
+                    headers[key] = ", ".join(values)
+                payload = result.get("body") or ""
+                data = payload.encode("utf-8") if isinstance(payload, str) else payload
+                self.send_response(int(result.get("statusCode", 200)))
+                for key, value in headers.items():
+                    if key.lower() not in ("content-length", "connection"):
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _send(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _serve  # noqa: N815
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                sys.stderr.write(f"{self.address_string()} {format % args}\n")
+
+        return Handler

@@ -1,0 +1,94 @@
+"""The AIOps report notification: one SNS message per finished AIOps run, with
+links to the run's trace and its Step Functions execution."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from superbiz import runs
+from superbiz.deps import Deps
+from superbiz.observability import logger
+from superbiz.store import RunTrace
+
+SUBJECT_LIMIT = 100  # SNS rejects longer subjects
+MESSAGE_LIMIT = 200_000  # SNS allows 256 KB
+
+
+def subject_for(trace: RunTrace, status: str) -> str:
+    alarm = (trace.run.alarm or {}).get("name")
+    what = f"alarm {alarm}" if alarm else "alarms in ALARM"
+    text = f"[SuperBizAgent] {status.lower()}: diagnosis of {what}"
+    # SNS subjects: ASCII, no newlines, at most 100 characters
+    text = text.encode("ascii", "replace").decode().replace("\n", " ")
+    return text[: SUBJECT_LIMIT - 3] + "..." if len(text) > SUBJECT_LIMIT else text
+
+
+def message_for(
+    deps: Deps, trace: RunTrace, answer: str, status: str, evaluation: dict[str, Any]
+) -> str:
+    run = trace.run
+    link = runs.links(deps.settings, run.session_id, run.run_id, run.execution_arn)
+    rules = evaluation.get("aiops_rule_evaluation", {})
+    gate = evaluation.get("gatekeeper", {})
+    lines = [
+        f"Run {run.run_id} ({run.mode}) finished {status}.",
+        f"Alarm: {(run.alarm or {}).get('name', '(auto-discovery)')}",
+    ]
+    joined = [a for a in trace.alarms if a.get("role") == "joined"]
+    if joined:
+        lines.append("Also investigated: " + ", ".join(str(a.get("name")) for a in joined[:20]))
+    if gate:
+        lines.append(
+            f"Gatekeeper: {gate.get('claims_passed', 0)}/{gate.get('claims_proposed', 0)} claims verified"
+        )
+    if rules:
+        lines.append(
+            "Rule evaluation: "
+            + ", ".join(
+                f"{r['rule']}={'pass' if r['passed'] else 'FAIL'}" for r in rules.get("rules", [])
+            )
+        )
+    lines += [
+        "",
+        answer.strip(),
+        "",
+        f"Trace: {link['trace_url']}",
+        f"Status: {link['status_url']}",
+    ]
+    if "execution_console_url" in link:
+        lines.append(f"Execution: {link['execution_console_url']}")
+    text = "\n".join(lines)
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 20] + "\n[truncated]"
+
+
+def publish_report(
+    deps: Deps, trace: RunTrace, answer: str, status: str, evaluation: dict[str, Any]
+) -> dict[str, Any]:
+    """Publish the report; what happened is returned for self_evaluation.notification."""
+    topic = deps.settings.notify_topic_arn
+    if not topic:
+        return {"sent": False, "reason": "no topic configured (SUPERBIZ_NOTIFY_TOPIC_ARN)"}
+    run = trace.run
+    try:
+        sent = deps.clients._client("sns").publish(
+            TopicArn=topic,
+            Subject=subject_for(trace, status),
+            Message=message_for(deps, trace, answer, status, evaluation),
+            MessageAttributes={
+                "run_id": {"DataType": "String", "StringValue": run.run_id},
+                "status": {"DataType": "String", "StringValue": status},
+                "mode": {"DataType": "String", "StringValue": run.mode},
+                "alarm": {
+                    "DataType": "String",
+                    "StringValue": str((run.alarm or {}).get("name") or "auto-discovery"),
+                },
+            },
+        )
+    except (ClientError, BotoCoreError) as exc:
+        logger.warning(
+            "report notification failed", extra={"run_id": run.run_id, "error": str(exc)}
+        )
+        return {"sent": False, "topic_arn": topic, "error": f"{type(exc).__name__}: {exc}"[:500]}
+    return {"sent": True, "topic_arn": topic, "message_id": sent.get("MessageId")}
