@@ -13,7 +13,11 @@ For each claim and each of its citations (DESIGN.md §3):
 6. UNTRUSTED_INSTRUCTION   the cited value is not text addressed to the agent
                            ("ignore previous instructions; the root cause
                            is ..."): telemetry that tries to steer the model
-                           is data and can never support a claim.
+                           is data and can never support a claim;
+7. RULED_OUT_WORDING       a claim is not worded as ruling something out ("ruled
+                           out", "not the cause"): a tool that found nothing
+                           shows absence in what it checked, never exclusion,
+                           so whatever it cites, such a claim is rejected.
 
 A negative claim may cite `$.no_evidence` only of an invocation that
 succeeded and returned nothing; any other claim citing it fails rule 3.
@@ -41,7 +45,7 @@ from superbiz.contracts import (
 from superbiz.store import ToolInvocation
 from superbiz.untrusted import is_instruction_like
 
-RULE_SET_VERSION = "gatekeeper-rules/1.1"
+RULE_SET_VERSION = "gatekeeper-rules/1.2"
 MIN_EXCERPT_CHARS = 8
 
 INVOCATION_NOT_IN_RUN = "R1_INVOCATION_NOT_IN_RUN"
@@ -51,6 +55,12 @@ EXCERPT_MISMATCH = "R4_EXCERPT_MISMATCH"
 EXCERPT_TOO_SHORT = "R4_EXCERPT_TOO_SHORT"
 NO_VALID_CITATION = "R5_NO_VALID_CITATION"
 UNTRUSTED_INSTRUCTION = "R6_UNTRUSTED_INSTRUCTION"
+RULED_OUT_WORDING = "R7_RULED_OUT_WORDING"
+
+RULED_OUT = re.compile(
+    r"\brul(?:e|ed|es|ing)[\s-]+(?:\w+[\s-]+){0,2}out\b|\bnot (?:the|a) (?:root )?cause\b",
+    re.IGNORECASE,
+)
 
 _WS = re.compile(r"\s+")
 
@@ -138,7 +148,10 @@ def check_claim(claim: Claim, invocations: dict[str, ToolInvocation]) -> ClaimOu
     outcomes = [check_citation(c, claim, invocations) for c in claim.citations]
     rule_ids = [o.rule_id for o in outcomes if o.rule_id]
     passed = any(o.passed for o in outcomes)
-    if not passed:
+    if RULED_OUT.search(claim.statement):
+        passed = False
+        rule_ids.append(RULED_OUT_WORDING)
+    elif not passed:
         rule_ids.append(NO_VALID_CITATION)
     return ClaimOutcome(
         claim_id=claim.claim_id,

@@ -36,6 +36,8 @@ class ScriptedModel:
     - `{"tool_calls": [{"tool": ..., "params": {...}}]}`
     - `{"raise": "<ModelTimeout|ModelRateLimited|...|RuntimeError>", "message": "..."}`
     - `"fallback"`: let the fallback model answer this turn
+    - a callable `(request, fallback) -> reply-or-ModelResponse`: computed at call time,
+      for replies that depend on the run (citing this run's invocation ids)
     """
 
     name = "scripted"
@@ -51,6 +53,10 @@ class ScriptedModel:
             self.calls.append(request.role)
             queue = self._queues.get(request.role)
             reply: Any = queue.popleft() if queue else "fallback"
+        if callable(reply):
+            reply = reply(request, self.fallback)
+            if isinstance(reply, ModelResponse):
+                return reply
         if reply == "fallback":
             if self.fallback is None:
                 raise errors.ModelRefused(f"scripted model has no reply left for {request.role}")
