@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-unit test-integration test-infra lint synth bench clean
+.PHONY: setup demo test test-unit test-integration test-infra lint layer synth bench clean
 
 setup: $(STAMP)
 
@@ -39,8 +39,29 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m superbiz.bench --runs 5
 
-synth: $(STAMP)
+# The third-party dependency layer for Lambda (arm64, CPython 3.12), built without Docker:
+# pip picks manylinux aarch64 wheels (tiktoken publishes only manylinux_2_28 ones; the Python
+# 3.12 runtime's Amazon Linux 2023 has glibc 2.34). Rebuilt when the requirements change.
+LAYER_REQS   := layers/dependencies/requirements.txt
+LAYER_SDISTS := layers/dependencies/sdist-only.txt
+LAYER_DIR    := build/layers/dependencies
+WHEELHOUSE   := build/wheelhouse
+LAYER_TARGET := --platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 \
+                --python-version 3.12 --implementation cp --only-binary=:all:
+
+layer: $(LAYER_DIR)/.built
+
+$(LAYER_DIR)/.built: $(LAYER_REQS) $(LAYER_SDISTS) | $(STAMP)
+	rm -rf $(LAYER_DIR) $(WHEELHOUSE)
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir $(WHEELHOUSE) -r $(LAYER_SDISTS)
+	$(BIN)/python -m pip install --quiet --target $(LAYER_DIR)/python --find-links $(WHEELHOUSE) \
+		$(LAYER_TARGET) -r $(LAYER_REQS)
+	find $(LAYER_DIR) -depth -name __pycache__ -type d -exec rm -rf {} +
+	@du -sh $(LAYER_DIR) | sed 's/^/dependency layer (unzipped): /'
+	@touch $@
+
+synth: $(STAMP) layer
 	$(BIN)/python app.py
 
 clean:
-	rm -rf $(VENV) cdk.out .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) cdk.out build .pytest_cache .ruff_cache .mypy_cache

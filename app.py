@@ -4,18 +4,37 @@
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Mapping
+from typing import Any
 
 import aws_cdk as cdk
 from cdk_nag import AwsSolutionsChecks
 
+from stacks.config import ConfigError
 from stacks.constants import STACK_NAME
+from stacks.constructs.functions import DependenciesLayerMissing
 from stacks.superbiz_stack import SuperBizStack
 
 
-def build_app(outdir: str | None = None) -> tuple[cdk.App, SuperBizStack]:
+def build_app(
+    outdir: str | None = None, context: Mapping[str, Any] | None = None
+) -> tuple[cdk.App, SuperBizStack]:
     # `cdk synth` passes its output directory in CDK_OUTDIR; `python app.py` writes to cdk.out.
-    app = cdk.App(outdir=outdir or os.environ.get("CDK_OUTDIR", "cdk.out"))
-    stack = SuperBizStack(app, STACK_NAME, description="SuperBizAgent fault-diagnosis agent")
+    app = cdk.App(
+        outdir=outdir or os.environ.get("CDK_OUTDIR", "cdk.out"), context=dict(context or {})
+    )
+    stack = SuperBizStack(
+        app,
+        STACK_NAME,
+        description="SuperBizAgent fault-diagnosis agent",
+        # CDK_DEFAULT_* are set by the cdk CLI from the caller's credentials; unset offline,
+        # which synthesises an environment-agnostic template.
+        env=cdk.Environment(
+            account=os.environ.get("CDK_DEFAULT_ACCOUNT"),
+            region=os.environ.get("CDK_DEFAULT_REGION"),
+        ),
+    )
     # cdk-nag 3 is a policy-validation plugin: it runs during synthesis and fails it on any
     # finding that is not acknowledged (acknowledgements sit next to the resources).
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
@@ -23,4 +42,8 @@ def build_app(outdir: str | None = None) -> tuple[cdk.App, SuperBizStack]:
 
 
 if __name__ == "__main__":
-    build_app()[0].synth()
+    try:
+        build_app()[0].synth()
+    except (DependenciesLayerMissing, ConfigError) as exc:
+        print(f"synth failed: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -8,8 +8,16 @@ from pathlib import Path
 from typing import Any
 
 STACK_NAME = "SuperBizAgentStack"
-# the OpenSearch domain that holds the knowledge index (lookup_knowledge reads it)
+# Physical names operators see in the console; the library's catalog derives function names.
+NAME_PREFIX = "superbiz"
+# the REST API's one stage; part of the base URL the Finalize node links traces to
+API_STAGE_NAME = "prod"
+STATE_MACHINE_NAME = "superbiz-diagnosis"
+# Named so the domain's own access policy can name its ARN without referring to itself.
 KNOWLEDGE_DOMAIN_NAME = "superbiz-knowledge"
+# Alarms this stack creates on itself are named with this prefix, and the alarm trigger's
+# rule ignores it: a failing diagnosis must not start a diagnosis of itself.
+OWN_ALARM_PREFIX = "superbiz-"
 
 # Powertools: the library's observability module uses the same service and namespace.
 SERVICE_NAME = "superbiz"
@@ -20,6 +28,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 FUNCTIONS_DIR = REPO_ROOT / "functions"
 LAYER_SOURCE_DIR = REPO_ROOT / "layers" / "superbiz"
 LAYER_PACKAGE = "superbiz"
+# Third-party dependencies, built for Lambda (arm64, CPython 3.12) by `make layer`.
+DEPENDENCIES_REQUIREMENTS = REPO_ROOT / "layers" / "dependencies" / "requirements.txt"
+DEPENDENCIES_LAYER_DIR = REPO_ROOT / "build" / "layers" / "dependencies"
 # Role prompts and skills; the library looks for a bundled copy at superbiz/prompts.
 PROMPTS_DIR = REPO_ROOT / "prompts"
 DIAGNOSIS_ASL = REPO_ROOT / "stacks" / "statemachines" / "diagnosis.asl.json"
@@ -28,14 +39,43 @@ DIAGNOSIS_ASL = REPO_ROOT / "stacks" / "statemachines" / "diagnosis.asl.json"
 TABLE_PARTITION_KEY = "PK"
 TABLE_SORT_KEY = "SK"
 TABLE_TTL_ATTRIBUTE = "expires_at"
-RETENTION_DAYS = 90
 # Large tool outputs are stored under runs/<run_id>/tools/ (RunStore.record_invocation).
 TOOL_OUTPUT_PREFIX = "runs/"
+# Runbooks uploaded here are indexed by the knowledge ingestion function (Settings default).
+KNOWLEDGE_UPLOAD_PREFIX = "knowledge/"
 
 # Environment variables read by the library's Settings model (prefix SUPERBIZ_).
 ENV_TABLE_NAME = "SUPERBIZ_TABLE_NAME"
 ENV_BUCKET_NAME = "SUPERBIZ_BUCKET_NAME"
 ENV_TTL_DAYS = "SUPERBIZ_TTL_DAYS"
+ENV_STATE_MACHINE_ARN = "SUPERBIZ_STATE_MACHINE_ARN"
+ENV_NOTIFY_TOPIC_ARN = "SUPERBIZ_NOTIFY_TOPIC_ARN"
+ENV_API_BASE_URL = "SUPERBIZ_API_BASE_URL"
+ENV_ALARM_NAME_PREFIXES = "SUPERBIZ_ALARM_NAME_PREFIXES"
+ENV_LOG_GROUP_PREFIXES = "SUPERBIZ_LOG_GROUP_PREFIXES"
+ENV_KNOWLEDGE_UPLOAD_PREFIX = "SUPERBIZ_KNOWLEDGE_UPLOAD_PREFIX"
+ENV_OPENSEARCH_ENDPOINT = "SUPERBIZ_OPENSEARCH_ENDPOINT"
+ENV_OPENSEARCH_INDEX = "SUPERBIZ_OPENSEARCH_INDEX"
+ENV_EMBEDDINGS_BASE_URL = "SUPERBIZ_EMBEDDINGS_BASE_URL"
+ENV_EMBEDDINGS_MODEL = "SUPERBIZ_EMBEDDINGS_MODEL"
+ENV_EMBEDDINGS_DIMENSION = "SUPERBIZ_EMBEDDINGS_DIMENSION"
+ENV_MODEL = "SUPERBIZ_MODEL"
+ENV_MODEL_ROLE = "SUPERBIZ_MODEL_{role}"  # PLANNER, EXECUTOR, VERIFIER, COMPOSER
+ENV_OPENAI_BASE_URL = "OPENAI_BASE_URL"
+ENV_MODEL_KEY_SECRET_ARN = "SUPERBIZ_OPENAI_API_KEY_SECRET_ARN"
+
+# OpenSearch HTTP verbs (IAM actions on the domain's paths).
+OPENSEARCH_READ_ACTIONS = ("es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead")
+# Ingestion creates the index (PUT), writes chunks (_bulk POST) and deletes replaced ones.
+OPENSEARCH_WRITE_ACTIONS = (
+    "es:ESHttpGet",
+    "es:ESHttpHead",
+    "es:ESHttpPost",
+    "es:ESHttpPut",
+    "es:ESHttpDelete",
+)
+# The API searches and ingests documents (POST /api/documents), but never probes with HEAD.
+OPENSEARCH_API_ACTIONS = ("es:ESHttpGet", "es:ESHttpPost", "es:ESHttpPut", "es:ESHttpDelete")
 
 # DynamoDB actions RunStore performs. Nothing deletes, scans or batch-writes.
 GRAPH_NODE_TABLE_ACTIONS = (
@@ -55,6 +95,7 @@ TOOL_TABLE_ACTIONS = (
 class FunctionKind(Enum):
     GRAPH_NODE = "graph_node"
     TOOL = "tool"
+    ENTRY = "entry"
 
 
 @dataclass(frozen=True)
@@ -72,6 +113,8 @@ class FunctionSpec:
     timeout_seconds: int
     memory_mb: int = 512
     reads_tool_outputs: bool = True  # needs S3 read for outputs too large for DynamoDB
+    calls_model: bool = False  # gets the model configuration and may read the key secret
+    reads_knowledge: bool = False  # searches the knowledge domain
 
     @property
     def handler(self) -> str:
@@ -89,7 +132,7 @@ def _node(module: str, state: str, timeout_seconds: int, **kwargs: Any) -> Funct
     )
 
 
-def _tool(name: str, substitution: str, timeout_seconds: int) -> FunctionSpec:
+def _tool(name: str, substitution: str, timeout_seconds: int, **kwargs: Any) -> FunctionSpec:
     return FunctionSpec(
         module=f"tool_{name}",
         state=name,
@@ -97,18 +140,20 @@ def _tool(name: str, substitution: str, timeout_seconds: int) -> FunctionSpec:
         kind=FunctionKind.TOOL,
         timeout_seconds=timeout_seconds,
         memory_mb=256,
+        **kwargs,
     )
 
 
 # Timeouts: each below its ASL state's TimeoutSeconds (60 / 300 / 120).
 GRAPH_NODES: tuple[FunctionSpec, ...] = (
     _node("start_run", "StartRun", 50, reads_tool_outputs=False),
-    _node("planner", "Planner", 280),
-    _node("executor", "Executor", 280),
+    # the Planner also reads the knowledge base's domain map
+    _node("planner", "Planner", 280, calls_model=True, reads_knowledge=True),
+    _node("executor", "Executor", 280, calls_model=True),
     _node("gatekeeper", "Gatekeeper", 110),
     _node("verified_input", "VerifiedInput", 110),
-    _node("verifier", "Verifier", 280),
-    _node("composer", "Composer", 280),
+    _node("verifier", "Verifier", 280, calls_model=True),
+    _node("composer", "Composer", 280, calls_model=True),
     _node("fallback", "Fallback", 110),
     _node("finalize", "Finalize", 110),
 )
@@ -119,8 +164,48 @@ TOOLS: tuple[FunctionSpec, ...] = (
     _tool("query_alarms", "QueryAlarmsFunctionArn", 50),
     _tool("recent_changes", "RecentChangesFunctionArn", 50),
     _tool("read_skill", "ReadSkillFunctionArn", 50),
-    _tool("lookup_knowledge", "LookupKnowledgeFunctionArn", 50),
+    _tool("lookup_knowledge", "LookupKnowledgeFunctionArn", 50, reads_knowledge=True),
     _tool("get_current_time", "GetCurrentTimeFunctionArn", 50),
 )
 
 DIAGNOSIS_FUNCTIONS: tuple[FunctionSpec, ...] = GRAPH_NODES + TOOLS
+
+
+@dataclass(frozen=True)
+class EntrySpec:
+    """A Lambda that is not a graph node: how work gets into the system."""
+
+    construct_id: str  # the key in superbiz.catalog.ENTRY_FUNCTIONS
+    module: str
+    timeout_seconds: int
+    memory_mb: int
+    description: str
+
+    @property
+    def handler(self) -> str:
+        return f"{self.module}.lambda_handler"
+
+
+# API Gateway's integration timeout is 29 s; POST /api/chat waits at most
+# Settings.chat_wait_max_seconds (25 s) for the answer.
+API = EntrySpec("Api", "api", 29, 512, "REST API: chat, AIOps, runs, sessions, traces, search")
+ALARM_TRIGGER = EntrySpec(
+    "AlarmTrigger", "alarm_trigger", 30, 256, "CloudWatch alarm state change -> diagnosis run"
+)
+KNOWLEDGE_INGEST = EntrySpec(
+    "KnowledgeIngest", "kb_ingest", 300, 512, "S3 upload under knowledge/ -> knowledge index"
+)
+ENTRY_FUNCTIONS: tuple[EntrySpec, ...] = (API, ALARM_TRIGGER, KNOWLEDGE_INGEST)
+
+# The API's routes (issue 6): path -> methods, all proxied to the api function.
+API_ROUTES: dict[str, tuple[str, ...]] = {
+    "/api/chat": ("POST",),
+    "/api/ai_ops": ("POST",),
+    "/api/runs/{runId}": ("GET",),
+    "/api/runs/{runId}/feedback": ("POST",),
+    "/api/sessions/{sessionId}": ("GET",),
+    "/api/diagnosis/{sessionId}/trace": ("GET",),
+    "/api/search": ("GET",),
+    "/api/documents": ("POST",),
+    "/api/openapi.json": ("GET",),
+}

@@ -1,25 +1,13 @@
-"""The diagnosis graph: the library layer, one Lambda per graph node and per tool, and the
-Standard state machine deployed from the ASL file (DESIGN.md section 2)."""
+"""The diagnosis graph: one Lambda per graph node and per tool, and the Standard state machine
+deployed from the ASL file (DESIGN.md section 2)."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Mapping
+import json
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
-import jsii
-from aws_cdk import (
-    ArnFormat,
-    AssetHashType,
-    BundlingOptions,
-    CfnElement,
-    Duration,
-    ILocalBundling,
-    RemovalPolicy,
-    Stack,
-)
+from aws_cdk import ArnFormat, CfnElement, RemovalPolicy, Stack
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -30,29 +18,12 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct, IConstruct
 
 from stacks import constants as c
+from stacks.config import DeploymentConfig
+from stacks.constructs.functions import FunctionFactory, construct_id
+from stacks.constructs.knowledge import Knowledge
 from stacks.constructs.nag import acknowledge
-
-RUNTIME = lambda_.Runtime.PYTHON_3_12
-ARCHITECTURE = lambda_.Architecture.ARM_64
-_BUILD_ARTIFACTS = ("__pycache__", "*.pyc", "*.pyo")
-
-
-@jsii.implements(ILocalBundling)
-class LocalCopy:
-    """Builds a pure-Python layer without Docker by copying directory trees into the output."""
-
-    def __init__(self, copies: Mapping[Path, str]) -> None:
-        self._copies = dict(copies)
-
-    def try_bundle(self, output_dir: str, *args: Any, **kwargs: Any) -> bool:
-        for source, target in self._copies.items():
-            shutil.copytree(
-                source,
-                Path(output_dir) / target,
-                ignore=shutil.ignore_patterns(*_BUILD_ARTIFACTS),
-                dirs_exist_ok=True,
-            )
-        return True
+from stacks.constructs.notifications import Notifications
+from stacks.constructs.secrets import ModelSecret
 
 
 @dataclass(frozen=True)
@@ -61,140 +32,81 @@ class _SourceAccess:
     acknowledgements: dict[str, str]  # cdk-nag finding -> why it is acceptable
 
 
-def _construct_id(module: str) -> str:
-    return "".join(part.title() for part in module.split("_"))
-
-
 class Diagnosis(Construct):
     def __init__(
         self,
         scope: Construct,
         id: str,
         *,
+        config: DeploymentConfig,
+        functions: FunctionFactory,
         table: dynamodb.ITable,
         bucket: s3.IBucket,
         logs_key: kms.IKey,
+        secret: ModelSecret,
+        notifications: Notifications,
+        knowledge: Knowledge | None,
         removal_policy: RemovalPolicy,
     ) -> None:
         super().__init__(scope, id)
+        self._config = config
+        self._factory = functions
         self._table = table
         self._bucket = bucket
         self._logs_key = logs_key
+        self._secret = secret
+        self._notifications = notifications
+        self._knowledge = knowledge
         self._removal_policy = removal_policy
 
-        self.layer = self._build_layer()
-        self._code = lambda_.Code.from_asset(
-            str(c.FUNCTIONS_DIR), exclude=[f"**/{p}" for p in _BUILD_ARTIFACTS]
-        )
         self.functions: dict[str, lambda_.Function] = {
             spec.module: self._build_function(spec) for spec in c.DIAGNOSIS_FUNCTIONS
         }
         self.state_machine = self._build_state_machine()
 
-    # -- layer
-
-    def _build_layer(self) -> lambda_.LayerVersion:
-        """The shared `superbiz` library, with the role prompts bundled at superbiz/prompts.
-
-        Lambda puts /opt/python on sys.path, hence python/superbiz in the zip. Third-party
-        dependencies (pydantic, powertools, ...) go in a second layer that the infrastructure
-        issue builds with `pip install --platform manylinux2014_aarch64 --only-binary=:all:
-        --python-version 3.12 --target <dir>/python`, so no Docker is needed there either.
-        """
-        package = f"python/{c.LAYER_PACKAGE}"
-        bundler = LocalCopy(
-            {
-                c.LAYER_SOURCE_DIR / c.LAYER_PACKAGE: package,
-                c.PROMPTS_DIR: f"{package}/prompts",
-            }
-        )
-        return lambda_.LayerVersion(
-            self,
-            "LibraryLayer",
-            description="SuperBizAgent shared library (superbiz package and prompts)",
-            code=lambda_.Code.from_asset(
-                str(c.LAYER_SOURCE_DIR),
-                # The prompts live outside the asset folder, so hash what was bundled.
-                asset_hash_type=AssetHashType.OUTPUT,
-                bundling=BundlingOptions(
-                    # Required by the API but never run: local bundling always succeeds, and a
-                    # container could not see prompts/ (outside the mounted asset folder).
-                    image=RUNTIME.bundling_image,
-                    command=[
-                        "bash",
-                        "-c",
-                        "echo 'the library layer is bundled locally (LocalCopy)' >&2; exit 1",
-                    ],
-                    local=bundler,
-                ),
-            ),
-            compatible_runtimes=[RUNTIME],
-            compatible_architectures=[ARCHITECTURE],
-        )
-
     # -- functions
 
     def _build_function(self, spec: c.FunctionSpec) -> lambda_.Function:
-        name = _construct_id(spec.module)
-        role = iam.Role(
+        name = construct_id(spec.module)
+        function, role = self._factory.build(
             self,
-            f"{name}Role",
-            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            description=f"SuperBizAgent {spec.kind.value} {spec.module}",
+            module=spec.module,
+            description=f"{spec.kind.value} {spec.state}",
+            timeout_seconds=spec.timeout_seconds,
+            memory_mb=spec.memory_mb,
+            environment=self._environment(spec),
         )
-        log_group = logs.LogGroup(
-            self,
-            f"{name}Logs",
-            retention=logs.RetentionDays.ONE_MONTH,
-            encryption_key=self._logs_key,
-            removal_policy=self._removal_policy,
-        )
-        function = lambda_.Function(
-            self,
-            f"{name}Function",
-            description=f"SuperBizAgent {spec.kind.value}: {spec.state}",
-            runtime=RUNTIME,
-            architecture=ARCHITECTURE,
-            handler=spec.handler,
-            code=self._code,
-            layers=[self.layer],
-            role=role,
-            timeout=Duration.seconds(spec.timeout_seconds),
-            memory_size=spec.memory_mb,
-            tracing=lambda_.Tracing.ACTIVE,
-            log_group=log_group,
-            environment=self._environment(),
-        )
-        log_group.grant_write(role)
         self._grant_storage(spec, role)
+        if spec.calls_model:
+            self._secret.grant_read(role)
+        if spec.reads_knowledge and self._knowledge is not None:
+            self._knowledge.grant(role, c.OPENSEARCH_READ_ACTIONS)
+            # query embeddings use the same OpenAI-compatible key
+            self._secret.grant_read(role)
+        if spec.module == "finalize":
+            self._notifications.grant_publish(role)
         if spec.kind is c.FunctionKind.TOOL:
             self._grant_tool_source(spec, name, role)
-        acknowledge(
-            function,
-            "AwsSolutions-L1",
-            f"Pinned to {RUNTIME.name} on purpose: the dependency layer holds compiled wheels "
-            "(pydantic-core) built for this one CPython version and architecture, so the runtime "
-            "and the layer build change together, in one place (RUNTIME), as a tested upgrade.",
-        )
-        acknowledge(
-            role,
-            "AwsSolutions-IAM5[Resource::*]",
-            "X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not "
-            "support resource-level permissions, so CDK grants them on '*'.",
-        )
         return function
 
-    def _environment(self) -> dict[str, str]:
-        return {
-            "POWERTOOLS_SERVICE_NAME": c.SERVICE_NAME,
-            "POWERTOOLS_METRICS_NAMESPACE": c.METRICS_NAMESPACE,
-            "POWERTOOLS_LOG_LEVEL": "INFO",
-            # Responses may hold tool output or model text; keep them out of X-Ray.
-            "POWERTOOLS_TRACER_CAPTURE_RESPONSE": "false",
-            c.ENV_TABLE_NAME: self._table.table_name,
-            c.ENV_BUCKET_NAME: self._bucket.bucket_name,
-            c.ENV_TTL_DAYS: str(c.RETENTION_DAYS),
-        }
+    def _environment(self, spec: c.FunctionSpec) -> dict[str, str]:
+        env: dict[str, str] = {}
+        if spec.calls_model:
+            config = self._config
+            env[c.ENV_MODEL] = config.model
+            for role_name, model in config.role_models.items():
+                env[c.ENV_MODEL_ROLE.format(role=role_name.upper())] = model
+            if config.openai_base_url:
+                env[c.ENV_OPENAI_BASE_URL] = config.openai_base_url
+            env[c.ENV_MODEL_KEY_SECRET_ARN] = self._secret.secret.secret_arn
+        if spec.reads_knowledge and self._knowledge is not None:
+            env |= self._knowledge.environment()
+            env[c.ENV_MODEL_KEY_SECRET_ARN] = self._secret.secret.secret_arn
+        if spec.module == "finalize":
+            env[c.ENV_NOTIFY_TOPIC_ARN] = self._notifications.topic.topic_arn
+        if spec.module == "tool_query_logs":
+            env[c.ENV_LOG_GROUP_PREFIXES] = json.dumps(list(self._config.log_group_prefixes))
+        return env
 
     def _grant_storage(self, spec: c.FunctionSpec, role: iam.IRole) -> None:
         """Exactly the item operations RunStore performs; tool outputs under runs/ only."""
@@ -233,17 +145,30 @@ class Diagnosis(Construct):
         for finding, reason in access.acknowledgements.items():
             acknowledge(policy, finding, reason)
 
+    def _log_group_arns(self) -> list[str]:
+        """The log groups query_logs may read: the configured name prefixes, else all of them."""
+        prefixes = self._config.log_group_prefixes or ("",)
+        return [
+            Stack.of(self).format_arn(
+                service="logs",
+                resource="log-group",
+                resource_name=f"{prefix}*",
+                arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            )
+            for prefix in prefixes
+        ]
+
     def _tool_sources(self) -> dict[str, _SourceAccess]:
-        log_groups = Stack.of(self).format_arn(
-            service="logs",
-            resource="log-group",
-            resource_name="*",
-            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        log_groups = self._log_group_arns()
+        scope = (
+            f"the configured prefixes ({', '.join(self._config.log_group_prefixes)})"
+            if self._config.log_group_prefixes
+            else "this account and region (context logGroupPrefixes narrows it)"
         )
         return {
             "tool_query_logs": _SourceAccess(
                 statements=(
-                    iam.PolicyStatement(actions=["logs:StartQuery"], resources=[log_groups]),
+                    iam.PolicyStatement(actions=["logs:StartQuery"], resources=log_groups),
                     # StopQuery cancels the tool's own query when it overruns its time budget.
                     iam.PolicyStatement(
                         actions=[
@@ -255,12 +180,14 @@ class Diagnosis(Construct):
                     ),
                 ),
                 acknowledgements={
-                    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:"
-                    "<AWS::AccountId>:log-group:*]": (
-                        "The log group to query is chosen at run time from the alarm or the "
-                        "question; access is limited to this account and region and to the "
-                        "read-only logs:StartQuery action."
-                    ),
+                    **{
+                        "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:"
+                        f"<AWS::AccountId>:log-group:{prefix}*]": (
+                            "The log group to query is chosen at run time from the alarm or the "
+                            f"question; logs:StartQuery (read-only) is limited to {scope}."
+                        )
+                        for prefix in (self._config.log_group_prefixes or ("",))
+                    },
                     "AwsSolutions-IAM5[Resource::*]": (
                         "logs:GetQueryResults and logs:StopQuery act on a query id this role "
                         "obtained from StartQuery, and logs:DescribeLogGroups lists names; none "
@@ -312,26 +239,7 @@ class Diagnosis(Construct):
                     )
                 },
             ),
-            "tool_lookup_knowledge": _SourceAccess(
-                statements=(
-                    iam.PolicyStatement(
-                        actions=["es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"],
-                        resources=[
-                            Stack.of(self).format_arn(
-                                service="es",
-                                resource="domain",
-                                resource_name=f"{c.KNOWLEDGE_DOMAIN_NAME}/*",
-                            )
-                        ],
-                    ),
-                ),
-                acknowledgements={
-                    f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:es:<AWS::Region>:<AWS::AccountId>:domain/{c.KNOWLEDGE_DOMAIN_NAME}/*]": (
-                        "OpenSearch HTTP permissions are granted per domain path; '/*' covers the "
-                        "knowledge index's search and get paths of this one domain, read-only verbs."
-                    )
-                },
-            ),
+            # tool_lookup_knowledge: the knowledge construct grants its domain (read verbs).
             # tool_read_skill reads the skills bundled in the layer: no AWS source at all.
         }
 
@@ -343,14 +251,15 @@ class Diagnosis(Construct):
             "StateMachineLogs",
             # Step Functions documents this prefix for vended logs (keeps the Logs resource
             # policy small).
-            log_group_name=f"/aws/vendedlogs/states/{Stack.of(self).stack_name}-diagnosis",
-            retention=logs.RetentionDays.ONE_MONTH,
+            log_group_name=f"/aws/vendedlogs/states/{c.STATE_MACHINE_NAME}",
+            retention=self._config.log_retention,
             encryption_key=self._logs_key,
             removal_policy=self._removal_policy,
         )
         machine = sfn.StateMachine(
             self,
             "StateMachine",
+            state_machine_name=c.STATE_MACHINE_NAME,
             state_machine_type=sfn.StateMachineType.STANDARD,
             definition_body=sfn.DefinitionBody.from_file(str(c.DIAGNOSIS_ASL)),
             definition_substitutions={
@@ -382,3 +291,12 @@ class Diagnosis(Construct):
 
     def _logical_id(self, construct: IConstruct) -> str:
         return Stack.of(self).get_logical_id(cast(CfnElement, construct.node.default_child))
+
+    def execution_arns(self) -> str:
+        """Every execution of this state machine (DescribeExecution is scoped to executions)."""
+        return Stack.of(self).format_arn(
+            service="states",
+            resource="execution",
+            resource_name=f"{self.state_machine.state_machine_name}:*",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )

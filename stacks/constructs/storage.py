@@ -14,9 +14,17 @@ from stacks.constructs.nag import acknowledge
 
 
 class Storage(Construct):
-    def __init__(self, scope: Construct, id: str, *, removal_policy: RemovalPolicy) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        removal_policy: RemovalPolicy,
+        run_retention_days: int,
+    ) -> None:
         super().__init__(scope, id)
         self._removal_policy = removal_policy
+        self._run_retention_days = run_retention_days
         self.table = self._build_table()
         self.bucket = self._build_bucket()
         self.logs_key = self._build_logs_key()
@@ -40,7 +48,8 @@ class Storage(Construct):
         )
 
     def _build_bucket(self) -> s3.Bucket:
-        """Tool outputs too large for a DynamoDB item; expire with the run records."""
+        """Tool outputs too large for a DynamoDB item (expire with the run records) and runbook
+        uploads under knowledge/ (kept until deleted: deleting one removes it from the index)."""
         bucket = s3.Bucket(
             self,
             "ArtifactsBucket",
@@ -51,7 +60,7 @@ class Storage(Construct):
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             lifecycle_rules=[
                 s3.LifecycleRule(
-                    prefix=c.TOOL_OUTPUT_PREFIX, expiration=Duration.days(c.RETENTION_DAYS)
+                    prefix=c.TOOL_OUTPUT_PREFIX, expiration=Duration.days(self._run_retention_days)
                 )
             ],
             removal_policy=self._removal_policy,
@@ -59,9 +68,10 @@ class Storage(Construct):
         acknowledge(
             bucket,
             "AwsSolutions-S1",
-            "Only this stack's diagnosis functions read and write the bucket, under runs/; every "
-            "object is referenced by the tool_invocation item that recorded it, which is the "
-            "access record. A second bucket of server access logs would duplicate that trail.",
+            "Only this stack's functions read and write the bucket: tool outputs under runs/, each "
+            "referenced by the tool_invocation item that recorded it, and runbooks under "
+            "knowledge/, whose uploads CloudTrail records. A second bucket of server access logs "
+            "would duplicate that trail.",
         )
         return bucket
 

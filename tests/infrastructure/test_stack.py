@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,9 @@ from cdk_nag import AwsSolutionsChecks
 
 from app import build_app
 from stacks import constants as c
-from stacks.superbiz_stack import SuperBizStack
+from stacks.config import ConfigError
+from stacks.constructs.functions import DependenciesLayerMissing
+from superbiz.catalog import ENTRY_FUNCTIONS, function_name
 
 pytestmark = pytest.mark.infrastructure
 
@@ -55,16 +58,74 @@ TOOL_SOURCE_ACTIONS = {
     "tool_lookup_knowledge": {"es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
     "tool_get_current_time": set(),
 }
+READ_SECRET = {"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
+# What a graph function may do beyond the table, tool outputs and its tool's source.
+NODE_EXTRA_ACTIONS = {
+    "planner": READ_SECRET | {"es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
+    "executor": READ_SECRET,
+    "verifier": READ_SECRET,
+    "composer": READ_SECRET,
+    "finalize": {"sns:Publish", "kms:GenerateDataKey", "kms:Decrypt"},
+    "tool_lookup_knowledge": READ_SECRET,
+}
+# Every action this stack's functions may hold on Resource "*": none of them can be scoped.
+UNSCOPABLE_ACTIONS = {
+    "xray:PutTraceSegments",
+    "xray:PutTelemetryRecords",
+    "logs:GetQueryResults",
+    "logs:StopQuery",
+    "logs:DescribeLogGroups",
+    "cloudwatch:GetMetricData",
+    "cloudwatch:ListMetrics",
+    "cloudwatch:DescribeAlarms",
+    "cloudwatch:DescribeAlarmHistory",
+    "cloudtrail:LookupEvents",
+}
+ENTRY_ACTIONS = {
+    "api": BASELINE_ACTIONS
+    | set(c.GRAPH_NODE_TABLE_ACTIONS)
+    | {"states:StartExecution", "states:DescribeExecution", "s3:GetObject"}
+    | set(c.OPENSEARCH_API_ACTIONS)
+    | READ_SECRET,
+    "alarm_trigger": BASELINE_ACTIONS | set(c.GRAPH_NODE_TABLE_ACTIONS) | {"states:StartExecution"},
+    "kb_ingest": BASELINE_ACTIONS
+    | {"s3:GetObject"}
+    | set(c.OPENSEARCH_WRITE_ACTIONS)
+    | READ_SECRET,
+}
 
 
 class Synthesised:
-    def __init__(self, template: Template, assembly_dir: Path) -> None:
+    def __init__(
+        self, stack: cdk.Stack, template: Template, assembly_dir: Path, seconds: float
+    ) -> None:
+        self.stack = stack
         self.template = template
         self.json: dict[str, Any] = dict(template.to_json())
         self.assembly_dir = assembly_dir
+        self.seconds = seconds
 
     def resources(self, type_: str) -> dict[str, dict[str, Any]]:
         return {k: v for k, v in self.json["Resources"].items() if v["Type"] == type_}
+
+    def own_functions(self) -> dict[str, dict[str, Any]]:
+        """This system's functions (not CDK's deployment-time custom resource handlers)."""
+        return {
+            k: v
+            for k, v in self.resources("AWS::Lambda::Function").items()
+            if str(v["Properties"].get("FunctionName", "")).startswith("superbiz-")
+        }
+
+    def layer_id(self, description_start: str) -> str:
+        [layer_id] = [
+            k
+            for k, v in self.resources("AWS::Lambda::LayerVersion").items()
+            if v["Properties"]["Description"].startswith(description_start)
+        ]
+        return layer_id
+
+    def role_of(self, module: str) -> str:
+        return self.function_by_module(module)[1]["Properties"]["Role"]["Fn::GetAtt"][0]
 
     def asset(self, s3_key: str) -> Path:
         return self.assembly_dir / f"asset.{s3_key}"
@@ -72,9 +133,7 @@ class Synthesised:
     def function_by_module(self, module: str) -> tuple[str, dict[str, Any]]:
         handler = f"{module}.lambda_handler"
         [(logical_id, fn)] = [
-            (k, v)
-            for k, v in self.resources("AWS::Lambda::Function").items()
-            if v["Properties"]["Handler"] == handler
+            (k, v) for k, v in self.own_functions().items() if v["Properties"]["Handler"] == handler
         ]
         return logical_id, fn
 
@@ -118,13 +177,39 @@ def _task_states(states: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return tasks
 
 
-@pytest.fixture(scope="module")
-def synth(tmp_path_factory: pytest.TempPathFactory) -> Synthesised:
+def _synthesise(tmp_path_factory: pytest.TempPathFactory, **context: Any) -> Synthesised:
+    # A stand-in for the built dependency layer (`make layer` needs PyPI; these tests do not).
+    layer_dir = tmp_path_factory.mktemp("dependencies-layer")
+    (layer_dir / "python").mkdir()
+    (layer_dir / "python" / "placeholder.txt").write_text("built by make layer\n")
     outdir = tmp_path_factory.mktemp("cdk.out")
-    app, stack = build_app(outdir=str(outdir))
+    started = time.perf_counter()
+    app, stack = build_app(
+        outdir=str(outdir), context={"dependenciesLayerDir": str(layer_dir), **context}
+    )
     # Synthesising the real app also runs the cdk-nag plugin: an unacknowledged finding fails here.
     template = Template.from_stack(stack)
-    return Synthesised(template, Path(app.synth().directory))
+    assembly = Path(app.synth().directory)
+    return Synthesised(stack, template, assembly, time.perf_counter() - started)
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory: pytest.TempPathFactory) -> Synthesised:
+    return _synthesise(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def configured(tmp_path_factory: pytest.TempPathFactory) -> Synthesised:
+    """The stack as an operator narrows it: log groups, alarm names, no knowledge domain."""
+    return _synthesise(
+        tmp_path_factory,
+        logGroupPrefixes='["/aws/lambda/payment", "/ecs/checkout"]',
+        alarmNamePrefixes="payment-,checkout-",
+        knowledge="none",
+        model="openai:gpt-4.1",
+        roleModels='{"verifier": "gpt-4.1-mini"}',
+        logRetentionDays="90",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -199,24 +284,47 @@ def test_state_machine_role_invokes_exactly_the_diagnosis_functions(synth: Synth
 # -- functions
 
 
-def test_one_function_per_node_and_tool_each_with_its_own_role(synth: Synthesised) -> None:
-    functions = synth.resources("AWS::Lambda::Function")
+def test_one_function_per_node_tool_and_entrance_each_with_its_own_role(
+    synth: Synthesised,
+) -> None:
+    functions = synth.own_functions()
     handlers = sorted(f["Properties"]["Handler"] for f in functions.values())
-    assert handlers == sorted(spec.handler for spec in c.DIAGNOSIS_FUNCTIONS)
-    assert len(handlers) == 16
+    expected = [spec.handler for spec in c.DIAGNOSIS_FUNCTIONS] + [
+        f"{module}.lambda_handler" for module in ENTRY_FUNCTIONS.values()
+    ]
+    assert handlers == sorted(expected)
+    assert len(handlers) == 16 + 3
     roles = {json.dumps(f["Properties"]["Role"]) for f in functions.values()}
     assert len(roles) == len(functions)
+    # And each function is named as the library's catalog names it
+    for fn in functions.values():
+        module = fn["Properties"]["Handler"].removesuffix(".lambda_handler")
+        assert fn["Properties"]["FunctionName"] == function_name(module)
 
 
-@pytest.mark.parametrize("spec", c.DIAGNOSIS_FUNCTIONS, ids=lambda s: s.module)
-def test_function_runtime_layer_and_settings(synth: Synthesised, spec: c.FunctionSpec) -> None:
-    _, fn = synth.function_by_module(spec.module)
+def test_entry_functions_match_the_catalog() -> None:
+    assert {spec.construct_id: spec.module for spec in c.ENTRY_FUNCTIONS} == ENTRY_FUNCTIONS
+    for spec in c.ENTRY_FUNCTIONS:
+        assert (c.FUNCTIONS_DIR / f"{spec.module}.py").name == f"{spec.module}.py"
+
+
+ALL_MODULES = [spec.module for spec in c.DIAGNOSIS_FUNCTIONS] + [
+    spec.module for spec in c.ENTRY_FUNCTIONS
+]
+
+
+@pytest.mark.parametrize("module", ALL_MODULES)
+def test_function_runtime_layers_and_settings(synth: Synthesised, module: str) -> None:
+    _, fn = synth.function_by_module(module)
     props = fn["Properties"]
     assert props["Runtime"] == "python3.12"
     assert props["Architectures"] == ["arm64"]
     assert props["TracingConfig"] == {"Mode": "Active"}
-    [layer] = synth.resources("AWS::Lambda::LayerVersion")
-    assert {"Ref": layer} in props["Layers"]
+    # the third-party layer first, then the library (which imports it)
+    assert props["Layers"] == [
+        {"Ref": synth.layer_id("SuperBizAgent third-party")},
+        {"Ref": synth.layer_id("SuperBizAgent shared library")},
+    ]
     env = props["Environment"]["Variables"]
     assert env["POWERTOOLS_SERVICE_NAME"] == c.SERVICE_NAME
     assert env["POWERTOOLS_METRICS_NAMESPACE"] == c.METRICS_NAMESPACE
@@ -235,7 +343,7 @@ def test_function_times_out_before_its_state(synth: Synthesised, asl: dict) -> N
 
 
 def test_layer_ships_the_library_under_python(synth: Synthesised) -> None:
-    [layer] = synth.resources("AWS::Lambda::LayerVersion").values()
+    layer = synth.json["Resources"][synth.layer_id("SuperBizAgent shared library")]
     root = synth.asset(layer["Properties"]["Content"]["S3Key"].removesuffix(".zip"))
     assert (root / "python" / "superbiz" / "__init__.py").is_file()
     assert (root / "python" / "superbiz" / "prompts" / "planner.md").is_file()
@@ -262,10 +370,13 @@ def test_function_role_is_least_privilege(synth: Synthesised, spec: c.FunctionSp
     is_tool = spec.kind is c.FunctionKind.TOOL
     table_actions = {a for a in actions if a.startswith("dynamodb:")}
     assert table_actions == set(c.TOOL_TABLE_ACTIONS if is_tool else c.GRAPH_NODE_TABLE_ACTIONS)
-    # And its only AWS source access is its own tool's (graph nodes have none)
+    # And its only AWS source access is its own tool's (graph nodes have none), plus the model
+    # key for model nodes, the knowledge domain for its readers and the topic for Finalize
     s3_actions = {a for a in actions if a.startswith("s3:")}
     source = actions - BASELINE_ACTIONS - table_actions - s3_actions
-    assert source == TOOL_SOURCE_ACTIONS.get(spec.module, set())
+    assert source == TOOL_SOURCE_ACTIONS.get(spec.module, set()) | NODE_EXTRA_ACTIONS.get(
+        spec.module, set()
+    )
     # And S3 access is limited to tool outputs; only tools may write them
     assert s3_actions <= ({"s3:GetObject", "s3:PutObject"} if is_tool else {"s3:GetObject"})
     for statement in statements:
@@ -347,10 +458,17 @@ def test_bucket_is_encrypted_private_and_tls_only(synth: Synthesised) -> None:
     )
 
 
-def test_every_log_group_is_encrypted(synth: Synthesised) -> None:
+def test_every_log_group_is_encrypted_and_expires(synth: Synthesised) -> None:
     groups = synth.resources("AWS::Logs::LogGroup")
-    assert len(groups) == len(c.DIAGNOSIS_FUNCTIONS) + 1
+    # one per function, the state machine's, the API's access log, three of the domain
+    assert len(groups) == 19 + 1 + 1 + 3
     assert all("KmsKeyId" in g["Properties"] for g in groups.values())
+    assert {g["Properties"]["RetentionInDays"] for g in groups.values()} == {30}
+    for fn in synth.own_functions().values():
+        group = synth.json["Resources"][fn["Properties"]["LoggingConfig"]["LogGroup"]["Ref"]]
+        assert (
+            group["Properties"]["LogGroupName"] == f"/aws/lambda/{fn['Properties']['FunctionName']}"
+        )
 
 
 # -- cdk-nag
@@ -365,11 +483,10 @@ def _nag_findings(stack: cdk.Stack) -> list[str]:
     ]
 
 
-def test_cdk_nag_reports_no_unacknowledged_finding() -> None:
+def test_cdk_nag_reports_no_unacknowledged_finding(synth: Synthesised) -> None:
     # Given the stack as the app builds it
-    stack = SuperBizStack(cdk.App(), c.STACK_NAME)
     # When the AwsSolutions pack checks it
-    findings = _nag_findings(stack)
+    findings = _nag_findings(synth.stack)
     # Then every finding has been fixed or acknowledged with a reason in code
     assert findings == []
 
@@ -389,3 +506,345 @@ def test_stack_deploys_exactly_the_functions_the_local_runtime_dispatches():
     from superbiz.catalog import ALL_FUNCTIONS
 
     assert {f.substitution: f.module for f in c.DIAGNOSIS_FUNCTIONS} == ALL_FUNCTIONS
+
+
+# -- least privilege: no wildcard that AWS would let us scope
+
+
+def test_only_unscopable_actions_are_granted_on_any_resource(synth: Synthesised) -> None:
+    for module in ALL_MODULES:
+        for statement in synth.role_statements(synth.role_of(module)):
+            if statement["Resource"] == "*":
+                assert _actions([statement]) <= UNSCOPABLE_ACTIONS, (module, statement)
+
+
+@pytest.mark.parametrize("module", sorted(ENTRY_ACTIONS))
+def test_entry_function_role_actions(synth: Synthesised, module: str) -> None:
+    statements = synth.role_statements(synth.role_of(module))
+    assert _actions(statements) == ENTRY_ACTIONS[module]
+
+
+def test_starting_runs_is_limited_to_this_state_machine(synth: Synthesised) -> None:
+    [machine_id] = synth.resources("AWS::StepFunctions::StateMachine")
+    for module in ("api", "alarm_trigger"):
+        statements = synth.role_statements(synth.role_of(module))
+        starts = [s for s in statements if "states:StartExecution" in _actions([s])]
+        assert [s["Resource"] for s in starts] == [{"Ref": machine_id}], module
+    # and DescribeExecution only on this machine's executions
+    [describe] = [
+        s
+        for s in synth.role_statements(synth.role_of("api"))
+        if "states:DescribeExecution" in _actions([s])
+    ]
+    parts = describe["Resource"]["Fn::Join"][1]
+    assert ":execution:" in parts and {"Fn::GetAtt": [machine_id, "Name"]} in parts
+
+
+def test_ingestion_reads_only_knowledge_uploads(synth: Synthesised) -> None:
+    statements = synth.role_statements(synth.role_of("kb_ingest"))
+    [read] = [s for s in statements if "s3:GetObject" in _actions([s])]
+    assert read["Resource"]["Fn::Join"][1][-1] == f"/{c.KNOWLEDGE_UPLOAD_PREFIX}*"
+
+
+def test_model_functions_get_the_model_configuration_and_key_secret(synth: Synthesised) -> None:
+    [secret_id] = synth.resources("AWS::SecretsManager::Secret")
+    for spec in c.DIAGNOSIS_FUNCTIONS:
+        env = synth.function_by_module(spec.module)[1]["Properties"]["Environment"]["Variables"]
+        if spec.calls_model:
+            assert env[c.ENV_MODEL] == "openai:gpt-4.1-mini"
+            assert env[c.ENV_MODEL_KEY_SECRET_ARN] == {"Ref": secret_id}
+        else:
+            # the other functions run on the offline default and never read the key
+            assert c.ENV_MODEL not in env, spec.module
+            if not spec.reads_knowledge:
+                assert c.ENV_MODEL_KEY_SECRET_ARN not in env, spec.module
+
+
+def test_secret_reads_are_scoped_to_the_model_key(synth: Synthesised) -> None:
+    [secret_id] = synth.resources("AWS::SecretsManager::Secret")
+    for module in ALL_MODULES:
+        for statement in synth.role_statements(synth.role_of(module)):
+            if any(a.startswith("secretsmanager:") for a in _actions([statement])):
+                assert statement["Resource"] == {"Ref": secret_id}
+
+
+def test_query_logs_reads_only_the_configured_log_groups(configured: Synthesised) -> None:
+    # Given log group prefixes in context
+    statements = configured.role_statements(configured.role_of("tool_query_logs"))
+    [start] = [s for s in statements if "logs:StartQuery" in _actions([s])]
+    # Then StartQuery is allowed on exactly those prefixes
+    names = sorted(r["Fn::Join"][1][-1] for r in start["Resource"])
+    assert names == [":log-group:/aws/lambda/payment*", ":log-group:/ecs/checkout*"]
+    # And the tool is told the same prefixes
+    env = configured.function_by_module("tool_query_logs")[1]["Properties"]["Environment"]
+    assert json.loads(env["Variables"][c.ENV_LOG_GROUP_PREFIXES]) == [
+        "/aws/lambda/payment",
+        "/ecs/checkout",
+    ]
+
+
+def test_finalize_publishes_only_to_the_topic(synth: Synthesised) -> None:
+    [topic_id] = synth.resources("AWS::SNS::Topic")
+    statements = synth.role_statements(synth.role_of("finalize"))
+    [publish] = [s for s in statements if "sns:Publish" in _actions([s])]
+    assert publish["Resource"] == {"Ref": topic_id}
+    env = synth.function_by_module("finalize")[1]["Properties"]["Environment"]["Variables"]
+    assert env[c.ENV_NOTIFY_TOPIC_ARN] == {"Ref": topic_id}
+    assert "execute-api" in json.dumps(env[c.ENV_API_BASE_URL])
+
+
+# -- the alarm trigger
+
+
+def test_alarm_rule_matches_alarm_state_changes_to_alarm_except_our_own(
+    synth: Synthesised,
+) -> None:
+    [rule] = synth.resources("AWS::Events::Rule").values()
+    props = rule["Properties"]
+    assert props["EventPattern"] == {
+        "source": ["aws.cloudwatch"],
+        "detail-type": ["CloudWatch Alarm State Change"],
+        "detail": {
+            "state": {"value": ["ALARM"]},
+            "alarmName": [{"anything-but": {"prefix": c.OWN_ALARM_PREFIX}}],
+        },
+    }
+    [target] = props["Targets"]
+    trigger_id, _ = synth.function_by_module("alarm_trigger")
+    assert target["Arn"] == {"Fn::GetAtt": [trigger_id, "Arn"]}
+    assert "DeadLetterConfig" in target
+    # And every alarm the stack raises on itself carries the excluded prefix
+    for alarm in synth.resources("AWS::CloudWatch::Alarm").values():
+        assert alarm["Properties"]["AlarmName"].startswith(c.OWN_ALARM_PREFIX)
+
+
+def test_alarm_rule_honours_configured_prefixes(configured: Synthesised) -> None:
+    [rule] = configured.resources("AWS::Events::Rule").values()
+    assert rule["Properties"]["EventPattern"]["detail"]["alarmName"] == [
+        {"prefix": "payment-"},
+        {"prefix": "checkout-"},
+    ]
+    env = configured.function_by_module("alarm_trigger")[1]["Properties"]["Environment"]
+    assert json.loads(env["Variables"][c.ENV_ALARM_NAME_PREFIXES]) == ["payment-", "checkout-"]
+
+
+# -- the API
+
+
+def _api_paths(synth: Synthesised) -> dict[str, str]:
+    """Resource logical id -> full path."""
+    resources = synth.resources("AWS::ApiGateway::Resource")
+    paths: dict[str, str] = {}
+
+    def path_of(logical_id: str) -> str:
+        props = resources[logical_id]["Properties"]
+        parent = props["ParentId"]
+        prefix = "" if "Fn::GetAtt" in parent else path_of(parent["Ref"])
+        return f"{prefix}/{props['PathPart']}"
+
+    for logical_id in resources:
+        paths[logical_id] = path_of(logical_id)
+    return paths
+
+
+def test_every_api_route_uses_iam_auth_validation_and_the_api_function(
+    synth: Synthesised,
+) -> None:
+    paths = _api_paths(synth)
+    api_id, _ = synth.function_by_module("api")
+    [validator_id] = synth.resources("AWS::ApiGateway::RequestValidator")
+    routes = set()
+    for method in synth.resources("AWS::ApiGateway::Method").values():
+        props = method["Properties"]
+        routes.add((paths[props["ResourceId"]["Ref"]], props["HttpMethod"]))
+        assert props["AuthorizationType"] == "AWS_IAM"
+        assert props["RequestValidatorId"] == {"Ref": validator_id}
+        integration = props["Integration"]
+        assert integration["Type"] == "AWS_PROXY"
+        assert {"Fn::GetAtt": [api_id, "Arn"]} in integration["Uri"]["Fn::Join"][1]
+    assert routes == {(path, m) for path, methods in c.API_ROUTES.items() for m in methods}
+    [validator] = synth.resources("AWS::ApiGateway::RequestValidator").values()
+    assert validator["Properties"]["ValidateRequestBody"] is True
+    assert validator["Properties"]["ValidateRequestParameters"] is True
+
+
+def test_chat_body_and_search_query_are_validated_by_the_gateway(synth: Synthesised) -> None:
+    paths = _api_paths(synth)
+    methods = {
+        (paths[m["Properties"]["ResourceId"]["Ref"]], m["Properties"]["HttpMethod"]): m
+        for m in synth.resources("AWS::ApiGateway::Method").values()
+    }
+    chat = methods[("/api/chat", "POST")]["Properties"]
+    model_id = chat["RequestModels"]["application/json"]["Ref"]
+    schema = synth.json["Resources"][model_id]["Properties"]["Schema"]
+    assert schema["required"] == ["message"]
+    search = methods[("/api/search", "GET")]["Properties"]
+    assert search["RequestParameters"] == {"method.request.querystring.q": True}
+    run = methods[("/api/runs/{runId}", "GET")]["Properties"]
+    assert run["RequestParameters"] == {"method.request.path.runId": True}
+
+
+def test_api_stage_logs_traces_and_throttles(synth: Synthesised) -> None:
+    [stage] = synth.resources("AWS::ApiGateway::Stage").values()
+    props = stage["Properties"]
+    assert props["StageName"] == c.API_STAGE_NAME
+    assert props["TracingEnabled"] is True
+    log_group_id = props["AccessLogSetting"]["DestinationArn"]["Fn::GetAtt"][0]
+    assert "KmsKeyId" in synth.json["Resources"][log_group_id]["Properties"]
+    assert json.loads(props["AccessLogSetting"]["Format"])["status"] == "$context.status"
+    [settings] = props["MethodSettings"]
+    assert settings["ThrottlingRateLimit"] == 10
+    assert settings["ThrottlingBurstLimit"] == 20
+
+
+def test_gateway_errors_are_json(synth: Synthesised) -> None:
+    responses = synth.resources("AWS::ApiGateway::GatewayResponse").values()
+    assert {r["Properties"]["ResponseType"] for r in responses} == {"DEFAULT_4XX", "DEFAULT_5XX"}
+    for response in responses:
+        json_template = response["Properties"]["ResponseTemplates"]["application/json"]
+        assert '"message"' in json_template
+
+
+# -- encryption and the knowledge domain
+
+
+def test_topic_and_secret_are_encrypted(synth: Synthesised) -> None:
+    [topic] = synth.resources("AWS::SNS::Topic").values()
+    key_id = topic["Properties"]["KmsMasterKeyId"]["Fn::GetAtt"][0]
+    key = synth.json["Resources"][key_id]
+    assert key["Type"] == "AWS::KMS::Key"
+    assert key["Properties"]["EnableKeyRotation"] is True
+    [policy] = synth.resources("AWS::SNS::TopicPolicy").values()
+    assert any(
+        s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+        for s in policy["Properties"]["PolicyDocument"]["Statement"]
+    )
+    assert len(synth.resources("AWS::SecretsManager::Secret")) == 1
+
+
+def test_knowledge_domain_is_encrypted_https_only_and_admits_only_granted_roles(
+    synth: Synthesised,
+) -> None:
+    [domain] = synth.resources("AWS::OpenSearchService::Domain").values()
+    props = domain["Properties"]
+    assert props["EncryptionAtRestOptions"] == {"Enabled": True}
+    assert props["NodeToNodeEncryptionOptions"] == {"Enabled": True}
+    assert props["DomainEndpointOptions"]["EnforceHTTPS"] is True
+    assert props["DomainEndpointOptions"]["TLSSecurityPolicy"] == "Policy-Min-TLS-1-2-2019-07"
+    assert props["ClusterConfig"]["InstanceType"] == "t3.small.search"
+    assert props["EBSOptions"]["VolumeType"] == "gp3"
+    principals = sorted(
+        s["Principal"]["AWS"]["Fn::GetAtt"][0] for s in props["AccessPolicies"]["Statement"]
+    )
+    assert principals == sorted(
+        synth.role_of(m) for m in ("planner", "tool_lookup_knowledge", "api", "kb_ingest")
+    )
+
+
+def test_knowledge_uploads_invoke_ingestion(synth: Synthesised) -> None:
+    [notifications] = synth.resources("Custom::S3BucketNotifications").values()
+    ingest_id, _ = synth.function_by_module("kb_ingest")
+    configs = notifications["Properties"]["NotificationConfiguration"][
+        "LambdaFunctionConfigurations"
+    ]
+    assert {tuple(cfg["Events"]) for cfg in configs} == {
+        ("s3:ObjectCreated:*",),
+        ("s3:ObjectRemoved:*",),
+    }
+    for cfg in configs:
+        assert cfg["LambdaFunctionArn"] == {"Fn::GetAtt": [ingest_id, "Arn"]}
+        assert cfg["Filter"]["Key"]["FilterRules"] == [
+            {"Name": "prefix", "Value": c.KNOWLEDGE_UPLOAD_PREFIX}
+        ]
+
+
+def test_without_knowledge_there_is_no_domain_and_no_ingestion(configured: Synthesised) -> None:
+    assert configured.resources("AWS::OpenSearchService::Domain") == {}
+    handlers = {f["Properties"]["Handler"] for f in configured.own_functions().values()}
+    assert "kb_ingest.lambda_handler" not in handlers
+    for module in ("planner", "tool_lookup_knowledge", "api"):
+        actions = _actions(configured.role_statements(configured.role_of(module)))
+        assert not [a for a in actions if a.startswith("es:")], module
+
+
+def test_context_sets_models_and_retention(configured: Synthesised) -> None:
+    env = configured.function_by_module("verifier")[1]["Properties"]["Environment"]["Variables"]
+    assert env[c.ENV_MODEL] == "openai:gpt-4.1"
+    assert env["SUPERBIZ_MODEL_VERIFIER"] == "gpt-4.1-mini"
+    groups = configured.resources("AWS::Logs::LogGroup").values()
+    assert {g["Properties"]["RetentionInDays"] for g in groups} == {90}
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("model", "anthropic:claude"), ("logRetentionDays", "42"), ("knowledge", "aoss")],
+)
+def test_invalid_context_fails_with_the_key_named(key: str, value: str, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=key):
+        build_app(outdir=str(tmp_path), context={key: value})
+
+
+def test_synth_without_the_dependency_layer_says_how_to_build_it(tmp_path: Path) -> None:
+    with pytest.raises(DependenciesLayerMissing, match="make layer"):
+        build_app(outdir=str(tmp_path), context={"dependenciesLayerDir": str(tmp_path / "none")})
+
+
+def test_dependency_layer_requirements_cover_the_runtime_dependencies() -> None:
+    import tomllib
+
+    def name(requirement: str) -> str:
+        return re.split(r"[<>=\[ ;]", requirement.strip(), maxsplit=1)[0].lower()
+
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    needed = {name(r) for r in project["dependencies"]}
+    lines = c.DEPENDENCIES_REQUIREMENTS.read_text().splitlines()
+    shipped = {name(line) for line in lines if line.strip() and not line.startswith("#")}
+    assert needed <= shipped
+
+
+# -- monitoring
+
+
+def test_alarms_on_failed_executions_and_every_function_notify_the_topic(
+    synth: Synthesised,
+) -> None:
+    [topic_id] = synth.resources("AWS::SNS::Topic")
+    [machine_id] = synth.resources("AWS::StepFunctions::StateMachine")
+    alarms = list(synth.resources("AWS::CloudWatch::Alarm").values())
+    for alarm in alarms:
+        assert alarm["Properties"]["AlarmActions"] == [{"Ref": topic_id}]
+    failed = [
+        a["Properties"] for a in alarms if a["Properties"].get("MetricName") == "ExecutionsFailed"
+    ]
+    assert [a["Dimensions"] for a in failed] == [
+        [{"Name": "StateMachineArn", "Value": {"Ref": machine_id}}]
+    ]
+    for metric in ("Errors", "Throttles"):
+        watched = {
+            a["Properties"]["Dimensions"][0]["Value"]["Ref"]
+            for a in alarms
+            if a["Properties"].get("MetricName") == metric
+            and a["Properties"].get("Namespace") == "AWS/Lambda"
+        }
+        assert watched == set(synth.own_functions()), metric
+    assert len(synth.resources("AWS::CloudWatch::Dashboard")) == 1
+
+
+# -- the template as CloudFormation sees it
+
+
+def test_cfn_lint_finds_no_errors(synth: Synthesised) -> None:
+    from cfnlint.api import ManualArgs, lint_file
+
+    # Given the synthesised template, checked against the regions we document deploying to
+    template = synth.assembly_dir / f"{c.STACK_NAME}.template.json"
+    matches = lint_file(template, config=ManualArgs(regions=["us-east-1", "eu-west-1"]))
+    # Then cfn-lint reports no error (E) rule; warnings such as W3005 (CDK's explicit
+    # DependsOn next to a GetAtt) are CDK's own style
+    errors = [f"{m.rule.id} {m.message} ({m.path})" for m in matches if m.rule.id.startswith("E")]
+    assert errors == []
+
+
+def test_synthesis_stays_fast(synth: Synthesised) -> None:
+    # One synthesis (with cdk-nag) per test module; keep it cheap enough to run on every test.
+    assert synth.seconds < 60
