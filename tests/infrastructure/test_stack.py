@@ -848,3 +848,14 @@ def test_cfn_lint_finds_no_errors(synth: Synthesised) -> None:
 def test_synthesis_stays_fast(synth: Synthesised) -> None:
     # One synthesis (with cdk-nag) per test module; keep it cheap enough to run on every test.
     assert synth.seconds < 60
+
+
+def test_cdk_json_context_is_valid_and_matches_the_defaults() -> None:
+    from stacks.config import DeploymentConfig
+
+    # Given the context the cdk CLI reads from cdk.json
+    context = json.loads((REPO_ROOT / "cdk.json").read_text())["context"]
+    # When it is parsed as the stack parses it
+    config = DeploymentConfig.from_context(cdk.App(context=context).node)
+    # Then it is the documented default deployment
+    assert config == DeploymentConfig()
