@@ -13,10 +13,10 @@ from moto import mock_aws
 from functions import kb_ingest
 from superbiz.knowledge import s3_ingest
 from superbiz.knowledge.base import Candidate, Chunk
+from superbiz.knowledge.factory import embeddings_api_key
 from superbiz.knowledge.s3_ingest import (
     KnowledgeIngestFailed,
     S3KnowledgeIngestor,
-    model_api_key,
     parse_event,
 )
 from superbiz.knowledge.service import KnowledgeBase
@@ -221,16 +221,16 @@ def test_test_events_and_other_shapes_carry_no_objects() -> None:
 
 
 def test_embeddings_key_comes_from_the_environment_before_the_secret() -> None:
-    assert model_api_key({"OPENAI_API_KEY": "k1"}, "us-east-1") == "k1"
-    assert model_api_key({}, "us-east-1") is None
+    assert embeddings_api_key({"OPENAI_API_KEY": "k1"}, "us-east-1") == "k1"
+    assert embeddings_api_key({}, "us-east-1") is None
 
 
-def test_embeddings_key_is_read_from_the_model_key_secret(s3) -> None:
+def test_embeddings_key_is_read_from_the_model_key_secret_in_aws(s3) -> None:
     secrets = boto3.client("secretsmanager", region_name="us-east-1")
     arn = secrets.create_secret(Name="superbiz/model-api-key", SecretString='{"api_key": "sk-x"}')[
         "ARN"
     ]
-    assert model_api_key({"SUPERBIZ_OPENAI_API_KEY_SECRET_ARN": arn}, "us-east-1") == "sk-x"
+    assert embeddings_api_key({"SUPERBIZ_OPENAI_API_KEY_SECRET_ARN": arn}, "us-east-1") == "sk-x"
 
 
 def test_handler_ingests_through_the_default_ingestor(s3, index, monkeypatch) -> None:

@@ -4,6 +4,7 @@ configured (AWS), else the embedded local index (`superbiz kb ingest`)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from functools import lru_cache
 
 from superbiz.aws import AwsClients
@@ -59,12 +60,26 @@ def _opensearch(
         base_url=base_url,
         model=model,
         dimension=dimension,
-        # the key comes from the environment locally; in AWS from Secrets Manager (model layer)
-        api_key=os.environ.get("SUPERBIZ_EMBEDDINGS_API_KEY") or os.environ.get("OPENAI_API_KEY"),
+        # the key comes from the environment locally; in AWS from Secrets Manager
+        api_key=embeddings_api_key(os.environ, region),
     )
     return KnowledgeBase(
         OpenSearchIndex.from_settings(endpoint, region, index, dimension), embedder
     )
+
+
+def embeddings_api_key(env: Mapping[str, str], region: str) -> str | None:
+    """The embeddings key: the environment locally, the model key secret in AWS (the stack
+    gives every knowledge function `SUPERBIZ_OPENAI_API_KEY_SECRET_ARN` and read access)."""
+    key = env.get("SUPERBIZ_EMBEDDINGS_API_KEY") or env.get("OPENAI_API_KEY")
+    if key:
+        return key
+    secret_arn = env.get("SUPERBIZ_OPENAI_API_KEY_SECRET_ARN")
+    if secret_arn:
+        from superbiz.models.factory import api_key_from_secret
+
+        return api_key_from_secret(secret_arn, region)
+    return None
 
 
 @lru_cache(maxsize=4)

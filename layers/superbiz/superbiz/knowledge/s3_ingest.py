@@ -159,19 +159,6 @@ def _record_metrics(report: IngestReport) -> None:
 # -- wiring in AWS (the handler's only entry point)
 
 
-def model_api_key(env: Mapping[str, str], region: str) -> str | None:
-    """The embeddings key: the environment locally, the model key secret in AWS."""
-    key = env.get("SUPERBIZ_EMBEDDINGS_API_KEY") or env.get("OPENAI_API_KEY")
-    if key:
-        return key
-    secret_arn = env.get("SUPERBIZ_OPENAI_API_KEY_SECRET_ARN")
-    if secret_arn:
-        from superbiz.models.factory import api_key_from_secret
-
-        return api_key_from_secret(secret_arn, region)
-    return None
-
-
 def build_ingestor(
     settings: Settings, clients: AwsClients, env: Mapping[str, str] | None = None
 ) -> S3KnowledgeIngestor:
@@ -182,6 +169,7 @@ def build_ingestor(
             "the stack with context knowledge=opensearch"
         )
     from superbiz.knowledge.embedders import OpenAICompatibleEmbedder
+    from superbiz.knowledge.factory import embeddings_api_key
     from superbiz.knowledge.opensearch_index import OpenSearchIndex
 
     env = os.environ if env is None else env
@@ -196,7 +184,7 @@ def build_ingestor(
         base_url=settings.embeddings_base_url,
         model=settings.embeddings_model,
         dimension=settings.embeddings_dimension,
-        api_key=model_api_key(env, clients.region),
+        api_key=embeddings_api_key(env, clients.region),
     )
     return S3KnowledgeIngestor(
         KnowledgeBase(index, embedder), clients.s3, settings.knowledge_upload_prefix
