@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from datetime import UTC
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
@@ -237,7 +238,54 @@ def _trace(deps: EntryDeps, run_id: str) -> RunTrace:
     try:
         return deps.store.get_trace(run_id)
     except RunNotFound:
-        raise ApiError(404, "run_not_found", f"no run with id {run_id!r}") from None
+        pending = _starting(deps, run_id)
+        if pending is None:
+            raise ApiError(404, "run_not_found", f"no run with id {run_id!r}") from None
+        return pending
+
+
+_EXECUTION_ENDED = {"FAILED": "FAILED", "TIMED_OUT": "FAILED", "ABORTED": "FAILED"}
+
+
+def _starting(deps: EntryDeps, run_id: str) -> RunTrace | None:
+    """A run whose execution has started but whose StartRun has not written it yet:
+    answered from the execution itself, so a just-accepted run is never a 404."""
+    from botocore.exceptions import ClientError
+
+    from superbiz.contracts import StartRunInput
+    from superbiz.store import RunRecord
+
+    arn = deps.settings.state_machine_arn
+    if not arn:
+        return None
+    execution_arn = runs.execution_arn_for(arn, run_id)
+    try:
+        described = deps.clients._client("stepfunctions").describe_execution(
+            executionArn=execution_arn
+        )
+    except ClientError:
+        return None
+    try:
+        payload = StartRunInput.model_validate_json(described.get("input") or "{}")
+    except ValueError:
+        return None
+    started = described.get("startDate")
+    return RunTrace(
+        run=RunRecord(
+            run_id=run_id,
+            session_id=payload.session_id,
+            mode=payload.mode.value,
+            query=payload.query,
+            alarm=payload.alarm,
+            status=_EXECUTION_ENDED.get(described.get("status", ""), "RUNNING"),
+            execution_arn=execution_arn,
+            started_at=started.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            if started is not None
+            else "",
+        ),
+        steps=[],
+        invocations=[],
+    )
 
 
 def _wait_for(deps: EntryDeps, execution_arn: str, seconds: float) -> None:
