@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any, Protocol
 
 from boto3.dynamodb.conditions import Key
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, Field
 
 from superbiz.errors import RunNotFound, StoreError, StoreThrottled
@@ -413,9 +413,24 @@ class RunStore:
                     f"tool output of {inv.invocation_id} is {len(body)} bytes; no blob store configured"
                 )
             key = f"runs/{run_id}/tools/{inv.invocation_id}.json"
-            self.blobs.put(key, body.encode())
-            data.pop("output")
-            data["output_s3_key"] = key
+            try:
+                self.blobs.put(key, body.encode())
+            except (ClientError, BotoCoreError, StoreError) as exc:
+                # S3 unavailable: the call stays in the trace, failed, since its output is lost
+                inv = inv.model_copy(
+                    update={
+                        "output": None,
+                        "success": False,
+                        "empty": False,
+                        "evidence_refs": [],
+                        "error": f"StoreError: the output ({len(body)} bytes) could not be "
+                        f"stored in S3: {exc}",
+                    }
+                )
+                data = _to_item(inv)
+            else:
+                data.pop("output")
+                data["output_s3_key"] = key
         item = {
             "PK": run_pk(run_id),
             "SK": tool_sk(inv.seq),
@@ -437,7 +452,13 @@ class RunStore:
     def _load_invocation(self, data: dict[str, Any]) -> ToolInvocation:
         inv = ToolInvocation.model_validate(data)
         if inv.output_s3_key and inv.output is None and self.blobs is not None:
-            inv.output = json.loads(self.blobs.get(inv.output_s3_key))
+            try:
+                inv.output = json.loads(self.blobs.get(inv.output_s3_key))
+            except (ClientError, BotoCoreError, StoreError) as exc:
+                # S3 unreadable: the trace still loads; the call reads as failed, so no
+                # claim can cite it and every node (Fallback, Finalize) still runs
+                inv.success = False
+                inv.error = f"StoreError: the stored output could not be read from S3: {exc}"
         return inv
 
     # -- trace
@@ -525,6 +546,22 @@ class RunStore:
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
         )
+
+    def mark_alarm_started(self, dedup_key: str) -> bool:
+        """True for the one delivery that marks the claim started; False for the rest."""
+        try:
+            self._call(
+                self.table.update_item,
+                Key={"PK": alarm_pk(dedup_key), "SK": "META"},
+                UpdateExpression="SET started = :t",
+                ConditionExpression="attribute_exists(PK) AND started <> :t",
+                ExpressionAttributeValues={":t": True},
+            )
+            return True
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
 
     def open_investigation(self, service: str, run_id: str, opened_at: str, until: str) -> str:
         """The run investigating `service` at `opened_at`: `run_id` when no investigation
