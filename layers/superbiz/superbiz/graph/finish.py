@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 from datetime import datetime
+from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
@@ -134,17 +135,20 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     duration_ms = int(
         (datetime.fromisoformat(finished.replace("Z", "+00:00")) - started).total_seconds() * 1000
     )
+    status = "DEGRADED" if degraded else "SUCCEEDED"
+    extra: dict[str, Any] = {}
+    if trace.run.mode != "chat":  # written with the status, so a poller sees both at once
+        extra["self_evaluation"] = _aiops_close(deps, trace, final["text"], status)
     deps.store.update_run(
         state.run_id,
         answer=final["text"],
-        status="DEGRADED" if degraded else "SUCCEEDED",
+        status=status,
         orchestration_trace=orchestration.model_dump(mode="json"),
         finished_at=finished,
         duration_ms=duration_ms,
+        **extra,
     )
     deps.store.count_exchange(trace.run.session_id)
-    if trace.run.mode != "chat":
-        _aiops_close(deps, trace, final["text"], degraded)
     metrics.add_metric(name="RunsFinished", unit=MetricUnit.Count, value=1)
     tokens = trace.run.prompt_tokens + trace.run.completion_tokens
     if tokens:
@@ -159,9 +163,10 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     return state
 
 
-def _aiops_close(deps: Deps, trace: RunTrace, answer: str, degraded: bool) -> None:
+def _aiops_close(deps: Deps, trace: RunTrace, answer: str, status: str) -> dict[str, Any]:
     """An AIOps run ends with its rule evaluation and a notification; neither may fail
-    the run: a notification that cannot be sent is recorded as such."""
+    the run: a notification that cannot be sent is recorded as such, and a retried
+    Finalize does not send it twice."""
     from superbiz import aiops, notify
 
     evaluation = dict(trace.run.self_evaluation)
@@ -169,6 +174,6 @@ def _aiops_close(deps: Deps, trace: RunTrace, answer: str, degraded: bool) -> No
     evaluation["aiops_rule_evaluation"] = aiops.rule_evaluation(
         trace.run.mode, trace.run.alarm, answer, used
     )
-    status = "DEGRADED" if degraded else "SUCCEEDED"
-    evaluation["notification"] = notify.publish_report(deps, trace, answer, status, evaluation)
-    deps.store.update_run(trace.run.run_id, self_evaluation=evaluation)
+    if not evaluation.get("notification", {}).get("sent"):
+        evaluation["notification"] = notify.publish_report(deps, trace, answer, status, evaluation)
+    return evaluation
