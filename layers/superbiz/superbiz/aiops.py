@@ -338,7 +338,7 @@ def _lenient(alarm: dict[str, Any]) -> AlarmPayload:
     known = {k: v for k, v in alarm.items() if k in AlarmPayload.model_fields and v is not None}
     known.setdefault("name", str(alarm.get("alarmName") or alarm.get("AlarmName") or "alarm"))
     known["dimensions"] = {str(k): str(v) for k, v in (known.get("dimensions") or {}).items()}
-    return AlarmPayload.model_validate(known)
+    return _finish(AlarmPayload.model_validate(known))
 
 
 def question_for(alarm: AlarmPayload) -> str:

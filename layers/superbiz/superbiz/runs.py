@@ -58,13 +58,12 @@ def start_execution(sfn: Any, state_machine_arn: str | None, payload: StartRunIn
             "state machine's ARN"
         )
     try:
-        return str(
-            sfn.start_execution(
-                stateMachineArn=state_machine_arn,
-                name=payload.run_id,
-                input=payload.model_dump_json(),
-            )["executionArn"]
+        started = sfn.start_execution(
+            stateMachineArn=state_machine_arn,
+            name=payload.run_id,
+            input=payload.model_dump_json(),
         )
+        return str(started["executionArn"])
     except ClientError as exc:
         code = exc.response.get("Error", {}).get("Code", "")
         if code == "ExecutionAlreadyExists":

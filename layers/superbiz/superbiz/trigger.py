@@ -138,17 +138,24 @@ def handle_alarm(
             role=role,
             start_input=payload.model_dump_json() if role == "opened" else None,
         )
-        if role == "joined":
-            return {"status": "joined", "alarm": alarm.name, "run_id": run_id, "dedup_key": key}
+        if role == "joined":  # a redelivery racing the first one reports a duplicate
+            return {
+                "status": "joined" if fresh else "duplicate",
+                "alarm": alarm.name,
+                "run_id": run_id,
+                "dedup_key": key,
+            }
     else:  # a redelivery of an opening alarm whose execution did not start
         run_id = claim.run_id
         payload = StartRunInput.model_validate_json(claim.start_input or "{}")
 
     sfn = deps.clients._client("stepfunctions")
+    # StartExecution is idempotent on the name (the run id): deliveries racing each
+    # other all reach here, one execution exists, and one delivery marks it started
     execution_arn = runs.start_execution(sfn, deps.settings.state_machine_arn, payload)
-    store.update_alarm_claim(key, started=True)
+    first = store.mark_alarm_started(key)
     return {
-        "status": "started",
+        "status": "started" if first else "duplicate",
         "alarm": alarm.name,
         "run_id": run_id,
         "session_id": payload.session_id,

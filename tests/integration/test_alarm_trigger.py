@@ -1,0 +1,211 @@
+"""The alarm trigger on the local runtime, fed genuine "CloudWatch Alarm State
+Change" events: duplicates start one run, storms group per service, nothing is
+lost, and the runs it starts are targeted AIOps diagnoses."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from superbiz.errors import SuperBizError
+from superbiz.local.runtime import LocalRuntime
+from superbiz.world import load_scenario
+
+pytestmark = pytest.mark.integration
+
+SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "shipping-rates-lambda-timeout.yaml"
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    return load_scenario(SCENARIO)
+
+
+@pytest.fixture(scope="module")
+def runtime(scenario):
+    with LocalRuntime(scenario) as rt:
+        yield rt
+
+
+def deliver(runtime: LocalRuntime, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Deliver events the way EventBridge does: concurrently, at least once."""
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(lambda e: runtime.invoke("alarm_trigger", e), events))
+
+
+def executions(runtime: LocalRuntime) -> list[str]:
+    names: list[str] = []
+    kwargs: dict[str, Any] = {"stateMachineArn": runtime.state_machine_arn}
+    while True:
+        page = runtime.sfn.list_executions(**kwargs)
+        names += [e["name"] for e in page["executions"]]
+        if not page.get("nextToken"):
+            return names
+        kwargs["nextToken"] = page["nextToken"]
+
+
+def storm_event(base: dict[str, Any], service: str, index: int, at: datetime) -> dict[str, Any]:
+    event = copy.deepcopy(base)
+    name = f"{service}-alarm-{index:02d}"
+    event["id"] = f"{service}-{index}-{at.timestamp():.0f}"
+    event["resources"] = [base["resources"][0].rsplit(":", 1)[0] + ":" + name]
+    event["detail"]["alarmName"] = name
+    event["detail"]["state"]["timestamp"] = at.strftime("%Y-%m-%dT%H:%M:%S.000+0000")
+    metric = event["detail"]["configuration"]["metrics"][0]["metricStat"]["metric"]
+    metric["dimensions"] = {"ServiceName": service}
+    return event
+
+
+def test_a_hundred_duplicate_deliveries_start_exactly_one_run(runtime, scenario):
+    event = scenario.alarm_event()
+    before = set(executions(runtime))
+    results = deliver(runtime, [copy.deepcopy(event) for _ in range(100)])
+    statuses = Counter(r["status"] for r in results)
+    assert statuses == {"started": 1, "duplicate": 99}
+    run_ids = {r["run_id"] for r in results}
+    assert len(run_ids) == 1
+    run_id = run_ids.pop()
+    assert [n for n in executions(runtime) if n not in before] == [run_id]
+
+    started = next(r for r in results if r["status"] == "started")
+    assert runtime.wait(started["execution_arn"]) == "SUCCEEDED"
+    trace = runtime.store.get_trace(run_id)
+    assert trace.run.mode == "aiops_targeted"
+    assert trace.run.alarm["name"] == scenario.trigger.alarm.name
+    assert [a["name"] for a in trace.alarms] == [scenario.trigger.alarm.name]
+    rules = trace.run.self_evaluation["aiops_rule_evaluation"]
+    assert rules["passed"], rules
+    notes = runtime.notifications()
+    assert len(notes) == 1 and scenario.trigger.alarm.name in notes[0]["subject"]
+    assert f"/api/diagnosis/{trace.run.session_id}/trace?runId={run_id}" in notes[0]["message"]
+    assert "console.aws.amazon.com/states" in notes[0]["message"]
+
+
+def test_an_alarm_storm_opens_one_investigation_per_service_and_loses_none(runtime, scenario):
+    base = scenario.alarm_event()
+    start = datetime(2026, 11, 29, 11, 0, 0)
+    services = [f"storm-svc-{n}" for n in range(5)]
+    events = [
+        storm_event(base, service, i, start + timedelta(seconds=(i * 7) % 240))
+        for i in range(40)
+        for service in services
+    ]
+    assert len(events) == 200
+    before = set(executions(runtime))
+    results = deliver(runtime, events)
+
+    statuses = Counter(r["status"] for r in results)
+    assert statuses == {"started": 5, "joined": 195}
+    runs_by_service: dict[str, set[str]] = {}
+    for event, result in zip(events, results, strict=True):
+        service = event["detail"]["alarmName"].rsplit("-alarm-", 1)[0]
+        runs_by_service.setdefault(service, set()).add(result["run_id"])
+    assert all(len(ids) == 1 for ids in runs_by_service.values()), runs_by_service
+    run_ids = {ids.pop() for ids in runs_by_service.values()}
+    new = [n for n in executions(runtime) if n not in before]
+    assert sorted(new) == sorted(run_ids)
+
+    recorded = 0
+    for result in results:
+        if result["status"] == "started":
+            assert runtime.wait(result["execution_arn"]) == "SUCCEEDED"
+    for run_id in run_ids:
+        trace = runtime.store.get_trace(run_id)
+        assert trace.run.status in ("SUCCEEDED", "DEGRADED") and trace.run.answer
+        roles = Counter(a["role"] for a in trace.alarms)
+        assert roles == {"opened": 1, "joined": 39}
+        recorded += len(trace.alarms)
+    assert recorded == 200  # every alarm is in the partition of the run that covers it
+    runtime.notifications()  # drain
+
+
+def test_an_alarm_after_the_storm_window_opens_a_new_investigation(runtime, scenario):
+    base = scenario.alarm_event()
+    first = storm_event(base, "window-svc", 0, datetime(2026, 11, 29, 12, 0, 0))
+    inside = storm_event(base, "window-svc", 1, datetime(2026, 11, 29, 12, 4, 0))
+    after = storm_event(base, "window-svc", 2, datetime(2026, 11, 29, 12, 5, 0))
+    opened, joined, reopened = (runtime.invoke("alarm_trigger", e) for e in (first, inside, after))
+    assert (opened["status"], joined["status"], reopened["status"]) == (
+        "started",
+        "joined",
+        "started",
+    )
+    assert joined["run_id"] == opened["run_id"] != reopened["run_id"]
+    for result in (opened, reopened):
+        runtime.wait(result["execution_arn"])
+    runtime.notifications()
+
+
+def test_events_that_must_not_start_a_run(runtime, scenario):
+    event = scenario.alarm_event()
+    ok = copy.deepcopy(event)
+    ok["detail"]["state"]["value"] = "OK"
+    assert runtime.invoke("alarm_trigger", ok)["status"] == "ignored"
+
+    runtime.settings.alarm_name_prefixes = ["prod-"]
+    try:
+        result = runtime.invoke("alarm_trigger", copy.deepcopy(event))
+    finally:
+        runtime.settings.alarm_name_prefixes = []
+    assert result["status"] == "ignored" and "prod-" in result["reason"]
+
+
+def test_a_malformed_event_fails_loudly_naming_the_field(runtime, scenario):
+    event = scenario.alarm_event()
+    del event["detail"]["alarmName"]
+    with pytest.raises(Exception, match="alarmName"):
+        runtime.invoke("alarm_trigger", event)
+
+
+def test_a_delivery_whose_start_failed_is_started_by_the_redelivery(runtime, scenario):
+    event = storm_event(
+        scenario.alarm_event(), "retry-svc", 0, datetime(2026, 11, 29, 13, 0, 0)
+    )
+    arn = runtime.settings.state_machine_arn
+    runtime.settings.state_machine_arn = None  # the start fails: EventBridge will retry
+    try:
+        with pytest.raises(SuperBizError, match="state machine"):
+            runtime.invoke("alarm_trigger", copy.deepcopy(event))
+    finally:
+        runtime.settings.state_machine_arn = arn
+    retried = runtime.invoke("alarm_trigger", copy.deepcopy(event))
+    assert retried["status"] == "started"
+    again = runtime.invoke("alarm_trigger", copy.deepcopy(event))
+    assert again == {**again, "status": "duplicate", "run_id": retried["run_id"]}
+    assert runtime.wait(retried["execution_arn"]) == "SUCCEEDED"
+    runtime.notifications()
+
+
+def test_superbiz_alarm_prints_a_targeted_report_and_its_rule_evaluation():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SUPERBIZ_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "superbiz.cli", "alarm", "--world", str(SCENARIO), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["trigger"]["status"] == "started"
+    assert result["status"] == "SUCCEEDED"
+    assert "shipping-rates" in result["answer"]
+    assert result["aiops_rule_evaluation"]["passed"]
+    assert result["notification"]["sent"] is True
+    assert len(result["notifications"]) == 1
+    decisions = [
+        s["model_output"]["parsed"]["decision"]
+        for s in result["trace"]["steps"]
+        if s["output_type"] == "planner_plan" and not s["error"]
+    ]
+    assert decisions == ["PLAN", "FINISH"]  # the AIOps plan/replan loop

@@ -1,0 +1,161 @@
+"""Alarm payloads in every shape, the recommended runbook query, and the AIOps
+rule evaluation."""
+
+from __future__ import annotations
+
+import pytest
+
+from superbiz.aiops import (
+    AlarmPayloadError,
+    parse_alarm_payloads,
+    recommended_lookup_query,
+    rule_evaluation,
+    service_of,
+)
+
+EVENTBRIDGE = {
+    "version": "0",
+    "id": "c4c1c1c9-6542-e61b-6ef0-8c4d36933a92",
+    "detail-type": "CloudWatch Alarm State Change",
+    "source": "aws.cloudwatch",
+    "account": "123456789012",
+    "time": "2026-11-29T10:05:00Z",
+    "region": "us-east-1",
+    "resources": ["arn:aws:cloudwatch:us-east-1:123456789012:alarm:payment-api-5xx"],
+    "detail": {
+        "alarmName": "payment-api-5xx",
+        "state": {
+            "value": "ALARM",
+            "reason": "Threshold Crossed: 1 datapoint [42.0] was greater than the threshold (5.0).",
+            "timestamp": "2026-11-29T10:05:00.000+0000",
+        },
+        "previousState": {"value": "OK"},
+        "configuration": {
+            "metrics": [
+                {
+                    "id": "m1",
+                    "metricStat": {
+                        "metric": {
+                            "namespace": "AWS/ApiGateway",
+                            "name": "5XXError",
+                            "dimensions": {"ApiName": "payment-api"},
+                        },
+                        "period": 60,
+                        "stat": "Sum",
+                    },
+                }
+            ]
+        },
+    },
+}
+
+
+def test_eventbridge_event():
+    (alarm,) = parse_alarm_payloads(EVENTBRIDGE)
+    assert alarm.name == "payment-api-5xx" and alarm.state == "ALARM"
+    assert alarm.metric == "5XXError" and alarm.namespace == "AWS/ApiGateway"
+    assert alarm.dimensions == {"ApiName": "payment-api"}
+    assert alarm.service == "payment-api"
+    assert alarm.state_changed_at == "2026-11-29T10:05:00Z"
+    assert alarm.source == "eventbridge"
+
+
+def test_sns_alarm_message_and_describe_alarms_entry():
+    (sns,) = parse_alarm_payloads(
+        {
+            "AlarmName": "orders-db-free-storage-low",
+            "NewStateValue": "ALARM",
+            "NewStateReason": "Threshold Crossed",
+            "StateChangeTime": "2026-11-29T10:05:00.000+0000",
+            "Trigger": {
+                "MetricName": "FreeStorageSpace",
+                "Namespace": "AWS/RDS",
+                "Dimensions": [{"name": "DBInstanceIdentifier", "value": "orders-db"}],
+            },
+        }
+    )
+    assert sns.service == "orders-db" and sns.metric == "FreeStorageSpace"
+    (described,) = parse_alarm_payloads(
+        {
+            "AlarmName": "checkout-latency",
+            "StateValue": "ALARM",
+            "MetricName": "TargetResponseTime",
+            "Namespace": "AWS/ApplicationELB",
+            "Dimensions": [{"Name": "LoadBalancer", "Value": "app/checkout-alb/50dc6c495c0c9188"}],
+        }
+    )
+    assert described.service == "checkout-alb"
+
+
+def test_alertmanager_webhook_puts_firing_alerts_first():
+    alarms = parse_alarm_payloads(
+        {
+            "version": "4",
+            "status": "firing",
+            "commonLabels": {"namespace": "prod"},
+            "alerts": [
+                {"status": "resolved", "labels": {"alertname": "Old", "job": "api"}},
+                {
+                    "status": "firing",
+                    "labels": {"alertname": "KubePodCrashLooping", "pod": "cart-7d9"},
+                    "annotations": {"summary": "Pod is crash looping."},
+                    "startsAt": "2026-11-29T10:00:00Z",
+                },
+            ],
+        }
+    )
+    assert [a.name for a in alarms] == ["KubePodCrashLooping", "Old"]
+    assert alarms[0].state == "ALARM" and alarms[1].state == "OK"
+    assert alarms[0].service == "cart-7d9"
+    assert "kube pod crash looping" in recommended_lookup_query(alarms[0])
+
+
+@pytest.mark.parametrize(
+    ("body", "names"),
+    [
+        ([], "JSON object"),
+        ({"foo": 1}, "unrecognised alarm payload"),
+        ({"alerts": []}, "no alerts"),
+        ({"alerts": [{"labels": {}}]}, "alertname"),
+        ({"name": "x", "bogus": 1}, "invalid alarm"),
+        ({"source": "aws.cloudwatch", "detail": {}}, "detail.alarmName"),
+        ({**EVENTBRIDGE, "detail": {**EVENTBRIDGE["detail"], "state": {"timestamp": "yesterday"}}}, "timestamp"),
+    ],
+)
+def test_bad_payloads_are_named(body, names):
+    with pytest.raises(AlarmPayloadError, match=names):
+        parse_alarm_payloads(body)
+
+
+def test_service_of_alarm_names_and_dimensions():
+    assert service_of("payment-api-5xx-high", {}) == "payment-api"
+    assert service_of("shipping-rates-timeouts", {}) == "shipping-rates"
+    assert service_of("anything", {"FunctionName": "Shipping-Rates"}) == "shipping-rates"
+
+
+def test_recommended_query_speaks_the_metric_in_words():
+    (alarm,) = parse_alarm_payloads(EVENTBRIDGE)
+    query = recommended_lookup_query(alarm)
+    assert query.startswith("5xx errors") and "payment-api" in query
+    assert "Threshold" not in query and "42.0" not in query
+    lenient = recommended_lookup_query({"name": "orders-db-cpu", "metric": "CPUUtilization", "x": 1})
+    assert "cpu utilization" in lenient and "orders-db" in lenient
+
+
+def test_rule_evaluation():
+    alarm = {"name": "payment-api-5xx", "service": "payment-api"}
+    good = rule_evaluation(
+        "aiops_targeted",
+        alarm,
+        "payment-api-5xx fired because the pool ran dry " * 2,
+        {"query_alarms", "query_logs", "query_metrics"},
+    )
+    assert good["passed"] and good["score"] == 1.0
+    bad = rule_evaluation("aiops_targeted", alarm, "Something else broke.", {"query_logs"})
+    failed = {r["rule"] for r in bad["rules"] if not r["passed"]}
+    assert failed == {"report_exists", "focuses_on_payload_alarm", "used_key_evidence_tools"}
+    discovery = rule_evaluation(
+        "aiops_discovery", None, "x" * 50, {"query_alarms", "query_logs"}
+    )
+    assert discovery["passed"]
+    assert {r["rule"] for r in discovery["rules"]} >= {"discovered_firing_alarms"}
