@@ -263,8 +263,13 @@ class Diagnosis(Construct):
             state_machine_type=sfn.StateMachineType.STANDARD,
             definition_body=sfn.DefinitionBody.from_file(str(c.DIAGNOSIS_ASL)),
             definition_substitutions={
-                spec.substitution: self.functions[spec.module].function_arn
-                for spec in c.DIAGNOSIS_FUNCTIONS
+                **{
+                    spec.substitution: self.functions[spec.module].function_arn
+                    for spec in c.DIAGNOSIS_FUNCTIONS
+                },
+                # the last-resort states (RecordStartFailure, RecordFinalizeFailure) write the
+                # run record themselves when StartRun or Finalize cannot
+                "TableName": self._table.table_name,
             },
             # No execution timeout: the graph's own bounds end every run, and a timeout would
             # stop it before Fallback and Finalize could record an answer.
@@ -280,6 +285,8 @@ class Diagnosis(Construct):
                 resources=[fn.function_arn for fn in self.functions.values()],
             )
         )
+        # ... and the last-resort states update one run record (no other table access)
+        self._table.grant(machine.role, "dynamodb:UpdateItem")
         acknowledge(
             machine.role,
             "AwsSolutions-IAM5[Resource::*]",

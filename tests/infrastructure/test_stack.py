@@ -247,12 +247,38 @@ def test_every_placeholder_is_bound_to_its_own_function(synth: Synthesised, asl:
     assert "${" not in text, PLACEHOLDER.findall(text)
     # And each Task state calls the Lambda whose handler module implements that node or tool
     specs = {spec.state: spec for spec in c.DIAGNOSIS_FUNCTIONS}
-    tasks = _task_states(asl["States"])
+    all_tasks = _task_states(asl["States"])
+    tasks = {n: t for n, t in all_tasks.items() if not t["Resource"].startswith("arn:aws:states:")}
     assert set(tasks) == set(specs)
     for state, task in tasks.items():
         [placeholder] = PLACEHOLDER.findall(task["Resource"])
         function_id, _ = synth.function_by_module(specs[state].module)
         assert substitutions[placeholder] == {"Fn::GetAtt": [function_id, "Arn"]}, state
+
+
+def test_last_resort_states_write_only_the_run_table(synth: Synthesised, asl: dict) -> None:
+    # Given the states that record a run when StartRun or Finalize cannot
+    integrations = {
+        n: t
+        for n, t in _task_states(asl["States"]).items()
+        if t["Resource"].startswith("arn:aws:states:")
+    }
+    assert set(integrations) == {"RecordStartFailure", "RecordFinalizeFailure"}
+    assert {t["Resource"] for t in integrations.values()} == {
+        "arn:aws:states:::dynamodb:updateItem"
+    }
+    # Then their table is the run table
+    [machine] = synth.resources("AWS::StepFunctions::StateMachine").values()
+    [table_id] = synth.resources("AWS::DynamoDB::Table")
+    assert machine["Properties"]["DefinitionSubstitutions"]["TableName"] == {"Ref": table_id}
+    # And the state machine's role may only update items of that table
+    role_id = machine["Properties"]["RoleArn"]["Fn::GetAtt"][0]
+    dynamo = [
+        s
+        for s in synth.role_statements(role_id)
+        if any(a.startswith("dynamodb:") for a in _actions([s]))
+    ]
+    assert _actions(dynamo) == {"dynamodb:UpdateItem"}
 
 
 def test_state_machine_logs_everything_encrypted_and_traces(synth: Synthesised) -> None:

@@ -168,9 +168,7 @@ def test_a_malformed_event_fails_loudly_naming_the_field(runtime, scenario):
 
 
 def test_a_delivery_whose_start_failed_is_started_by_the_redelivery(runtime, scenario):
-    event = storm_event(
-        scenario.alarm_event(), "retry-svc", 0, datetime(2026, 11, 29, 13, 0, 0)
-    )
+    event = storm_event(scenario.alarm_event(), "retry-svc", 0, datetime(2026, 11, 29, 13, 0, 0))
     arn = runtime.settings.state_machine_arn
     runtime.settings.state_machine_arn = None  # the start fails: EventBridge will retry
     try:

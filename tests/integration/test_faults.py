@@ -31,6 +31,23 @@ def test_no_run_is_lost_and_every_trace_is_complete(report):
     # Then each ends with a final status, a non-empty answer and a complete trace
     failures = {r.fault: r.problems for r in report.faults if r.problems and not r.known_gap}
     assert failures == {}
+    assert report.runs_lost == 0
+
+
+def test_a_crashed_start_or_tool_lambda_still_leaves_a_whole_run(report):
+    by_name = {r.fault: r for r in report.faults}
+    # StartRun crashing: the state machine creates the run record itself, the Fallback answers
+    start = by_name["StartRun raises"]
+    assert start.status == "DEGRADED" and start.final_node == "Fallback" and start.trace_complete
+    # a crashed tool Lambda: the call is recorded (failed) for the trace, the run goes on
+    tool = by_name["query_logs Lambda crashes"]
+    assert tool.status == "SUCCEEDED" and tool.trace_complete
+
+
+def test_a_crashed_finalize_is_recorded_failed_with_an_answer(report):
+    finalize = next(r for r in report.faults if r.fault == "Finalize raises")
+    assert not finalize.lost
+    assert finalize.status == "FAILED" and finalize.final_node == "RecordFinalizeFailure"
 
 
 def test_the_known_gaps_are_exactly_the_named_ones(report):

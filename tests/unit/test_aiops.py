@@ -119,7 +119,13 @@ def test_alertmanager_webhook_puts_firing_alerts_first():
         ({"alerts": [{"labels": {}}]}, "alertname"),
         ({"name": "x", "bogus": 1}, "invalid alarm"),
         ({"source": "aws.cloudwatch", "detail": {}}, "detail.alarmName"),
-        ({**EVENTBRIDGE, "detail": {**EVENTBRIDGE["detail"], "state": {"timestamp": "yesterday"}}}, "timestamp"),
+        (
+            {
+                **EVENTBRIDGE,
+                "detail": {**EVENTBRIDGE["detail"], "state": {"timestamp": "yesterday"}},
+            },
+            "timestamp",
+        ),
     ],
 )
 def test_bad_payloads_are_named(body, names):
@@ -138,7 +144,9 @@ def test_recommended_query_speaks_the_metric_in_words():
     query = recommended_lookup_query(alarm)
     assert query.startswith("5xx errors") and "payment-api" in query
     assert "Threshold" not in query and "42.0" not in query
-    lenient = recommended_lookup_query({"name": "orders-db-cpu", "metric": "CPUUtilization", "x": 1})
+    lenient = recommended_lookup_query(
+        {"name": "orders-db-cpu", "metric": "CPUUtilization", "x": 1}
+    )
     assert "cpu utilization" in lenient and "orders-db" in lenient
 
 
@@ -154,8 +162,6 @@ def test_rule_evaluation():
     bad = rule_evaluation("aiops_targeted", alarm, "Something else broke.", {"query_logs"})
     failed = {r["rule"] for r in bad["rules"] if not r["passed"]}
     assert failed == {"report_exists", "focuses_on_payload_alarm", "used_key_evidence_tools"}
-    discovery = rule_evaluation(
-        "aiops_discovery", None, "x" * 50, {"query_alarms", "query_logs"}
-    )
+    discovery = rule_evaluation("aiops_discovery", None, "x" * 50, {"query_alarms", "query_logs"})
     assert discovery["passed"]
     assert {r["rule"] for r in discovery["rules"]} >= {"discovered_firing_alarms"}

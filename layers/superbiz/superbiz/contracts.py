@@ -8,6 +8,7 @@ large (model inputs/outputs, tool outputs, claims) lives in the store.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -61,6 +62,12 @@ class ToolResultRef(Contract):
     invocation_id: str | None = None
     success: bool = False
     error: str | None = None
+    # set by the state machine when the tool's Lambda itself failed (ToolFailed /
+    # UnknownTool): where the call was, so the Executor can record it in the trace
+    round: int | None = None
+    index: int | None = None
+    params: dict[str, Any] | None = None
+    failure: dict[str, Any] | None = None
 
 
 class GraphState(Contract):
@@ -114,6 +121,10 @@ class StartRunInput(Contract):
     alarm: dict[str, Any] | None = None
     now: str | None = None
     limits: Limits = Field(default_factory=Limits)
+    # when the caller asked (UTC ISO-8601); the state machine records it if StartRun fails
+    requested_at: str = Field(
+        default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    )
 
 
 # ---------------------------------------------------------------------- planner

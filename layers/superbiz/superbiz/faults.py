@@ -7,10 +7,11 @@ each tool's source failing and a tool Lambda crashing; DynamoDB throttling
 requests (the store's errors, after the SDK's own retries gave up) at
 several nodes; S3 unavailable for large outputs, on write and on read.
 
-A run is lost unless its execution succeeded and its run record has a final
-status and a non-empty answer. Its trace is complete when the record also
-holds the orchestration trace, an agent_flow from StartRun to Finalize and
-the recorded final answer (who answered, degraded or not).
+A run is lost unless its run record has a final status (SUCCEEDED, DEGRADED
+or FAILED) and a non-empty answer. Its trace is complete when, besides, the
+execution succeeded and the record holds the orchestration trace, an
+agent_flow from StartRun to Finalize and the recorded final answer (who
+answered, degraded or not).
 """
 
 from __future__ import annotations
@@ -199,10 +200,9 @@ def _throttle(module: str, requests: int) -> Injector:
 
 
 _NODE_GAPS = {
-    "start_run": "StartRun's Catch ends the execution in StartFailed before any run record "
-    "exists; the caller sees a FAILED execution",
-    "finalize": "Finalize's Catch ends in FinalizeFailed; the run record keeps RUNNING with no "
-    "answer (needs a second, minimal finalizer state in the ASL)",
+    "finalize": "Finalize's Catch runs RecordFinalizeFailure, a DynamoDB update made by the "
+    "state machine itself: the run is recorded FAILED with a safe answer pointing at its "
+    "trace, and the execution fails (so the failed-executions alarm fires)",
 }
 
 
@@ -270,8 +270,6 @@ def faults() -> list[Fault]:
             "tool",
             {},
             lambda rt, st: crashing("tool_query_logs"),
-            known_gap="a crashed tool Lambda records no tool_invocation; the Map's ToolFailed "
-            "result reaches the Executor's prompt only",
         )
     )
     for module in ("start_run", "executor", "tool_query_logs", "gatekeeper", "finalize"):
@@ -389,11 +387,12 @@ def check_run(
     except SuperBizError as exc:
         return True, False, [*problems, f"trace unreadable: {exc}"], None
     run = trace.run
+    # lost: nobody can tell how the run ended, or it ended without an answer
+    lost = run.status not in ("SUCCEEDED", "DEGRADED", "FAILED") or not (run.answer or "").strip()
     if run.status not in ("SUCCEEDED", "DEGRADED"):
         problems.append(f"run status {run.status}")
     if not (run.answer or "").strip():
         problems.append("no answer")
-    lost = bool(problems)
     orchestration = run.orchestration_trace or {}
     if not orchestration.get("final_node") or not orchestration.get("termination_reason"):
         problems.append("no orchestration trace")

@@ -4,6 +4,8 @@ with its routing decision for the state machine's Choice states."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -208,8 +210,42 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
 # ------------------------------------------------------------------ Executor
 
 
+def _record_failed_calls(state: GraphState, deps: Deps) -> None:
+    """A tool whose Lambda crashed (or that does not exist) recorded nothing itself:
+    record the failed call, so the trace holds every call the model asked for."""
+    from superbiz.redaction import redact
+    from superbiz.store import ToolInvocation, invocation_id_for
+    from superbiz.tools.runner import invocation_seq
+
+    for ref in state.tool_results:
+        if ref.invocation_id is not None or ref.round is None or ref.index is None:
+            continue
+        seq = invocation_seq(ref.round, ref.index)
+        if deps.store.get_invocation(state.run_id, seq) is not None:
+            continue  # the tool recorded itself before it failed
+        cause = str((ref.failure or {}).get("Cause") or "")
+        with contextlib.suppress(ValueError, AttributeError):
+            cause = json.loads(cause).get("errorMessage", cause)
+        message = f"{ref.error or 'ToolFailed'}: {cause}" if cause else ref.error or "ToolFailed"
+        inv = deps.store.record_invocation(
+            state.run_id,
+            ToolInvocation(
+                seq=seq,
+                invocation_id=invocation_id_for(state.run_id, seq),
+                call_id=ref.call_id,
+                tool_name=ref.tool,
+                input_params=redact(ref.params or {})[0],
+                output_preview=f"{ref.tool} failed: {message}"[:300],
+                success=False,
+                error=message[:1000],
+            ),
+        )
+        ref.invocation_id = inv.invocation_id
+
+
 def executor(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Executor", deps)
+    _record_failed_calls(state, deps)
     trace = deps.store.get_trace(state.run_id)
     plan = latest_output(trace, "planner_plan")
     if plan is None:

@@ -239,6 +239,8 @@ class LocalRuntime:
         for key, module in ALL_FUNCTIONS.items():
             arn = f"arn:aws:lambda:{self.region}:{ACCOUNT}:function:{function_name(module)}"
             definition = definition.replace("${" + key + "}", arn)
+        # the last-resort states write the run record through the DynamoDB integration
+        definition = definition.replace("${TableName}", self.settings.table_name)
         if "${" in definition:
             raise SuperBizError("state machine definition has an unresolved ${...} substitution")
         self.state_machine_arn = self.sfn.create_state_machine(
