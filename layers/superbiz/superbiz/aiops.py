@@ -169,40 +169,27 @@ def _dimension_list(items: Any) -> dict[str, str]:
     return out
 
 
-def _from_cloudwatch_message(body: dict[str, Any]) -> AlarmPayload:
-    """The JSON CloudWatch publishes to SNS for an alarm action."""
-    trigger = body.get("Trigger") or {}
+# where the two CloudWatch JSON shapes keep the state: the message CloudWatch publishes
+# to SNS for an alarm action (metric under "Trigger"), and a DescribeAlarms entry
+_SNS_MESSAGE = ("NewStateValue", "NewStateReason", "StateChangeTime")
+_DESCRIBE_ALARMS = ("StateValue", "StateReason", "StateUpdatedTimestamp")
+
+
+def _from_cloudwatch(body: dict[str, Any], keys: tuple[str, str, str]) -> AlarmPayload:
+    state_key, reason_key, changed_key = keys
+    metric = (body.get("Trigger") or {}) if keys is _SNS_MESSAGE else body
     return _finish(
         AlarmPayload(
             name=_s(body["AlarmName"], 255),
-            state=_s(body.get("NewStateValue") or "ALARM", 32),
-            reason=_s(body.get("NewStateReason")),
+            state=_s(body.get(state_key) or "ALARM", 32),
+            reason=_s(body.get(reason_key)),
             description=_s(body.get("AlarmDescription")),
-            namespace=trigger.get("Namespace"),
-            metric=trigger.get("MetricName"),
-            dimensions=_dimension_list(trigger.get("Dimensions")),
-            statistic=trigger.get("Statistic"),
-            period=trigger.get("Period"),
-            state_changed_at=_iso(body.get("StateChangeTime")),
-            arn=body.get("AlarmArn"),
-            source="cloudwatch",
-        )
-    )
-
-
-def _from_describe_alarms(body: dict[str, Any]) -> AlarmPayload:
-    return _finish(
-        AlarmPayload(
-            name=_s(body["AlarmName"], 255),
-            state=_s(body.get("StateValue") or "ALARM", 32),
-            reason=_s(body.get("StateReason")),
-            description=_s(body.get("AlarmDescription")),
-            namespace=body.get("Namespace"),
-            metric=body.get("MetricName"),
-            dimensions=_dimension_list(body.get("Dimensions")),
-            statistic=body.get("Statistic"),
-            period=body.get("Period"),
-            state_changed_at=_iso(body.get("StateUpdatedTimestamp")),
+            namespace=metric.get("Namespace"),
+            metric=metric.get("MetricName"),
+            dimensions=_dimension_list(metric.get("Dimensions")),
+            statistic=metric.get("Statistic"),
+            period=metric.get("Period"),
+            state_changed_at=_iso(body.get(changed_key)),
             arn=body.get("AlarmArn"),
             source="cloudwatch",
         )
@@ -250,9 +237,9 @@ def parse_alarm_payloads(body: Any) -> list[AlarmPayload]:
     ):
         alarms = [_from_eventbridge(body)]
     elif "AlarmName" in body and ("NewStateValue" in body or "Trigger" in body):
-        alarms = [_from_cloudwatch_message(body)]
+        alarms = [_from_cloudwatch(body, _SNS_MESSAGE)]
     elif "AlarmName" in body:
-        alarms = [_from_describe_alarms(body)]
+        alarms = [_from_cloudwatch(body, _DESCRIBE_ALARMS)]
     elif isinstance(body.get("alerts"), list):
         alarms = _from_alertmanager(body)
         if not alarms:
@@ -355,8 +342,8 @@ DISCOVERY_QUESTION = (
 
 # ------------------------------------------------------------ rule evaluation
 
-KEY_TOOLS_TARGETED = ("query_alarms", "query_logs", "query_metrics")
-KEY_TOOLS_DISCOVERY = ("query_alarms", "query_logs")
+KEY_TOOLS_TARGETED: tuple[str, ...] = ("query_alarms", "query_logs", "query_metrics")
+KEY_TOOLS_DISCOVERY: tuple[str, ...] = ("query_alarms", "query_logs")
 
 
 def rule_evaluation(
