@@ -178,13 +178,10 @@ class Api(Construct):
         if knowledge is not None:
             environment |= knowledge.environment()
             environment[c.ENV_MODEL_KEY_SECRET_ARN] = secret.secret.secret_arn
-        function, role = functions.build(
+        function, role = functions.build_entry(
             self,
-            module=spec.module,
-            description=spec.description,
-            timeout_seconds=spec.timeout_seconds,
-            memory_mb=spec.memory_mb,
-            environment=environment,
+            spec,
+            environment,
         )
         table.grant(role, *c.GRAPH_NODE_TABLE_ACTIONS)
         diagnosis.state_machine.grant_start_execution(role)

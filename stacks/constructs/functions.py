@@ -130,6 +130,19 @@ class FunctionFactory(Construct):
             compatible_architectures=[ARCHITECTURE],
         )
 
+    def build_entry(
+        self, scope: Construct, spec: c.EntrySpec, environment: Mapping[str, str]
+    ) -> tuple[lambda_.Function, iam.Role]:
+        """An entrance (API, alarm trigger, ingestion) from its spec in stacks.constants."""
+        return self.build(
+            scope,
+            module=spec.module,
+            description=spec.description,
+            timeout_seconds=spec.timeout_seconds,
+            memory_mb=spec.memory_mb,
+            environment=environment,
+        )
+
     def build(
         self,
         scope: Construct,

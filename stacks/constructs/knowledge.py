@@ -156,13 +156,10 @@ class Knowledge(Construct):
         self, bucket: s3.IBucket, secret: ModelSecret, functions: FunctionFactory
     ) -> lambda_.Function:
         spec = c.KNOWLEDGE_INGEST
-        function, role = functions.build(
+        function, role = functions.build_entry(
             self,
-            module=spec.module,
-            description=spec.description,
-            timeout_seconds=spec.timeout_seconds,
-            memory_mb=spec.memory_mb,
-            environment={
+            spec,
+            {
                 **self.environment(),
                 c.ENV_KNOWLEDGE_UPLOAD_PREFIX: c.KNOWLEDGE_UPLOAD_PREFIX,
                 c.ENV_MODEL_KEY_SECRET_ARN: secret.secret.secret_arn,

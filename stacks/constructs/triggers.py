@@ -59,13 +59,10 @@ class AlarmTrigger(Construct):
         self, functions: FunctionFactory, table: dynamodb.ITable, diagnosis: Diagnosis
     ) -> lambda_.Function:
         spec = c.ALARM_TRIGGER
-        function, role = functions.build(
+        function, role = functions.build_entry(
             self,
-            module=spec.module,
-            description=spec.description,
-            timeout_seconds=spec.timeout_seconds,
-            memory_mb=spec.memory_mb,
-            environment={
+            spec,
+            {
                 c.ENV_STATE_MACHINE_ARN: diagnosis.state_machine.state_machine_arn,
                 c.ENV_ALARM_NAME_PREFIXES: json.dumps(list(self._config.alarm_name_prefixes)),
             },

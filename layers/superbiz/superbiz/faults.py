@@ -223,30 +223,14 @@ def faults() -> list[Fault]:
             )
         )
     for role in ("planner", "executor", "verifier", "composer"):
-        cases.append(
-            Fault(
-                f"{role} model times out twice",
-                "model",
-                {role: _raise("ModelTimeout")},
-                expect_degraded=True,
+        for what, reply in (
+            ("times out twice", _raise("ModelTimeout")),
+            ("rate-limited twice", _raise("ModelRateLimited")),
+            ("returns garbage twice", _garbage()),
+        ):
+            cases.append(
+                Fault(f"{role} model {what}", "model", {role: reply}, expect_degraded=True)
             )
-        )
-        cases.append(
-            Fault(
-                f"{role} model rate-limited twice",
-                "model",
-                {role: _raise("ModelRateLimited")},
-                expect_degraded=True,
-            )
-        )
-        cases.append(
-            Fault(
-                f"{role} model returns garbage twice",
-                "model",
-                {role: _garbage()},
-                expect_degraded=True,
-            )
-        )
     cases.append(
         Fault(
             "composer model times out once",

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from superbiz.catalog import ALL_FUNCTIONS, function_name, module_for
-from superbiz.contracts import Limits, RunMode, StartRunInput
+from superbiz.contracts import Limits, RunMode
 from superbiz.errors import SuperBizError
 from superbiz.tools.knowledge import KNOWLEDGE_BASE_EXTRA
 
@@ -358,23 +358,15 @@ class LocalRuntime:
         alarm: dict[str, Any] | None = None,
         now: str | None = None,
     ) -> tuple[str, str, str]:
-        run_id = uuid.uuid4().hex
-        session_id = session_id or uuid.uuid4().hex
+        from superbiz import runs
+
         if now is None and self.scenario is not None:
             now = self.scenario.now_dt.strftime("%Y-%m-%dT%H:%M:%SZ")
-        payload = StartRunInput(
-            run_id=run_id,
-            session_id=session_id,
-            mode=mode,
-            query=query,
-            alarm=alarm,
-            now=now,
-            limits=self.limits,
+        payload = runs.start_input(
+            query, session_id=session_id, mode=mode, alarm=alarm, now=now, limits=self.limits
         )
-        execution_arn = self.sfn.start_execution(
-            stateMachineArn=self.state_machine_arn, name=run_id, input=payload.model_dump_json()
-        )["executionArn"]
-        return run_id, session_id, execution_arn
+        execution_arn = runs.start_execution(self.sfn, self.state_machine_arn, payload)
+        return payload.run_id, payload.session_id, execution_arn
 
     def wait(self, execution_arn: str, timeout: float = 600.0) -> str:
         deadline = time.monotonic() + timeout
