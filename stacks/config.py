@@ -70,6 +70,13 @@ class DeploymentConfig:
         return _RETENTION[self.log_retention_days]
 
     @property
+    def log_groups_open(self) -> bool:
+        """query_logs may read every log group of the account and region."""
+        return not self.log_group_prefixes or any(
+            prefix.rstrip("*") in ("", "/") for prefix in self.log_group_prefixes
+        )
+
+    @property
     def has_knowledge(self) -> bool:
         return self.knowledge != "none"
 

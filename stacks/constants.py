@@ -53,6 +53,7 @@ ENV_NOTIFY_TOPIC_ARN = "SUPERBIZ_NOTIFY_TOPIC_ARN"
 ENV_API_BASE_URL = "SUPERBIZ_API_BASE_URL"
 ENV_ALARM_NAME_PREFIXES = "SUPERBIZ_ALARM_NAME_PREFIXES"
 ENV_LOG_GROUP_PREFIXES = "SUPERBIZ_LOG_GROUP_PREFIXES"
+ENV_OWN_LOG_GROUPS = "SUPERBIZ_OWN_LOG_GROUPS"
 ENV_KNOWLEDGE_UPLOAD_PREFIX = "SUPERBIZ_KNOWLEDGE_UPLOAD_PREFIX"
 ENV_OPENSEARCH_ENDPOINT = "SUPERBIZ_OPENSEARCH_ENDPOINT"
 ENV_OPENSEARCH_INDEX = "SUPERBIZ_OPENSEARCH_INDEX"
@@ -76,6 +77,14 @@ OPENSEARCH_WRITE_ACTIONS = (
 )
 # The API searches and ingests documents (POST /api/documents), but never probes with HEAD.
 OPENSEARCH_API_ACTIONS = ("es:ESHttpGet", "es:ESHttpPost", "es:ESHttpPut", "es:ESHttpDelete")
+
+# Reads of log events that query_logs' role is explicitly denied on the system's own log groups.
+OWN_LOGS_DENIED_ACTIONS = (
+    "logs:StartQuery",
+    "logs:FilterLogEvents",
+    "logs:GetLogEvents",
+    "logs:StartLiveTail",
+)
 
 # DynamoDB actions RunStore performs. Nothing deletes, scans or batch-writes.
 GRAPH_NODE_TABLE_ACTIONS = (

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from aws_cdk import CfnOutput, RemovalPolicy, Stack
+from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from stacks import constants as c
@@ -122,6 +123,10 @@ class SuperBizStack(Stack):
             rest_api=self.api.rest_api,
             dead_letters=self.alarm_trigger.dead_letters,
             topic=self.notifications.topic,
+        )
+        # last, so that every log group of the stack exists: none of them is ever evidence
+        self.diagnosis.refuse_own_log_groups(
+            node for node in self.node.find_all() if isinstance(node, logs.LogGroup)
         )
         acknowledge_cdk_providers(self)
 

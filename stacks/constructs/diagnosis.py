@@ -4,10 +4,12 @@ deployed from the ASL file (DESIGN.md section 2)."""
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import cast
 
-from aws_cdk import ArnFormat, CfnElement, RemovalPolicy, Stack
+from aws_cdk import Annotations, ArnFormat, CfnElement, RemovalPolicy, Stack
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -24,6 +26,25 @@ from stacks.constructs.knowledge import Knowledge
 from stacks.constructs.nag import acknowledge
 from stacks.constructs.notifications import Notifications
 from stacks.constructs.secrets import ModelSecret
+from superbiz.settings import OWN_LOG_GROUPS, log_group_matches
+
+OPEN_LOG_GROUPS_WARNING = (
+    "context logGroupPrefixes is open ({prefixes}): query_logs may read EVERY log group in this "
+    "account and region, including logs that hold customer data or secrets, and any of them can "
+    "end up quoted in an answer. Set it to the prefixes of the services the agent diagnoses, "
+    """for example -c logGroupPrefixes='["/ecs/payment", "/aws/lambda/payment"]' """
+    "(README: 'Which log groups query_logs reads')."
+)
+
+
+def warn_if_log_groups_open(scope: Construct, config: DeploymentConfig) -> None:
+    """Reading every log group is a choice an operator should make knowingly: synthesis says
+    so in the CDK output and on stderr."""
+    if not config.log_groups_open:
+        return
+    message = OPEN_LOG_GROUPS_WARNING.format(prefixes=list(config.log_group_prefixes))
+    Annotations.of(scope).add_warning_v2("superbiz:logGroupPrefixesOpen", message)
+    print(f"WARNING: {message}", file=sys.stderr)
 
 
 @dataclass(frozen=True)
@@ -63,6 +84,7 @@ class Diagnosis(Construct):
             spec.module: self._build_function(spec) for spec in c.DIAGNOSIS_FUNCTIONS
         }
         self.state_machine = self._build_state_machine()
+        warn_if_log_groups_open(self, config)
 
     # -- functions
 
@@ -157,6 +179,42 @@ class Diagnosis(Construct):
             )
             for prefix in prefixes
         ]
+
+    def refuse_own_log_groups(self, log_groups: Iterable[logs.LogGroup]) -> None:
+        """What this system logs is never evidence: query_logs is told the names of the stack's
+        own log groups and its role is denied reading them, whatever logGroupPrefixes admits.
+
+        The functions' and the state machine's groups are named under OWN_LOG_GROUPS; any other
+        group of the stack (generated names) is named exactly.
+        """
+        stack = Stack.of(self)
+        # CDK's own deployment-time functions are named after the stack
+        patterns = [*OWN_LOG_GROUPS, f"/aws/lambda/{stack.stack_name}-*"]
+        exact = [
+            group.log_group_name
+            for group in log_groups
+            if not log_group_matches(
+                cast(logs.CfnLogGroup, group.node.default_child).log_group_name or "", patterns
+            )
+        ]
+        function = self.functions["tool_query_logs"]
+        function.add_environment(c.ENV_OWN_LOG_GROUPS, stack.to_json_string([*patterns, *exact]))
+        names = [*patterns, *(n for name in exact for n in (name, f"{name}:*"))]
+        denied = iam.PolicyStatement(
+            effect=iam.Effect.DENY,
+            actions=list(c.OWN_LOGS_DENIED_ACTIONS),
+            resources=[
+                stack.format_arn(
+                    service="logs",
+                    resource="log-group",
+                    resource_name=name,
+                    arn_format=ArnFormat.COLON_RESOURCE_NAME,
+                )
+                for name in names
+            ],
+        )
+        policy = iam.Policy(self, "QueryLogsOwnLogsDenied", statements=[denied])
+        policy.attach_to_role(cast(iam.IRole, function.role))
 
     def _tool_sources(self) -> dict[str, _SourceAccess]:
         log_groups = self._log_group_arns()

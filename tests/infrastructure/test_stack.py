@@ -11,14 +11,16 @@ from typing import Any
 import aws_cdk as cdk
 import pytest
 from aws_cdk import aws_s3 as s3
-from aws_cdk.assertions import Template
+from aws_cdk.assertions import Annotations, Match, Template
 from cdk_nag import AwsSolutionsChecks
 
 from app import build_app
 from stacks import constants as c
-from stacks.config import ConfigError
+from stacks.config import ConfigError, DeploymentConfig
+from stacks.constructs.diagnosis import warn_if_log_groups_open
 from stacks.constructs.functions import DependenciesLayerMissing
 from superbiz.catalog import ENTRY_FUNCTIONS, function_name
+from superbiz.settings import log_group_matches
 
 pytestmark = pytest.mark.infrastructure
 
@@ -149,8 +151,11 @@ class Synthesised:
 
 
 def _actions(statements: list[dict[str, Any]]) -> set[str]:
+    """The actions the statements allow (an explicit Deny only ever takes away)."""
     found: set[str] = set()
     for statement in statements:
+        if statement["Effect"] == "Deny":
+            continue
         assert statement["Effect"] == "Allow"
         action = statement["Action"]
         found.update([action] if isinstance(action, str) else action)
@@ -610,6 +615,78 @@ def test_query_logs_reads_only_the_configured_log_groups(configured: Synthesised
         "/aws/lambda/payment",
         "/ecs/checkout",
     ]
+
+
+def _log_group_resource(arn: dict[str, Any]) -> Any:
+    """What follows `:log-group:` in a synthesised log group ARN: a name, a pattern or a Ref."""
+    parts = arn["Fn::Join"][1]
+    [at] = [i for i, p in enumerate(parts) if isinstance(p, str) and ":log-group:" in p]
+    tail = parts[at].split(":log-group:", 1)[1]
+    return tail if tail else parts[at + 1]
+
+
+@pytest.mark.parametrize("fixture", ["synth", "configured"])
+def test_query_logs_is_denied_every_log_group_of_the_stack(
+    fixture: str, request: pytest.FixtureRequest
+) -> None:
+    stack: Synthesised = request.getfixturevalue(fixture)
+    # Given the query_logs role, which may start queries on the configured prefixes
+    role = stack.role_of("tool_query_logs")
+    [deny] = [s for s in stack.role_statements(role) if s["Effect"] == "Deny"]
+    assert set(c.OWN_LOGS_DENIED_ACTIONS) <= set(deny["Action"])
+    denied = [_log_group_resource(arn) for arn in deny["Resource"]]
+    patterns = [d for d in denied if isinstance(d, str)]
+    refs = [d for d in denied if isinstance(d, dict)]
+    # And what the tool itself is told to refuse
+    env = stack.function_by_module("tool_query_logs")[1]["Properties"]["Environment"]
+    told = json.dumps(env["Variables"][c.ENV_OWN_LOG_GROUPS])
+    # Then every log group the stack creates is denied by IAM and refused by the tool: named
+    # ones by the shared patterns, generated names one by one
+    groups = stack.resources("AWS::Logs::LogGroup")
+    assert len(groups) >= len(stack.own_functions()) + 1
+    for logical_id, group in groups.items():
+        name = group["Properties"].get("LogGroupName")
+        if name is not None:
+            assert log_group_matches(name, patterns), name
+            assert any(p in told for p in patterns if log_group_matches(name, [p])), name
+        else:
+            assert {"Ref": logical_id} in refs, logical_id
+            assert json.dumps({"Ref": logical_id}) in told, logical_id
+    # And a service's group that the prefixes admit is not denied
+    assert not log_group_matches("/aws/lambda/payment-settlement", patterns)
+
+
+def test_open_log_group_prefixes_warn_at_synthesis(
+    synth: Synthesised, configured: Synthesised
+) -> None:
+    # Given the default deployment (logGroupPrefixes empty) and a narrowed one
+    def warnings(stack: Synthesised) -> list[str]:
+        found = Annotations.from_stack(stack.stack).find_warning("*", Match.any_value())
+        return [str(w.entry.data) for w in found if "logGroupPrefixes" in str(w.entry.data)]
+
+    # Then only the open one warns, naming the key and what to do
+    [warning] = warnings(synth)
+    assert "logGroupPrefixes is open" in warning and "EVERY log group" in warning
+    assert warnings(configured) == []
+
+
+@pytest.mark.parametrize("prefixes", ["[]", '["*"]', '["/"]', '["/ecs/", "/*"]'])
+def test_open_log_group_prefixes_are_announced_on_stderr(
+    prefixes: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given an operator's context that leaves the log groups open
+    stack = cdk.Stack(cdk.App(context={"logGroupPrefixes": prefixes}), "Open")
+    # When the stack's check runs
+    warn_if_log_groups_open(stack, DeploymentConfig.from_context(stack.node))
+    # Then the operator sees it on stderr as well as in the CDK output
+    assert "WARNING: context logGroupPrefixes is open" in capsys.readouterr().err
+    assert Annotations.from_stack(stack).find_warning("*", Match.any_value())
+
+
+def test_narrowed_log_group_prefixes_do_not_warn(capsys: pytest.CaptureFixture[str]) -> None:
+    stack = cdk.Stack(cdk.App(context={"logGroupPrefixes": '["/ecs/payment"]'}), "Narrow")
+    warn_if_log_groups_open(stack, DeploymentConfig.from_context(stack.node))
+    assert capsys.readouterr().err == ""
 
 
 def test_finalize_publishes_only_to_the_topic(synth: Synthesised) -> None:

@@ -215,6 +215,48 @@ def test_logs_refuses_groups_outside_the_allowlist(world, aws):
     assert "settlement" not in str(result.output["results"])
 
 
+def own_log(aws: AwsClients, group: str, message: str) -> None:
+    aws.logs.create_log_group(logGroupName=group)
+    aws.logs.create_log_stream(logGroupName=group, logStreamName="run")
+    stamp = int(datetime(2026, 11, 20, 10, 6, tzinfo=UTC).timestamp() * 1000)
+    aws.logs.put_log_events(
+        logGroupName=group,
+        logStreamName="run",
+        logEvents=[{"timestamp": stamp, "message": message}],
+    )
+
+
+def test_logs_never_read_the_systems_own_log_groups(world, aws):
+    # Given the executor's own log repeats a model's guess about payment-api, and an access
+    # log the stack created under a generated name; the allowlist admits every group
+    own_log(aws, "/aws/lambda/superbiz-executor", "ERROR payment-api down: disk full (guess)")
+    own_log(aws, "SuperBizAgentStack-ApiAccessLogs-1A2B", "ERROR payment-api 502 on /api/chat")
+    ctx = context(
+        world,
+        aws,
+        log_group_prefixes=["*"],
+        own_log_groups=["SuperBizAgentStack-ApiAccessLogs-1A2B"],
+    )
+
+    # When either is asked for by name, it is refused with the group named
+    for group in ("/aws/lambda/superbiz-executor", "SuperBizAgentStack-ApiAccessLogs-1A2B"):
+        with pytest.raises(ToolInputInvalid, match=f"does not read log group '{group}'"):
+            QueryLogsTool().run(QueryLogsInput(log_group_names=[group]), ctx)
+
+    # And discovering the service's groups by name finds the service's logs, never the system's
+    result = QueryLogsTool().run(QueryLogsInput(service="a"), ctx)
+    assert "/ecs/payment-api" in result.output["log_groups"]
+    assert not [g for g in result.output["log_groups"] if "superbiz" in g or "ApiAccess" in g]
+    messages = " ".join(r["message"] for r in result.output["results"])
+    assert "disk full" not in messages and "502" not in messages
+
+    # And a service name matching only the system's own groups searches nothing, and says why
+    result = QueryLogsTool().run(QueryLogsInput(service="superbiz"), ctx)
+    assert result.empty is True and result.output["status"] == "NoLogGroups"
+    no_evidence = result.output["no_evidence"]
+    assert "2 matching group(s) are this diagnosis system's own logs" in no_evidence
+
+
 def test_logs_with_nothing_matching_cite_no_evidence(world, aws):
     # When nothing matches the pattern
     result = QueryLogsTool().run(

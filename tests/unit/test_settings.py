@@ -18,3 +18,18 @@ def test_arguments_override_defaults(monkeypatch):
     monkeypatch.delenv("AWS_REGION", raising=False)
     assert Settings(region="ap-south-1").region == "ap-south-1"
     assert Settings().model == "offline"
+
+
+def test_the_systems_own_log_groups_stay_unreadable_whatever_the_environment(monkeypatch):
+    # Given an environment that names one extra group and tries to clear the rest
+    monkeypatch.setenv("SUPERBIZ_OWN_LOG_GROUPS", '["SuperBizAgentStack-ApiAccessLogs-1A2B"]')
+    monkeypatch.setenv("SUPERBIZ_LOG_GROUP_PREFIXES", '["*"]')
+    settings = Settings()
+    # Then the functions' and the state machine's logs are still the system's own, as is the
+    # named group, while the services' groups are not
+    assert settings.is_own_log_group("/aws/lambda/superbiz-executor")
+    assert settings.is_own_log_group("/aws/vendedlogs/states/superbiz-diagnosis")
+    assert settings.is_own_log_group("SuperBizAgentStack-ApiAccessLogs-1A2B")
+    assert not settings.is_own_log_group("SuperBizAgentStack-ApiAccessLogs-1A2B-other")
+    assert not settings.is_own_log_group("/aws/lambda/payment-settlement")
+    assert not settings.is_own_log_group("/aws/lambda/superbizness-api")

@@ -3,11 +3,24 @@ environment (in Lambda) or from defaults and CLI flags (locally)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from superbiz.catalog import FUNCTION_NAME_PREFIX
+
+# The log groups this system writes itself: its functions' and its state machine's. What the
+# diagnosis system logs is never evidence about the services it diagnoses, so query_logs
+# refuses these whatever log_group_prefixes admits (and IAM denies them in AWS). The stack
+# names its log groups under these prefixes; an entry ending in "*" is a prefix, any other
+# entry an exact name.
+OWN_LOG_GROUPS: tuple[str, ...] = (
+    f"/aws/lambda/{FUNCTION_NAME_PREFIX}*",
+    f"/aws/vendedlogs/states/{FUNCTION_NAME_PREFIX}*",
+)
 
 
 class Settings(BaseSettings):
@@ -20,6 +33,9 @@ class Settings(BaseSettings):
     model: str = "offline"
     # log groups the tools may read (prefixes); empty means any
     log_group_prefixes: list[str] = Field(default_factory=list)
+    # log groups the tools never read (OWN_LOG_GROUPS always among them); the stack adds the
+    # exact names of the log groups it creates under other names
+    own_log_groups: list[str] = Field(default_factory=lambda: list(OWN_LOG_GROUPS))
     # retention of run records
     ttl_days: int = 90
     # largest tool output stored inline in DynamoDB (bytes); larger goes to S3
@@ -69,6 +85,22 @@ class Settings(BaseSettings):
     fixed_now: str | None = None
     # S3 prefix whose uploads the ingestion function indexes
     knowledge_upload_prefix: str = "knowledge/"
+
+    @field_validator("own_log_groups")
+    @classmethod
+    def _always_own(cls, value: list[str]) -> list[str]:
+        """No configuration can make the system's own logs readable."""
+        return list(dict.fromkeys([*OWN_LOG_GROUPS, *value]))
+
+    def is_own_log_group(self, name: str) -> bool:
+        return log_group_matches(name, self.own_log_groups)
+
+
+def log_group_matches(name: str, entries: Iterable[str]) -> bool:
+    """Whether a log group is one of `entries` (an entry ending in "*" is a prefix)."""
+    return any(
+        name.startswith(entry[:-1]) if entry.endswith("*") else name == entry for entry in entries
+    )
 
 
 @lru_cache(maxsize=1)

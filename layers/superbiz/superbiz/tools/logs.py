@@ -13,6 +13,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import Field, field_validator, model_validator
 
 from superbiz.errors import ToolInputInvalid, ToolUnavailable
+from superbiz.settings import Settings
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
 from superbiz.tools.common import iso_ms, sdk_call
 
@@ -99,11 +100,13 @@ class QueryLogsTool:
 
     def run(self, params: QueryLogsInput, ctx: ToolContext) -> ToolResult:
         start, end = params.window(ctx.now)
-        prefixes = list(ctx.settings.log_group_prefixes)
+        # "/ecs/*" and "/ecs/" admit the same groups; "*" admits every group
+        prefixes = [prefix.rstrip("*") for prefix in ctx.settings.log_group_prefixes]
+        prefixes = [] if "" in prefixes else prefixes
         pattern = params.pattern()
         logs = ctx.clients.logs
 
-        groups, skipped = self._groups(params, prefixes, logs)
+        groups, skipped, own = self._groups(params, prefixes, ctx.settings, logs)
         query = (
             "fields @timestamp, @message, @logStream, @log"
             f" | filter @message like /{_slash_escape(pattern)}/"
@@ -129,6 +132,11 @@ class QueryLogsTool:
             output["no_evidence"] = (
                 f"No log groups {what} were found, so no log events were searched."
             )
+            if own:
+                output["no_evidence"] += (
+                    f" {own} matching group(s) are this diagnosis system's own logs, which are "
+                    "never searched."
+                )
             return ToolResult.nothing_found(output, output["no_evidence"])
 
         rows = self._run_query(
@@ -161,12 +169,19 @@ class QueryLogsTool:
     # ---------------------------------------------------------------- groups
 
     def _groups(
-        self, params: QueryLogsInput, prefixes: list[str], logs: Any
-    ) -> tuple[list[str], int]:
-        """The groups to search and how many more matched than StartQuery accepts."""
+        self, params: QueryLogsInput, prefixes: list[str], settings: Settings, logs: Any
+    ) -> tuple[list[str], int, int]:
+        """The groups to search, how many more matched than StartQuery accepts, and how many
+        of the system's own groups discovery left out (never evidence, whatever the prefixes)."""
         if params.log_group_names:
             names = list(dict.fromkeys(params.log_group_names))
             for name in names:
+                if settings.is_own_log_group(name):
+                    raise ToolInputInvalid(
+                        f"query_logs does not read log group {name!r}: it is this diagnosis "
+                        "system's own log, never evidence about the services it diagnoses; "
+                        "name the service's log groups instead, or pass `service`"
+                    )
                 if prefixes and not name.startswith(tuple(prefixes)):
                     raise ToolInputInvalid(
                         f"query_logs may not read log group {name!r}; readable prefixes: {', '.join(prefixes)}"
@@ -178,15 +193,16 @@ class QueryLogsTool:
                     f"log group(s) not found: {', '.join(missing)}; omit log_group_names and pass "
                     "`service` to discover the groups that exist"
                 )
-            return names, 0
+            return names, 0, 0
         needle = (params.service or "").lower()
-        found = [
+        readable = [
             name
             for name in self._all_groups(logs)
             if needle in name.lower() and (not prefixes or name.startswith(tuple(prefixes)))
         ]
-        found.sort()
-        return found[:MAX_LOG_GROUPS], max(0, len(found) - MAX_LOG_GROUPS)
+        found = sorted(name for name in readable if not settings.is_own_log_group(name))
+        own = len(readable) - len(found)
+        return found[:MAX_LOG_GROUPS], max(0, len(found) - MAX_LOG_GROUPS), own
 
     @staticmethod
     def _all_groups(logs: Any) -> list[str]:
