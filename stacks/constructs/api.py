@@ -155,8 +155,8 @@ class Api(Construct):
             api,
             "AwsSolutions-COG4",
             "Methods use IAM (SigV4) authorisation, the design's choice for operator and tool "
-            "callers (DESIGN.md section 11); a Cognito user pool would add a second identity "
-            "store.",
+            "callers (docs/ARCHITECTURE.md, 'Security and reliability'); a Cognito user pool "
+            "would add a second identity store.",
         )
         return api
 

@@ -1,7 +1,7 @@
 """`make bench`: wall time of local diagnoses and prompt budgets, printed, never asserted.
 
     python -m superbiz.bench [--runs N] [--world FILE] [--log-sizes 1000,10000,100000]
-                             [--skip imports,retrieval,trace]
+                             [--skip imports,retrieval,trace] [--corpus DIR]
 
 Reports the one-off cost of starting the local runtime (moto, table, state
 machine, seeding) and the median / min / max of N diagnoses of the same world
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import time
@@ -26,6 +27,10 @@ from superbiz.cli import DEMO_WORLD
 from superbiz.store import ToolInvocation
 
 DEFAULT_LOG_SIZES = (1_000, 10_000, 100_000)
+REPO_ROOT = Path(__file__).resolve().parents[3]
+# the retrieval section's corpus when none is given: the small runbook folder of the tests
+BUNDLED_CORPUS = REPO_ROOT / "tests" / "scenarios" / "kb"
+CORPUS_ENV = "SUPERBIZ_BENCH_CORPUS"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,7 +49,17 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         help="sections to leave out: imports, retrieval, trace (comma-separated)",
     )
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        metavar="DIR",
+        default=os.environ.get(CORPUS_ENV) or None,
+        help=f"folder of runbooks (.md/.txt) for the retrieval section (default: ${CORPUS_ENV}, "
+        f"else {BUNDLED_CORPUS.relative_to(REPO_ROOT)})",
+    )
     args = parser.parse_args(argv)
+    if args.corpus is not None and not Path(args.corpus).is_dir():
+        parser.error(f"--corpus / {CORPUS_ENV}: {args.corpus} is not a folder of runbooks")
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     try:
@@ -90,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         bench_imports()
     if "retrieval" not in skip:
         print()
-        bench_retrieval()
+        bench_retrieval(Path(args.corpus) if args.corpus is not None else None)
     if "trace" not in skip:
         print()
         bench_trace_read()
@@ -150,28 +165,26 @@ def bench_imports() -> None:
     print('  (measured by: python -c "import functions.<handler>" in a fresh process, per handler)')
 
 
-def bench_retrieval() -> None:
+def bench_retrieval(corpus: Path | None = None) -> None:
     """Ingestion throughput and query latency of the embedded knowledge index."""
     import tempfile
 
     from superbiz.knowledge.service import open_local_kb
 
-    root = Path(__file__).resolve().parents[3]
-    corpus = next(
-        (
-            p
-            for p in (
-                root.parent / "shared" / "data" / "runbooks",
-                root / "tests" / "scenarios" / "kb",
-            )
-            if p.is_dir()
-        ),
-        None,
-    )
-    queries_file = root / "tests" / "knowledge" / "runbook_queries.jsonl"
+    queries_file = REPO_ROOT / "tests" / "knowledge" / "runbook_queries.jsonl"
     if corpus is None:
-        print("retrieval: no corpus found (../shared/data/runbooks or tests/scenarios/kb)")
-        return
+        if not BUNDLED_CORPUS.is_dir():
+            print(
+                f"retrieval: skipped, no corpus: pass --corpus DIR (or set {CORPUS_ENV}) to a "
+                "folder of runbooks"
+            )
+            return
+        corpus = BUNDLED_CORPUS
+        print(
+            f"retrieval: no --corpus given (or {CORPUS_ENV}); measuring the small bundled "
+            f"corpus {BUNDLED_CORPUS.relative_to(REPO_ROOT)}. Point --corpus at a folder of "
+            "runbooks for figures that mean something."
+        )
     queries = [json.loads(line)["query"] for line in queries_file.read_text().splitlines() if line]
     with tempfile.TemporaryDirectory(prefix="superbiz-bench-kb-") as tmp:
         kb = open_local_kb(Path(tmp))
@@ -193,7 +206,8 @@ def bench_retrieval() -> None:
         f"{statistics.median(latencies):.1f} ms, p95 {p95(latencies):.1f} ms"
     )
     print(
-        f"  (measured by: python -m superbiz.bench; same path as superbiz kb ingest {corpus} / kb search)"
+        f"  (measured by: python -m superbiz.bench --corpus {corpus}; same path as superbiz kb ingest "
+        f"{corpus} / kb search)"
     )
 
 

@@ -448,7 +448,9 @@ def main(argv: list[str] | None = None) -> int:
         "chat", help="ask a question against a scenario world on the local runtime"
     )
     chat.add_argument("message", help="the question, e.g. 'why is payment-api returning 500s?'")
-    chat.add_argument("--world", required=True, type=Path, help="scenario file (see SCENARIOS.md)")
+    chat.add_argument(
+        "--world", required=True, type=Path, help="scenario file (see docs/SCENARIOS.md)"
+    )
     chat.add_argument("--session-id", help="continue an existing session")
     chat.add_argument("--json", action="store_true", help="print the run as one JSON object")
     chat.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
@@ -468,7 +470,9 @@ def main(argv: list[str] | None = None) -> int:
     alarm = sub.add_parser(
         "alarm", help="fire the alarm trigger with a genuine alarm event on the local runtime"
     )
-    alarm.add_argument("--world", required=True, type=Path, help="scenario file (see SCENARIOS.md)")
+    alarm.add_argument(
+        "--world", required=True, type=Path, help="scenario file (see docs/SCENARIOS.md)"
+    )
     alarm.add_argument(
         "--alarm", help="alarm entering ALARM (default: the scenario's trigger alarm)"
     )
@@ -537,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     scen = sub.add_parser("scenario", help="scenario files")
     scen_sub = scen.add_subparsers(dest="scenario_command", required=True)
     from_run = scen_sub.add_parser(
-        "from-run", help="turn a recorded run into a scenario file (SCENARIOS.md)"
+        "from-run", help="turn a recorded run into a scenario file (docs/SCENARIOS.md)"
     )
     from_run.add_argument("--run-file", required=True, type=Path, help="an exported run")
     from_run.add_argument("--out", required=True, type=Path, help="scenario file to write (YAML)")

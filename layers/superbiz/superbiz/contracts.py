@@ -1,4 +1,4 @@
-"""Contracts between graph nodes (DESIGN.md §3).
+"""Contracts between graph nodes (docs/ARCHITECTURE.md, "Contracts").
 
 Names follow the seed documents' terms so that a trace reads the same as the
 design. The execution state (`GraphState`) is what travels through Step
@@ -31,7 +31,7 @@ class RunMode(StrEnum):
 
 
 class Limits(Contract):
-    """Bounds of DESIGN.md §2; the state machine's Choice states read them."""
+    """Bounds (docs/ARCHITECTURE.md, "Bounds"); the state machine's Choice states read them."""
 
     max_transitions: int = Field(32, ge=1, le=256)
     max_tool_rounds: int = Field(6, ge=1, le=32)
