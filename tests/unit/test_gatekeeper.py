@@ -114,12 +114,16 @@ def test_no_evidence_path_rejected_when_results_exist_or_claim_not_negative(invo
     assert outcome(observation_on_empty, invocations).rule_ids[0] == gk.PATH_UNRESOLVED
 
 
-@pytest.mark.parametrize(
-    "path", ["$.results[5].message", "$.results[0].msg", "results[0]", "$.results[0]..x"]
-)
+@pytest.mark.parametrize("path", ["$.results[5].message", "$.results[0].msg"])
 def test_rule3_rejects_unresolvable_path(invocations, path):
     result = outcome(claim(cite(path=path)), invocations)
     assert not result.passed and result.rule_ids[0] == gk.PATH_UNRESOLVED
+
+
+@pytest.mark.parametrize("path", ["results[0]", "$.results[0]..x", "$.results[*].message"])
+def test_rule3_rejects_paths_that_name_no_single_value(invocations, path):
+    result = outcome(claim(cite(path=path)), invocations)
+    assert not result.passed and result.rule_ids[0] == gk.PATH_INVALID
 
 
 def test_rule4_rejects_excerpt_not_in_value(invocations):

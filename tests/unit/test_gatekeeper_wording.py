@@ -13,7 +13,11 @@ EMPTY = ToolInvocation(
     invocation_id="inv_0001_abcdef",
     call_id="c1",
     tool_name="query_logs",
-    output={"results": [], "no_evidence": "No log events matching"},
+    output={
+        "results": [],
+        "no_evidence": "No log events matching /ERROR/ in /ecs/payment-api between "
+        "2026-11-20T09:20:00Z and 2026-11-20T10:20:00Z.",
+    },
     evidence_refs=["$.no_evidence"],
     empty=True,
     output_preview="No log events matching",

@@ -14,7 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from superbiz.contracts import NO_EVIDENCE_PATH, Citation
+from superbiz.contracts import NO_EVIDENCE_PATH, Citation, Derivation, DerivationOp
+from superbiz.specifics import text_of
 from superbiz.untrusted import is_instruction_like
 
 
@@ -299,6 +300,8 @@ class Finding(BaseModel):
     #            | change_before_onset | untrusted_text
     summary: str
     citations: list[Citation] = Field(default_factory=list)
+    # how each computed quantity of the summary was derived from cited values
+    derivations: list[Derivation] = Field(default_factory=list)
     data: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -370,7 +373,7 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                 kind="alarm_firing",
                 summary=f"Alarm {alarm['name']} is in ALARM: {alarm.get('state_reason', '')}",
                 citations=[
-                    _cite(inv_id, f"$.alarms[{i}].state_reason", alarm.get("state_reason", ""))
+                    _cite(inv_id, f"$.alarms[{i}]", alarm.get("state_reason") or alarm["name"])
                 ],
                 data={"name": alarm["name"], "metric_name": alarm.get("metric_name")},
             )
@@ -405,20 +408,33 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                 )
             )
     truncated = any(_usable(i, "query_logs") and i["output"].get("truncated") for i in invocations)
+    by_id = {inv["invocation_id"]: inv for inv in invocations}
     for hit in log_signatures(invocations):
         assert hit.exemplar is not None
         inv_id, row, message = hit.exemplar
+        # what is counted and timed is what the Gatekeeper can recount: the lines of the
+        # exemplar's query that contain the signature's telling text
+        needle = _stable_part(hit.signature.detail(message) or excerpt(message))
+        rows = by_id[inv_id]["output"].get("results", [])
+        matching = [i for i, r in enumerate(rows) if counts_as(r, needle)]
+        first, last = matching[0], matching[-1]
+        first_at, last_at = rows[first].get("timestamp", ""), rows[last].get("timestamp", "")
+        groups = sorted({rows[i].get("log_group", "") for i in matching})
+        count = len(matching)
         found.append(
             Finding(
                 kind="error_signature",
                 summary=(
-                    f"{hit.count} log event(s) in {', '.join(sorted(hit.log_groups))} show "
-                    f"{hit.signature.label} between {hit.first_at} and {hit.last_at}, "
-                    f'for example: "{excerpt(message, hit.signature.quote)}"'
+                    f"{count} log event(s) in {', '.join(groups)} show {hit.signature.label} "
+                    f"between {first_at} and {last_at}, for example: "
+                    f'"{excerpt(message, hit.signature.quote)}"'
                 ),
                 citations=[
-                    _cite(inv_id, f"$.results[{row}].message", message, hit.signature.quote)
+                    _cite(inv_id, f"$.results[{row}].message", message, hit.signature.quote),
+                    _cite(inv_id, f"$.results[{first}]", first_at),
+                    _cite(inv_id, f"$.results[{last}]", last_at),
                 ],
+                derivations=[_count(inv_id, needle, count)],
                 data={
                     "signature": hit.signature.name,
                     "detail": hit.signature.detail(message),
@@ -426,10 +442,10 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                     "cause": hit.signature.cause,
                     "actions": list(hit.signature.actions),
                     "specific": hit.signature.specific,
-                    "count": hit.count,
-                    "first_at": hit.first_at,
-                    "last_at": hit.last_at,
-                    "log_groups": sorted(hit.log_groups),
+                    "count": count,
+                    "first_at": first_at,
+                    "last_at": last_at,
+                    "log_groups": groups,
                     "truncated": truncated,
                 },
             )
@@ -484,13 +500,20 @@ def change_correlation(
 
     The onset is the earliest metric anomaly, else the first line of the leading
     error signature (one stray older error line must not move it)."""
-    onsets = [a["summary"]["onset_at"] for a in anomalies]
-    if not onsets:
+    # the onset and the citation that shows it
+    onset_ref: Citation
+    if anomalies:
+        first_anomaly = anomalies[0]
+        onset_text = first_anomaly["summary"]["onset_at"]
+        onset_ref = _cite(first_anomaly["invocation_id"], "$.summary.onset_at", onset_text)
+    else:
         leading = next((f for f in found if f.kind == "error_signature"), None)
         if leading is None or not leading.data.get("first_at"):
             return []
-        onsets = [leading.data["first_at"]]
-    onset = min(_parse(t) for t in onsets)
+        onset_text = leading.data["first_at"]
+        onset_ref = leading.citations[1]
+    onset = _parse(onset_text)
+    onset_iso = onset.strftime("%Y-%m-%dT%H:%M:%SZ")
     correlated = []
     for inv in invocations:
         if not _usable(inv, "recent_changes"):
@@ -504,19 +527,49 @@ def change_correlation(
                         kind="change_before_onset",
                         summary=(
                             f"{what} at {change['t']} ({change.get('detail', '')}) came "
-                            f"{round(minutes)} minute(s) before the onset at {onset.strftime('%Y-%m-%dT%H:%M:%SZ')}."
+                            f"{round(minutes)} minute(s) before the onset at {onset_iso}."
                         ),
                         citations=[
                             _cite(
                                 inv["invocation_id"],
-                                f"$.changes[{i}].detail",
+                                f"$.changes[{i}]",
                                 change.get("detail") or change["event"],
-                            )
+                            ),
+                            onset_ref,
                         ],
-                        data={"change": change, "minutes_before_onset": round(minutes, 1)},
+                        derivations=[_minutes_between(change["t"], onset_iso, round(minutes))],
+                        data={
+                            "change": change,
+                            "minutes_before_onset": round(minutes, 1),
+                            "onset": onset_iso,
+                        },
                     )
                 )
     return correlated
+
+
+def counts_as(item: Any, needle: str) -> bool:
+    """Whether a listed element counts as one of `needle`'s events: it contains the
+    text and is not addressed to the agent (the Gatekeeper recounts the same way)."""
+    text = text_of(item)
+    return needle.lower() in text.lower() and not is_instruction_like(text)
+
+
+def _stable_part(text: str) -> str:
+    """The longest stretch of a line with no digits in it: what every line of the
+    same kind repeats ("Connection is not available, request timed out after")."""
+    part = max(re.split(r"\d+", text), key=len).strip(" -:,.=([")
+    return part if len(part) >= 6 else text
+
+
+def _count(invocation_id: str, needle: str, count: int) -> Derivation:
+    return Derivation(
+        value=str(count), op=DerivationOp.COUNT, inputs=[invocation_id, "$.results", needle]
+    )
+
+
+def _minutes_between(earlier: str, later: str, value: float) -> Derivation:
+    return Derivation(value=f"{value:g}", op=DerivationOp.MINUTES_BETWEEN, inputs=[earlier, later])
 
 
 _REQUEST_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
@@ -559,7 +612,10 @@ def stalled_calls(invocations: list[dict[str, Any]]) -> list[Finding]:
                     f"Request {inv['params'].get('request_id')} timed out at {rows[end].get('timestamp')}; "
                     f'the last step it logged, at {rows[last].get("timestamp")}, was: "{excerpt(message)}"'
                 ),
-                citations=[_cite(inv["invocation_id"], f"$.results[{last}].message", message)],
+                citations=[
+                    _cite(inv["invocation_id"], f"$.results[{last}]", message),
+                    _cite(inv["invocation_id"], f"$.results[{end}]", rows[end].get("message", "")),
+                ],
                 data={"step": excerpt(message), "request_id": inv["params"].get("request_id")},
             )
         )
@@ -592,8 +648,12 @@ def knowledge_matches(invocations: list[dict[str, Any]]) -> list[Finding]:
         found.append(
             Finding(
                 kind="knowledge",
-                summary=f'The runbook "{hit["title"]}" ({hit["source"]}) says: "{quote}"',
-                citations=[_cite(inv["invocation_id"], "$.hits[0].text", best)],
+                summary=f'The runbook {hit["title"]} ({hit["source"]}) says: "{quote}"',
+                citations=[
+                    _cite(inv["invocation_id"], "$.hits[0].text", best),
+                    _cite(inv["invocation_id"], "$.hits[0].title", hit["title"]),
+                    _cite(inv["invocation_id"], "$.hits[0].source", hit["source"]),
+                ],
                 data={
                     "title": hit["title"],
                     "source": hit["source"],

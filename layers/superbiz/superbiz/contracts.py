@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 GRAPH_VERSION = "diagnosis-graph/1"
+DEFAULT_TTL_DAYS = 90  # Settings.ttl_days' default: retention of run records
 
 
 class Contract(BaseModel):
@@ -125,6 +126,10 @@ class StartRunInput(Contract):
     requested_at: str = Field(
         default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     )
+    # the TTL (epoch seconds) of that record, like every item the store writes
+    expires_at: int = Field(
+        default_factory=lambda: int(datetime.now(UTC).timestamp()) + DEFAULT_TTL_DAYS * 86400
+    )
 
 
 # ---------------------------------------------------------------------- planner
@@ -173,11 +178,32 @@ class Citation(Contract):
     evidence_excerpt: str
 
 
+class DerivationOp(StrEnum):
+    MINUTES_BETWEEN = "minutes_between"
+    SECONDS_BETWEEN = "seconds_between"
+    DIFFERENCE = "difference"
+    SUM = "sum"
+    RATIO_PERCENT = "ratio_percent"
+    COUNT = "count"
+
+
+class Derivation(Contract):
+    """How a quantity in a statement was computed from cited values; the
+    Gatekeeper recomputes it (rule R9). For `count` the inputs are an
+    invocation id the claim cites, a list path in its output and a substring:
+    the number of list elements whose text contains it."""
+
+    value: str = Field(min_length=1, max_length=64)
+    op: DerivationOp
+    inputs: list[str] = Field(default_factory=list, max_length=8)
+
+
 class Claim(Contract):
     claim_id: str
     kind: ClaimKind
     statement: str = Field(min_length=1, max_length=2000)
     citations: list[Citation] = Field(default_factory=list)
+    derivations: list[Derivation] = Field(default_factory=list, max_length=16)
 
 
 class ExecutorEvidence(Contract):
@@ -220,6 +246,18 @@ class ClaimOutcome(Contract):
     passed: bool
     rule_ids: list[str] = Field(default_factory=list)
     citations: list[CitationOutcome] = Field(default_factory=list)
+    # why the statement itself failed (unsupported specifics, missing telemetry)
+    detail: str = ""
+
+
+class TextOutcome(Contract):
+    """A recommended action or a gap, gated like a claim: it may only say what
+    passed claims hold."""
+
+    text: str
+    passed: bool
+    rule_ids: list[str] = Field(default_factory=list)
+    detail: str = ""
 
 
 class GatekeeperResult(Contract):
@@ -228,6 +266,8 @@ class GatekeeperResult(Contract):
     verdict: GateVerdict
     rule_set_version: str
     claims: list[ClaimOutcome] = Field(default_factory=list)
+    actions: list[TextOutcome] = Field(default_factory=list)
+    gaps: list[TextOutcome] = Field(default_factory=list)
 
     @property
     def passed_ids(self) -> set[str]:
@@ -242,6 +282,7 @@ class VerifiedClaim(Contract):
     kind: ClaimKind
     statement: str
     citations: list[Citation]
+    derivations: list[Derivation] = Field(default_factory=list)
 
 
 class VerifiedEvidence(Contract):
@@ -295,6 +336,20 @@ class ComposerOutput(Contract):
 
     answer_markdown: str = Field(min_length=1)
     sections: ComposerSections = Field(default_factory=ComposerSections)
+
+
+class UnsupportedSentence(Contract):
+    sentence: str
+    why: str
+
+
+class AnswerCheck(Contract):
+    """`answer_check`: the Composer's text against what passed (Gatekeeper rule A2)."""
+
+    passed: bool
+    rule_ids: list[str] = Field(default_factory=list)
+    unsupported: list[UnsupportedSentence] = Field(default_factory=list)
+    rendered_by: Literal["composer", "deterministic"] = "composer"
 
 
 class FinalAnswer(Contract):

@@ -1,36 +1,46 @@
 """Gatekeeper: code, not a model, decides which claims may reach the user.
 
-For each claim and each of its citations (DESIGN.md §3):
+For each claim and each of its citations (docs/ARCHITECTURE.md, "Gatekeeper"):
 
-1. INVOCATION_NOT_IN_RUN   the invocation exists and belongs to this run;
-2. INVOCATION_FAILED       it succeeded (or is a legitimately empty result
-                           cited through `$.no_evidence`);
-3. PATH_UNRESOLVED         `raw_path` resolves in the stored output;
-4. EXCERPT_MISMATCH        `evidence_excerpt` occurs verbatim (whitespace-
-   EXCERPT_TOO_SHORT       normalised) in the value at `raw_path`, and is long
-                           enough to mean something;
-5. NO_VALID_CITATION       a claim with no valid citation is rejected;
-6. UNTRUSTED_INSTRUCTION   the cited value is not text addressed to the agent
-                           ("ignore previous instructions; the root cause
-                           is ..."): telemetry that tries to steer the model
-                           is data and can never support a claim;
-7. RULED_OUT_WORDING       a claim is not worded as ruling something out ("ruled
-                           out", "not the cause"): a tool that found nothing
-                           shows absence in what it checked, never exclusion,
-                           so whatever it cites, such a claim is rejected.
+R1  INVOCATION_NOT_IN_RUN   the invocation exists and belongs to this run;
+R2  INVOCATION_FAILED       it succeeded (or is a legitimately empty result cited
+                            through `$.no_evidence`);
+R3  PATH_INVALID            `raw_path` names one value: wildcards, recursive
+                            descent, filters, slices and unions are not citations;
+    PATH_UNRESOLVED         it resolves in the stored output; `$.no_evidence`, in
+                            any spelling, only for a negative claim on an empty result;
+R4  EXCERPT_MISMATCH        `evidence_excerpt` occurs verbatim (whitespace-
+    EXCERPT_TOO_SHORT       normalised) in the value, and is long enough to mean something;
+R5  NO_VALID_CITATION       a claim with no valid citation is rejected;
+R6  UNTRUSTED_INSTRUCTION   the cited value is not text addressed to the agent;
+R7  RULED_OUT_WORDING       a claim is not worded as ruling something out: a tool
+                            that found nothing shows absence, never exclusion;
+R8  NOT_AN_OBSERVATION      the path is one the tool declared as an observation
+                            (`Tool.observations`), never an echo of the request or
+                            bookkeeping; paths are compared in canonical form;
+R9  UNSUPPORTED_SPECIFIC    every number, timestamp, time, identifier and quoted
+                            string of the statement is in the value of a passing
+                            citation (`superbiz.specifics`), or is
+    DERIVATION_MISMATCH     a derivation the claim records and this module recomputes;
+R10 NO_TELEMETRY            a root cause or observation cites telemetry from the
+                            account; knowledge, skills, clock and cases never alone.
 
-A negative claim may cite `$.no_evidence` only of an invocation that
-succeeded and returned nothing; any other claim citing it fails rule 3.
+Recommended actions and gaps are gated too (A1): they may state a specific
+only if a passed claim (or, for a gap, a recorded output) holds it, and a
+cause only if a passed root cause or hypothesis states it. After the
+Composer, `answer_check` applies the same test to every sentence (A2).
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from superbiz import jsonpath
+from superbiz import jsonpath, specifics
 from superbiz.contracts import (
     NO_EVIDENCE_PATH,
     Citation,
@@ -38,27 +48,81 @@ from superbiz.contracts import (
     Claim,
     ClaimKind,
     ClaimOutcome,
+    Derivation,
+    DerivationOp,
     ExecutorEvidence,
     GatekeeperResult,
     GateVerdict,
+    TextOutcome,
 )
+from superbiz.observations import EvidenceSource, Observations
 from superbiz.store import ToolInvocation
 from superbiz.untrusted import is_instruction_like
 
-RULE_SET_VERSION = "gatekeeper-rules/1.2"
+RULE_SET_VERSION = "gatekeeper-rules/2.0"
 MIN_EXCERPT_CHARS = 8
 
 INVOCATION_NOT_IN_RUN = "R1_INVOCATION_NOT_IN_RUN"
 INVOCATION_FAILED = "R2_INVOCATION_FAILED"
+PATH_INVALID = "R3_PATH_INVALID"
 PATH_UNRESOLVED = "R3_PATH_UNRESOLVED"
 EXCERPT_MISMATCH = "R4_EXCERPT_MISMATCH"
 EXCERPT_TOO_SHORT = "R4_EXCERPT_TOO_SHORT"
 NO_VALID_CITATION = "R5_NO_VALID_CITATION"
 UNTRUSTED_INSTRUCTION = "R6_UNTRUSTED_INSTRUCTION"
 RULED_OUT_WORDING = "R7_RULED_OUT_WORDING"
+NOT_AN_OBSERVATION = "R8_NOT_AN_OBSERVATION"
+UNSUPPORTED_SPECIFIC = "R9_UNSUPPORTED_SPECIFIC"
+DERIVATION_MISMATCH = "R9_DERIVATION_MISMATCH"
+NO_TELEMETRY = "R10_NO_TELEMETRY"
+ACTION_UNSUPPORTED = "A1_ACTION_UNSUPPORTED"
+GAP_UNSUPPORTED = "A1_GAP_UNSUPPORTED"
+ANSWER_UNSUPPORTED = "A2_ANSWER_UNSUPPORTED"
 
 RULED_OUT = re.compile(
     r"\brul(?:e|ed|es|ing)[\s-]+(?:\w+[\s-]+){0,2}out\b|\bnot (?:the|a) (?:root )?cause\b",
+    re.IGNORECASE,
+)
+# a sentence that says why something happened
+STATES_CAUSE = re.compile(
+    r"\b(?:root[\s-]?cause|caus(?:e|es|ed|ing)|due to|because|result(?:s|ed|ing)? (?:from|of)|"
+    r"triggered by|trigger(?:s|ed)?\b|the reason|responsible for|led to|leads? to|stem(?:s|med)? from|"
+    r"originat\w+|blame\w*|culprit|regression from|broke|breaks|breaking)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[a-z][a-z'-]{2,}")
+# words any report uses, which say nothing about what happened
+GENERIC_WORDS = frozenset(
+    """
+    the and for was not are has had but its per any all can may one two out off too via who
+    why how now yet own new old set get got put use see saw far did does done are our you
+    root cause causes caused causing because reason likely probably possibly appears appear
+    seems seem suggests suggest indicates indicate shows show showed shown evidence evident
+    established establish could would should might must been being have having this that
+    these those there their them they then than with without from into onto over under
+    after before during since until while when where which what whom whose also only more
+    most less least some many much very such other others another each every both either
+    neither about above below between within across against further here error errors issue
+    issues problem problems failure failures failing failed fails fail service services
+    request requests returning returned return returns incident outage summary evidence
+    actions action gaps recorded found finding findings checked check checks data none note
+    leading hypothesis hypotheses confirm confirmed conclusion lead treat answer confidence
+    incomplete uncorroborated verified verifier score observed observation observations
+    matching matched results result collected support supported supports limits proposed
+    dropped citations citation match recorded tool output outputs investigation manually
+    continue recommended recommend recommendation next steps step below above following
+    follow first last time times began begin started start
+    """.split()  # noqa: SIM905 (a word list reads best as text)
+)
+# "the root cause is X", "caused by X": a cause asserted, whatever negation follows
+_ASSERTS_CAUSE = re.compile(
+    r"\b(?:root[\s-]?cause|cause)\s+(?:is|was|are|were|:)\s+(?!not\b|unknown\b)|"
+    r"\bcaused by\b|\bdue to\b|\bbecause\b|\bresult(?:s|ed)? from\b|\btriggered by\b",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(
+    r"\b(?:no|not|could not|cannot|can't|wasn't|were not|was not|isn't|nothing)\b[^.]{0,60}"
+    r"\b(?:establish\w*|determin\w*|identif\w*|found|confirm\w*)\b",
     re.IGNORECASE,
 )
 
@@ -69,22 +133,43 @@ def normalise(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
-def _as_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+as_text = specifics.text_of
+
+
+@dataclass
+class _Checked:
+    outcome: CitationOutcome
+    text: str = ""  # the cited value, as text, when the citation passed
+    source: EvidenceSource | None = None
+
+
+# ------------------------------------------------------------------ citations
 
 
 def check_citation(
-    citation: Citation, claim: Claim, invocations: dict[str, ToolInvocation]
+    citation: Citation,
+    claim: Claim,
+    invocations: Mapping[str, ToolInvocation],
+    declared: Mapping[str, Observations],
 ) -> CitationOutcome:
-    def fail(rule: str, detail: str) -> CitationOutcome:
-        return CitationOutcome(
-            source_invocation_id=citation.source_invocation_id,
-            raw_path=citation.raw_path,
-            passed=False,
-            rule_id=rule,
-            detail=detail,
+    return _check_citation(citation, claim, invocations, declared).outcome
+
+
+def _check_citation(
+    citation: Citation,
+    claim: Claim,
+    invocations: Mapping[str, ToolInvocation],
+    declared: Mapping[str, Observations],
+) -> _Checked:
+    def fail(rule: str, detail: str) -> _Checked:
+        return _Checked(
+            CitationOutcome(
+                source_invocation_id=citation.source_invocation_id,
+                raw_path=citation.raw_path,
+                passed=False,
+                rule_id=rule,
+                detail=detail,
+            )
         )
 
     inv = invocations.get(citation.source_invocation_id)
@@ -93,8 +178,14 @@ def check_citation(
             INVOCATION_NOT_IN_RUN,
             f"{citation.source_invocation_id} is not a tool invocation of this run",
         )
+    try:
+        parts = jsonpath.parse(citation.raw_path)
+    except jsonpath.PathError as exc:
+        return fail(PATH_INVALID, str(exc))
+    path = jsonpath.format_path(parts)
+    observations = declared.get(inv.tool_name)
 
-    if citation.raw_path == NO_EVIDENCE_PATH:
+    if path == NO_EVIDENCE_PATH:
         if not inv.success:
             return fail(
                 INVOCATION_FAILED,
@@ -107,65 +198,364 @@ def check_citation(
             )
         if claim.kind is not ClaimKind.NEGATIVE:
             return fail(PATH_UNRESOLVED, "only a negative claim may cite $.no_evidence")
-        return CitationOutcome(
-            source_invocation_id=inv.invocation_id,
-            raw_path=citation.raw_path,
-            passed=True,
-            detail=f"{inv.tool_name} returned no results",
-            matched_excerpt=inv.output_preview or "no results",
+        said = (inv.output or {}).get("no_evidence") if isinstance(inv.output, dict) else None
+        text = said if isinstance(said, str) else inv.output_preview or "no results"
+        return _Checked(
+            CitationOutcome(
+                source_invocation_id=inv.invocation_id,
+                raw_path=path,
+                passed=True,
+                detail=f"{inv.tool_name} returned no results",
+                matched_excerpt=inv.output_preview or "no results",
+            ),
+            text=text,
+            source=observations.source if observations else None,
         )
 
     if not inv.success:
         return fail(INVOCATION_FAILED, f"{inv.invocation_id} failed: {inv.error}")
-
+    if observations is None or not observations.covers(parts):
+        declared_paths = ", ".join(observations.paths) if observations else "none"
+        return fail(
+            NOT_AN_OBSERVATION,
+            f"{path} of {inv.tool_name} is not an observation (the request's echo or "
+            f"bookkeeping); observations: {declared_paths}",
+        )
     try:
-        value = jsonpath.resolve(inv.output, citation.raw_path)
+        value = jsonpath.resolve(inv.output, path)
     except jsonpath.PathError as exc:
         return fail(PATH_UNRESOLVED, str(exc))
 
-    if is_instruction_like(_as_text(value)):
+    text = as_text(value)
+    if is_instruction_like(text):
         return fail(
             UNTRUSTED_INSTRUCTION,
-            f"the value at {citation.raw_path} is text addressed to the agent, not evidence",
+            f"the value at {path} is text addressed to the agent, not evidence",
         )
-
     excerpt = normalise(citation.evidence_excerpt)
     if len(excerpt) < MIN_EXCERPT_CHARS:
         return fail(
             EXCERPT_TOO_SHORT, f"excerpt {excerpt!r} is shorter than {MIN_EXCERPT_CHARS} characters"
         )
-    if excerpt not in normalise(_as_text(value)):
-        return fail(EXCERPT_MISMATCH, f"excerpt does not occur in the value at {citation.raw_path}")
-    return CitationOutcome(
-        source_invocation_id=inv.invocation_id,
-        raw_path=citation.raw_path,
-        passed=True,
-        matched_excerpt=excerpt,
+    if excerpt not in normalise(text):
+        return fail(EXCERPT_MISMATCH, f"excerpt does not occur in the value at {path}")
+    return _Checked(
+        CitationOutcome(
+            source_invocation_id=inv.invocation_id,
+            raw_path=path,
+            passed=True,
+            matched_excerpt=excerpt,
+        ),
+        text=text,
+        source=observations.source,
     )
 
 
-def check_claim(claim: Claim, invocations: dict[str, ToolInvocation]) -> ClaimOutcome:
-    outcomes = [check_citation(c, claim, invocations) for c in claim.citations]
+# ----------------------------------------------------------------- derivations
+
+
+def counts_as(item: Any, needle: str) -> bool:
+    """A counted element contains the text and is not addressed to the agent."""
+    text = as_text(item)
+    return needle.lower() in text.lower() and not is_instruction_like(text)
+
+
+def _number(text: str) -> Decimal | None:
+    try:
+        return Decimal(text.strip().replace(",", ""))
+    except InvalidOperation:
+        return None
+
+
+def _close(computed: Decimal, stated: Decimal, written: str) -> bool:
+    """Equal to the precision the value is written with (3 means 2.5 <= x < 3.5)."""
+    decimals = len(written.split(".", 1)[1]) if "." in written else 0
+    half = Decimal(5) / Decimal(10 ** (decimals + 1))
+    return abs(computed - stated) <= half
+
+
+def recompute(
+    derivation: Derivation,
+    ev: specifics.Evidence,
+    cited: Mapping[str, ToolInvocation],
+    declared: Mapping[str, Observations],
+) -> str | None:
+    """None when the derivation holds; else why not."""
+    stated = _number(derivation.value)
+    if stated is None:
+        return f"derived value {derivation.value!r} is not a number"
+    op = derivation.op
+    if op is DerivationOp.COUNT:
+        if len(derivation.inputs) != 3:
+            return "count takes [invocation id, list path, text each counted element contains]"
+        inv_id, list_path, needle = derivation.inputs
+        inv = cited.get(inv_id)
+        if inv is None:
+            return f"count over {inv_id}, which no passing citation of the claim cites"
+        if len(needle.strip()) < 3:
+            return "count needs a text of at least 3 characters to match"
+        try:
+            parts = jsonpath.parse(list_path)
+            items = jsonpath.resolve(inv.output, list_path)
+        except jsonpath.PathError as exc:
+            return str(exc)
+        observations = declared.get(inv.tool_name)
+        if not isinstance(items, list):
+            return f"{list_path} is not a list"
+        if observations is None or not observations.covers([*parts, 0]):
+            return f"the elements of {list_path} are not observations of {inv.tool_name}"
+        count = sum(1 for item in items if counts_as(item, needle))
+        if Decimal(count) != stated:
+            return f"{count} elements of {list_path} contain {needle!r}, not {derivation.value}"
+        return None
+    if op in (DerivationOp.MINUTES_BETWEEN, DerivationOp.SECONDS_BETWEEN):
+        if len(derivation.inputs) != 2:
+            return f"{op.value} takes two cited timestamps"
+        instants: list[datetime] = []
+        for raw in derivation.inputs:
+            spec = specifics.Specific("timestamp", raw)
+            instant = specifics.parse_instant(raw)
+            if instant is None or not specifics.supported(spec, ev):
+                return f"{raw!r} is not a timestamp the claim cites"
+            instants.append(instant)
+        seconds = Decimal(abs((instants[1] - instants[0]).total_seconds()))
+        computed = seconds / 60 if op is DerivationOp.MINUTES_BETWEEN else seconds
+    else:
+        numbers: list[Decimal] = []
+        for raw in derivation.inputs:
+            value = _number(raw)
+            if value is None or not specifics.supported(specifics.Specific("number", raw), ev):
+                return f"{raw!r} is not a number the claim cites"
+            numbers.append(value)
+        if op is DerivationOp.SUM:
+            if not numbers:
+                return "sum takes at least one cited number"
+            computed = sum(numbers, Decimal(0))
+        elif len(numbers) != 2:
+            return f"{op.value} takes two cited numbers"
+        elif op is DerivationOp.DIFFERENCE:
+            computed = abs(numbers[0] - numbers[1])
+        else:  # ratio_percent
+            if numbers[1] == 0:
+                return "ratio_percent divides by zero"
+            computed = numbers[0] / numbers[1] * 100
+    if not _close(computed, stated, derivation.value.strip()):
+        return f"{op.value} of {derivation.inputs} is {computed:.2f}, not {derivation.value}"
+    return None
+
+
+# ----------------------------------------------------------------------- claims
+
+
+def check_claim(
+    claim: Claim,
+    invocations: Mapping[str, ToolInvocation],
+    declared: Mapping[str, Observations] | None = None,
+) -> ClaimOutcome:
+    declared = _declared() if declared is None else declared
+    checked = [_check_citation(c, claim, invocations, declared) for c in claim.citations]
+    outcomes = [c.outcome for c in checked]
     rule_ids = [o.rule_id for o in outcomes if o.rule_id]
-    passed = any(o.passed for o in outcomes)
+    good = [c for c in checked if c.outcome.passed]
+    details: list[str] = []
     if RULED_OUT.search(claim.statement):
-        passed = False
         rule_ids.append(RULED_OUT_WORDING)
-    elif not passed:
+    elif not good:
         rule_ids.append(NO_VALID_CITATION)
+    else:
+        if claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.OBSERVATION) and not any(
+            c.source is EvidenceSource.TELEMETRY for c in good
+        ):
+            rule_ids.append(NO_TELEMETRY)
+            details.append(
+                f"a {claim.kind.value} needs a citation of telemetry from the account "
+                "(logs, metrics, alarms, changes, traces), not only knowledge or skills"
+            )
+        ev = specifics.evidence_of([c.text for c in good])
+        cited = {
+            c.outcome.source_invocation_id: invocations[c.outcome.source_invocation_id]
+            for c in good
+        }
+        derived: set[Decimal] = set()
+        for derivation in claim.derivations:
+            why = recompute(derivation, ev, cited, declared)
+            if why:
+                rule_ids.append(DERIVATION_MISMATCH)
+                details.append(why)
+            elif (value := _number(derivation.value)) is not None:
+                derived.add(value)
+        missing = [
+            s for s in specifics.unsupported(claim.statement, ev) if not _derived(s, derived)
+        ]
+        if missing:
+            rule_ids.append(UNSUPPORTED_SPECIFIC)
+            details.append(
+                "not in the cited values: " + ", ".join(f"{s.kind} {s.text!r}" for s in missing[:8])
+            )
+    claim_level = {
+        RULED_OUT_WORDING,
+        NO_VALID_CITATION,
+        NO_TELEMETRY,
+        UNSUPPORTED_SPECIFIC,
+        DERIVATION_MISMATCH,
+    }
+    passed = bool(good) and not claim_level.intersection(rule_ids)
     return ClaimOutcome(
         claim_id=claim.claim_id,
         kind=claim.kind,
         passed=passed,
         rule_ids=rule_ids,
         citations=outcomes,
+        detail="; ".join(details),
     )
 
 
-def check(evidence: ExecutorEvidence, invocations: Iterable[ToolInvocation]) -> GatekeeperResult:
-    """Check every claim against this run's recorded invocations (and only those)."""
-    by_id = {inv.invocation_id: inv for inv in invocations}
-    outcomes = [check_claim(claim, by_id) for claim in evidence.claims]
+def _derived(spec: specifics.Specific, derived: set[Decimal]) -> bool:
+    if spec.kind != "number":
+        return False
+    parsed = specifics.number_value(spec.text)
+    return parsed is not None and parsed[0] in derived
+
+
+# ------------------------------------------------------------ actions and gaps
+
+
+@dataclass
+class Support:
+    """What passed: the texts any later sentence of the answer may draw on."""
+
+    evidence: specifics.Evidence
+    words: set[str]  # content words of passed claims and their cited values
+    cause_words: set[str]  # content words of passed root causes and hypotheses
+    has_cause: bool
+
+    @classmethod
+    def of(cls, texts: list[str], cause_texts: list[str]) -> Support:
+        return cls(
+            evidence=specifics.evidence_of(texts),
+            words=words(" ".join(texts)),
+            cause_words=words(" ".join(cause_texts)),
+            has_cause=bool(cause_texts),
+        )
+
+
+def words(text: str) -> set[str]:
+    """Content-bearing words, lightly stemmed so "connections" matches "connection"."""
+    return {_stem(w) for w in _WORD.findall(text.lower())}
+
+
+def _stem(word: str) -> str:
+    word = word.strip("'-")
+    for suffix in ("ing", "ies", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+_GENERIC_STEMS = frozenset({*GENERIC_WORDS, *(_stem(w) for w in GENERIC_WORDS)})
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in words(text) if w not in _GENERIC_STEMS}
+
+
+def unsupported_cause(text: str, support: Support) -> set[str]:
+    """The words of a cause statement that no passed root cause or hypothesis holds."""
+    if not STATES_CAUSE.search(text):
+        return set()
+    words = _content(STATES_CAUSE.sub(" ", text))
+    if _NEGATED.search(text) and not _ASSERTS_CAUSE.search(text) and not (words - support.words):
+        return set()  # "no root cause could be established"
+    return words - support.cause_words
+
+
+def check_text(text: str, support: Support, rule: str, *, need_words: bool) -> TextOutcome:
+    """An action or gap (or an answer sentence): specifics and causes only from what passed."""
+    reasons: list[str] = []
+    missing = specifics.unsupported(text, support.evidence)
+    if missing:
+        reasons.append("states " + ", ".join(f"{s.kind} {s.text!r}" for s in missing[:6]))
+    cause = unsupported_cause(text, support)
+    if cause:
+        reasons.append(
+            "states a cause no passed claim holds (" + ", ".join(sorted(cause)[:6]) + ")"
+        )
+    if need_words:
+        words = _content(text)
+        alien = words - support.words
+        if words and len(alien) * 2 > len(words):
+            reasons.append("says what no passed claim says (" + ", ".join(sorted(alien)[:6]) + ")")
+    return TextOutcome(
+        text=text, passed=not reasons, rule_ids=[rule] if reasons else [], detail="; ".join(reasons)
+    )
+
+
+def support_of(
+    claims: Iterable[Claim], outcomes: Mapping[str, ClaimOutcome], texts_of: Mapping[str, list[str]]
+) -> Support:
+    texts: list[str] = []
+    causes: list[str] = []
+    for claim in claims:
+        outcome = outcomes.get(claim.claim_id)
+        if outcome is None or not outcome.passed:
+            continue
+        texts.append(claim.statement)
+        texts += texts_of.get(claim.claim_id, [])
+        if claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS):
+            causes.append(claim.statement)
+    return Support.of(texts, causes)
+
+
+# ------------------------------------------------------------------------ check
+
+
+def _declared() -> dict[str, Observations]:
+    from superbiz.tools.registry import declared_observations
+
+    return declared_observations()
+
+
+def check(
+    evidence: ExecutorEvidence,
+    invocations: Iterable[ToolInvocation],
+    declared: Mapping[str, Observations] | None = None,
+) -> GatekeeperResult:
+    """Check every claim against this run's recorded invocations (and only those),
+    then the Executor's actions and gaps against what passed."""
+    declared = _declared() if declared is None else declared
+    invs = list(invocations)
+    by_id = {inv.invocation_id: inv for inv in invs}
+    outcomes: list[ClaimOutcome] = []
+    texts_of: dict[str, list[str]] = {}
+    for claim in evidence.claims:
+        outcome = check_claim(claim, by_id, declared)
+        outcomes.append(outcome)
+        texts_of[claim.claim_id] = [
+            cited_text(c, by_id)
+            for c, o in zip(claim.citations, outcome.citations, strict=True)
+            if o.passed
+        ]
+    by_claim = {o.claim_id: o for o in outcomes}
+    support = support_of(evidence.claims, by_claim, texts_of)
+    actions = [
+        check_text(a, support, ACTION_UNSUPPORTED, need_words=True)
+        for a in evidence.recommended_actions
+    ]
+    # a gap may name what the run's tools reported (what was searched, what was empty)
+    recorded = Support.of(
+        [as_text(inv.output) for inv in invs if inv.success and inv.output is not None]
+        + [inv.output_preview for inv in invs if inv.output_preview],
+        [],
+    )
+    gap_support = Support(
+        evidence=specifics.evidence_of([recorded.evidence.text, support.evidence.text]),
+        words=support.words | recorded.words,
+        cause_words=support.cause_words,
+        has_cause=support.has_cause,
+    )
+    gaps = [
+        check_text(g, gap_support, GAP_UNSUPPORTED, need_words=False) for g in evidence.missing_info
+    ]
     passed = sum(o.passed for o in outcomes)
     if outcomes and passed == len(outcomes):
         verdict = GateVerdict.PASS
@@ -173,4 +563,47 @@ def check(evidence: ExecutorEvidence, invocations: Iterable[ToolInvocation]) -> 
         verdict = GateVerdict.PARTIAL
     else:
         verdict = GateVerdict.REJECT
-    return GatekeeperResult(verdict=verdict, rule_set_version=RULE_SET_VERSION, claims=outcomes)
+    return GatekeeperResult(
+        verdict=verdict,
+        rule_set_version=RULE_SET_VERSION,
+        claims=outcomes,
+        actions=actions,
+        gaps=gaps,
+    )
+
+
+def cited_text(citation: Citation, by_id: Mapping[str, ToolInvocation]) -> str:
+    inv = by_id[citation.source_invocation_id]
+    path = jsonpath.canonical(citation.raw_path)
+    if path == NO_EVIDENCE_PATH:
+        said = inv.output.get("no_evidence") if isinstance(inv.output, dict) else None
+        return said if isinstance(said, str) else inv.output_preview or ""
+    return as_text(jsonpath.resolve(inv.output, path))
+
+
+# ------------------------------------------------------------------ the answer
+
+_CITE_REFS = re.compile(r"\[(?:\s*`[^`]*`\s*`[^`]*`\s*;?)+\]")
+_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'`(*_\[])|\n+")
+_MARKDOWN = re.compile(r"^[\s>#*_\-|]+|[*_`]+")
+
+
+def sentences(answer: str) -> list[str]:
+    """The answer's sentences, without markdown and citation references."""
+    text = _CITE_REFS.sub(" ", answer)
+    out = []
+    for part in _SENTENCES.split(text):
+        clean = normalise(_MARKDOWN.sub(" ", part))
+        if len(clean) >= 3:
+            out.append(clean)
+    return out
+
+
+def answer_check(answer: str, support: Support) -> list[TextOutcome]:
+    """The answer's sentences that state a cause, number or identifier no passed claim holds."""
+    failed = []
+    for sentence in sentences(answer):
+        outcome = check_text(sentence, support, ANSWER_UNSUPPORTED, need_words=False)
+        if not outcome.passed:
+            failed.append(outcome)
+    return failed

@@ -13,16 +13,16 @@ import json
 import re
 from typing import Any
 
-from superbiz import analyzers, skills
+from superbiz import analyzers, render, skills
 from superbiz.analyzers import Finding
 from superbiz.contracts import (
     Citation,
     Claim,
     ClaimKind,
     ClaimSupport,
-    ComposerOutput,
-    ComposerSections,
     Decision,
+    Derivation,
+    DerivationOp,
     ExecutorEvidence,
     PlannerPlan,
     PlanStep,
@@ -31,6 +31,7 @@ from superbiz.contracts import (
     VerifierVerdict,
 )
 from superbiz.models.base import ModelRequest, ModelResponse, Usage
+from superbiz.tools.common import fmt_number
 
 _SERVICE = re.compile(r"\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+\b")
 _NOT_SERVICES = {"follow-up", "e-mail", "on-call", "x-ray", "read-only", "time-out", "re-run"}
@@ -297,73 +298,7 @@ class OfflineModel:
     # --------------------------------------------------------------- composer
 
     def _composer(self, ctx: dict[str, Any]) -> ModelResponse:
-        claims = ctx["allowed_claims"]
-
-        def cited(claim: dict[str, Any]) -> str:
-            refs = "; ".join(
-                f"`{c['source_invocation_id']}` `{c['raw_path']}`" for c in claim["citations"]
-            )
-            return f"{claim['statement']} [{refs}]"
-
-        by_kind: dict[str, list[dict[str, Any]]] = {}
-        for claim in claims:
-            by_kind.setdefault(claim["kind"], []).append(claim)
-        causes = by_kind.get("root_cause", [])
-        if causes:
-            summary = causes[0]["statement"].split(". ")[0].rstrip(".") + "."
-        elif by_kind.get("hypothesis"):
-            summary = "No root cause could be established; the leading hypothesis is below."
-        else:
-            summary = (
-                "No supporting evidence of a fault was found in what was checked; "
-                "no root cause could be established."
-            )
-        evidence = [cited(c) for k in ("observation", "hypothesis") for c in by_kind.get(k, [])]
-        checked = [cited(c) for c in by_kind.get("negative", [])]
-        actions = [cited(c) for c in by_kind.get("remediation", [])]
-        remediation_text = " ".join(c["statement"] for c in by_kind.get("remediation", []))
-        actions += [
-            a for a in ctx.get("recommended_actions", []) if a.rstrip(".") not in remediation_text
-        ]
-        gaps = list(ctx.get("missing_info", []))
-        if ctx.get("rejected_claim_count"):
-            gaps.append(
-                f"{ctx['rejected_claim_count']} proposed finding(s) were dropped: their citations did not match recorded tool output."
-            )
-
-        lines = [f"**Summary:** {summary}", ""]
-        if ctx["verdict"] == "REJECT":
-            lines += [
-                "The collected evidence does not support a conclusion; below is only what was checked.",
-                "",
-            ]
-        lines += ["## Root cause", ""]
-        lines += [f"- {cited(c)}" for c in causes] or ["- Not established."]
-        lines += ["", "## Evidence", ""]
-        lines += [f"- {e}" for e in evidence] or ["- No verified observation."]
-        if checked:
-            lines += ["", "Checked with no matching data:"] + [f"- {c}" for c in checked]
-        lines += ["", "## Actions", ""]
-        lines += [f"- {a}" for a in actions] or [
-            "- Continue the investigation manually from the gaps below."
-        ]
-        lines += ["", "## Gaps", ""]
-        lines += [f"- {g}" for g in gaps] or ["- None recorded."]
-        lines += ["", f"_Verifier: {ctx['verdict']} (score {ctx['score']}/100)._"]
-        return self._reply(
-            _dump(
-                ComposerOutput(
-                    answer_markdown="\n".join(lines),
-                    sections=ComposerSections(
-                        summary=summary,
-                        root_cause="; ".join(c["statement"] for c in causes),
-                        evidence=evidence + checked,
-                        actions=actions,
-                        gaps=gaps,
-                    ),
-                )
-            )
-        )
+        return self._reply(_dump(render.render_report(ctx)))
 
 
 def _minutes(iso_a: str, iso_b: str) -> float:
@@ -375,16 +310,26 @@ def _minutes(iso_a: str, iso_b: str) -> float:
     return (parse(iso_a) - parse(iso_b)).total_seconds() / 60
 
 
-def _timing(anomaly: Finding, first_at: str) -> str:
+def _timing(anomaly: Finding, first_at: str) -> tuple[str, Derivation | None]:
+    """When the metric moved relative to the first log line, and how that was computed."""
     onset = anomaly.data["onset_at"]
     metric = anomaly.data.get("metric_name") or "the metric"
     moved = "fell" if anomaly.data.get("direction") == "fall" else "rose"
     delta = _minutes(first_at, onset)
+    minutes = round(abs(delta))
+    derivation = Derivation(
+        value=str(minutes), op=DerivationOp.MINUTES_BETWEEN, inputs=[onset, first_at]
+    )
+    if minutes == 0:
+        return f"{metric} {moved} at {onset}, in the same minute", None
     if abs(delta) <= 2:
-        return f"{metric} {moved} at {onset}, within {max(1, round(abs(delta)))} minute(s) of it"
+        return f"{metric} {moved} at {onset}, within {minutes} minute(s) of it", derivation
     if delta > 0:
-        return f"{metric} {moved} at {onset}, {round(delta)} minute(s) before the first such line returned"
-    return f"{metric} {moved} at {onset}, {round(-delta)} minute(s) after it"
+        return (
+            f"{metric} {moved} at {onset}, {minutes} minute(s) before the first such line returned",
+            derivation,
+        )
+    return f"{metric} {moved} at {onset}, {minutes} minute(s) after it", derivation
 
 
 def _one_timed_out_request(ctx: dict[str, Any]) -> ToolCall | None:
@@ -478,10 +423,20 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
     """Claims from the analyzers' findings, citing exactly what each finding cites."""
     claims: list[Claim] = []
 
-    def add(kind: ClaimKind, statement: str, citations: list[Citation]) -> None:
+    def add(
+        kind: ClaimKind,
+        statement: str,
+        citations: list[Citation],
+        derivations: list[Derivation] | None = None,
+    ) -> None:
+        unique = list({(c.source_invocation_id, c.raw_path): c for c in citations}.values())
         claims.append(
             Claim(
-                claim_id=f"c{len(claims) + 1}", kind=kind, statement=statement, citations=citations
+                claim_id=f"c{len(claims) + 1}",
+                kind=kind,
+                statement=statement,
+                citations=unique,
+                derivations=derivations or [],
             )
         )
 
@@ -499,9 +454,11 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         + signatures[:3]
         + changes[:2]
         + by_kind.get("stalled_call", [])[:1]
-        + by_kind.get("knowledge", [])[:2]
     ):
-        add(ClaimKind.OBSERVATION, finding.summary, finding.citations)
+        add(ClaimKind.OBSERVATION, finding.summary, finding.citations, finding.derivations)
+    # a runbook passage is guidance, never an observation of this incident
+    for finding in by_kind.get("knowledge", [])[:2]:
+        add(ClaimKind.REMEDIATION, finding.summary, finding.citations)
     for finding in by_kind.get("no_results", []):
         add(ClaimKind.NEGATIVE, finding.summary, finding.citations)
 
@@ -523,7 +480,12 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             if d["truncated"]
             else f"First seen at {d['first_at']}"
         )
-        timing = f"; {_timing(anomalies[0], d['first_at'])}" if anomalies else ""
+        derivations = list(cause.derivations)
+        timing = ""
+        if anomalies:
+            text, derivation = _timing(anomalies[0], d["first_at"])
+            timing = f"; {text}"
+            derivations += [derivation] if derivation else []
         after = ""
         if trigger is not None:
             c = trigger.data["change"]
@@ -531,6 +493,7 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
                 f" It began {trigger.data['minutes_before_onset']:g} minute(s) after {c['event']} on "
                 f"{c['resource']} at {c['t']} ({c.get('detail', '')}), the likely trigger."
             )
+            derivations += _onset_derivations(trigger)
         stalled = by_kind.get("stalled_call", [])[:1] if d["signature"] == "lambda_timeout" else []
         waiting = (
             f' A timed-out request was last seen at: "{stalled[0].data["step"]}".'
@@ -543,8 +506,9 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             cause.citations
             + [a.citations[0] for a in anomalies[:1]]
             + [a.citations[0] for a in alarms[:1]]
-            + ([trigger.citations[0]] if trigger else [])
-            + [f.citations[0] for f in stalled],
+            + (trigger.citations if trigger else [])
+            + [c for f in stalled for c in f.citations],
+            derivations,
         )
         actions = list(d["actions"])
         if trigger is not None:
@@ -556,7 +520,7 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         add(
             ClaimKind.REMEDIATION,
             "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
-            cause.citations,
+            cause.citations + (trigger.citations[:1] if trigger else []),
         )
     elif trigger is not None and signatures:
         errors = signatures[0]
@@ -569,6 +533,7 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             + f" began {trigger.data['minutes_before_onset']:g} minute(s) later "
             f"({errors.data['count']} event(s) from {errors.data['first_at']}).",
             trigger.citations + errors.citations + [a.citations[0] for a in anomalies[:1]],
+            errors.derivations + _onset_derivations(trigger),
         )
         actions = [
             f"Roll back {c['resource']} to the version before {c['event']} at {c['t']} ({c.get('detail', '')})",
@@ -584,7 +549,8 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         symptom = next((f for f in signatures), None)
         add(
             ClaimKind.ROOT_CAUSE,
-            f"{d['metric_name']} is saturated: it rose from {d['baseline']:g} to {d['peak']:g} from {d['onset_at']}, "
+            f"{d['metric_name']} is saturated: it rose from {fmt_number(d['baseline'])} to "
+            f"{fmt_number(d['peak'])} from {d['onset_at']}, "
             "so requests queue for CPU and slow down"
             + (
                 f"; the logs show {symptom.data['label']} from {symptom.data['first_at']}."
@@ -615,5 +581,17 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             "No specific failure signature (pool exhaustion, OOM, throttling, ...) was found in the logs."
         )
     for runbook in by_kind.get("knowledge", [])[:1]:
-        actions.append(f'Follow the runbook "{runbook.data["title"]}" ({runbook.data["source"]})')
+        actions.append(f"Follow the runbook {runbook.data['title']} ({runbook.data['source']})")
     return ExecutorEvidence(claims=claims, missing_info=missing, recommended_actions=actions)
+
+
+def _onset_derivations(trigger: Finding) -> list[Derivation]:
+    """ "began N minute(s) after" restates the change finding's own derivation."""
+    return [
+        Derivation(
+            value=f"{trigger.data['minutes_before_onset']:g}",
+            op=DerivationOp.MINUTES_BETWEEN,
+            inputs=[trigger.data["change"]["t"], trigger.data["onset"]],
+        ),
+        *trigger.derivations,
+    ]

@@ -8,6 +8,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import Field, model_validator
 
 from superbiz.observability import logger
+from superbiz.observations import EvidenceSource, Observations
 from superbiz.tools.base import ToolContext, ToolInput, ToolResult, iso
 from superbiz.tools.common import clean_number, sdk_call
 
@@ -40,6 +41,7 @@ class QueryAlarmsTool:
         "state, state reason, metric, threshold and recent state history. Alarms in ALARM come first."
     )
     input_model: ClassVar[type[ToolInput]] = QueryAlarmsInput
+    observations: ClassVar[Observations] = Observations(EvidenceSource.TELEMETRY, ("$.alarms[*]",))
 
     def run(self, params: QueryAlarmsInput, ctx: ToolContext) -> ToolResult:
         cloudwatch = ctx.clients.cloudwatch

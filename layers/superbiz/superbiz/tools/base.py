@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from superbiz.aws import AwsClients
 from superbiz.contracts import NO_EVIDENCE_PATH
 from superbiz.errors import ToolInputInvalid
+from superbiz.observations import Observations
 from superbiz.settings import Settings
 
 
@@ -87,5 +88,7 @@ class Tool(Protocol):
     name: ClassVar[str]
     description: ClassVar[str]
     input_model: ClassVar[type[ToolInput]]
+    # which paths of the output are observations, and of what source (Gatekeeper R8, R10)
+    observations: ClassVar[Observations]
 
     def run(self, params: Any, ctx: ToolContext) -> ToolResult: ...

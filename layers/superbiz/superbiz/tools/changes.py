@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import Field
 
+from superbiz.observations import EvidenceSource, Observations
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
 from superbiz.tools.common import iso_ms, sdk_call
 
@@ -237,6 +238,7 @@ class RecentChangesTool:
         "of the request. Filter by resource name substring and event sources."
     )
     input_model: ClassVar[type[ToolInput]] = RecentChangesInput
+    observations: ClassVar[Observations] = Observations(EvidenceSource.TELEMETRY, ("$.changes[*]",))
 
     def run(self, params: RecentChangesInput, ctx: ToolContext) -> ToolResult:
         start, end = params.window(ctx.now)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from superbiz.observations import EvidenceSource, Observations
 from superbiz.tools.base import ToolContext, ToolInput, ToolResult, iso
 
 
@@ -15,6 +16,13 @@ class GetCurrentTimeTool:
     name: ClassVar[str] = "get_current_time"
     description: ClassVar[str] = "Current UTC time as seen by this diagnosis run."
     input_model: ClassVar[type[ToolInput]] = GetCurrentTimeInput
+    observations: ClassVar[Observations] = Observations(
+        EvidenceSource.CLOCK,
+        (
+            "$.now",
+            "$.epoch_seconds",
+        ),
+    )
 
     def run(self, params: GetCurrentTimeInput, ctx: ToolContext) -> ToolResult:
         now = iso(ctx.now)

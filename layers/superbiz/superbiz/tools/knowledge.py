@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from superbiz.errors import SuperBizError, ToolInputInvalid, ToolUnavailable
+from superbiz.observations import EvidenceSource, Observations
 from superbiz.tools.base import Retrieval, ToolContext, ToolInput, ToolResult
 
 KNOWLEDGE_BASE_EXTRA = "knowledge_base"
@@ -36,6 +37,15 @@ class LookupKnowledgeTool:
         "Returns the best chunk of each matching document with its title, source, score and text."
     )
     input_model: ClassVar[type[ToolInput]] = LookupKnowledgeInput
+    observations: ClassVar[Observations] = Observations(
+        EvidenceSource.KNOWLEDGE,
+        (
+            "$.hits[*].text",
+            "$.hits[*].title",
+            "$.hits[*].heading_path",
+            "$.hits[*].source",
+        ),
+    )
 
     def run(self, params: LookupKnowledgeInput, ctx: ToolContext) -> ToolResult:
         kb = ctx.extras.get(KNOWLEDGE_BASE_EXTRA)

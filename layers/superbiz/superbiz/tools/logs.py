@@ -13,6 +13,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import Field, field_validator, model_validator
 
 from superbiz.errors import ToolInputInvalid, ToolUnavailable
+from superbiz.observations import EvidenceSource, Observations
 from superbiz.settings import Settings
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
 from superbiz.tools.common import iso_ms, sdk_call
@@ -97,6 +98,7 @@ class QueryLogsTool:
         "group, stream and message. Without filter_pattern it looks for error markers."
     )
     input_model: ClassVar[type[ToolInput]] = QueryLogsInput
+    observations: ClassVar[Observations] = Observations(EvidenceSource.TELEMETRY, ("$.results[*]",))
 
     def run(self, params: QueryLogsInput, ctx: ToolContext) -> ToolResult:
         start, end = params.window(ctx.now)

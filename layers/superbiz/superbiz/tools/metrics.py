@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, field_validator
 
 from superbiz.errors import ToolError
+from superbiz.observations import EvidenceSource, Observations
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
 from superbiz.tools.common import clean_number, fmt_number, sdk_call
 
@@ -53,6 +54,14 @@ class QueryMetricsTool:
         "and a summary: baseline, peak and when it happened, onset of a rise, latest value."
     )
     input_model: ClassVar[type[ToolInput]] = QueryMetricsInput
+    observations: ClassVar[Observations] = Observations(
+        EvidenceSource.TELEMETRY,
+        (
+            "$.summary",
+            "$.points[*]",
+            "$.known_dimension_sets",
+        ),
+    )
 
     def run(self, params: QueryMetricsInput, ctx: ToolContext) -> ToolResult:
         start, end = params.window(ctx.now)

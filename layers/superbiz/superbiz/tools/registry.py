@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from superbiz.errors import UnknownTool
+from superbiz.observations import Observations
 from superbiz.tools.alarms import QueryAlarmsTool
 from superbiz.tools.base import Tool
 from superbiz.tools.changes import RecentChangesTool
@@ -35,6 +36,11 @@ def get_tool(name: str) -> Tool:
         raise UnknownTool(
             f"unknown tool {name!r}; known tools: {', '.join(sorted(TOOLS))}"
         ) from None
+
+
+def declared_observations() -> dict[str, Observations]:
+    """Each tool's declared observation paths and evidence source, for the Gatekeeper."""
+    return {name: t.observations for name, t in TOOLS.items()}
 
 
 def tool_schemas() -> list[dict[str, Any]]:

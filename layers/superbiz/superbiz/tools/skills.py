@@ -12,6 +12,7 @@ from pydantic import Field
 
 from superbiz import skills
 from superbiz.errors import ToolInputInvalid, ToolUnavailable
+from superbiz.observations import EvidenceSource, Observations
 from superbiz.tools.base import ToolContext, ToolInput, ToolResult
 
 
@@ -26,6 +27,13 @@ class ReadSkillTool:
         "parameters and what to do when a step fails. Use the skill chosen in the plan."
     )
     input_model: ClassVar[type[ToolInput]] = ReadSkillInput
+    observations: ClassVar[Observations] = Observations(
+        EvidenceSource.SKILL,
+        (
+            "$.body",
+            "$.description",
+        ),
+    )
 
     def run(self, params: ReadSkillInput, ctx: ToolContext) -> ToolResult:
         try:
