@@ -5,10 +5,17 @@ everything downstream, including the excerpts the Gatekeeper checks, sees the
 same stable markers, `[REDACTED:<class>]`.
 
 Rules run in a fixed order, most specific first: a JWT inside a bearer header
-is reported as `jwt`, and a password in a URL is taken out before the e-mail
-rule could read `pass@host` as an address. Markers hold no digits and no `@`,
-and every rule that redacts "the value after a label" refuses a value that is
-already a marker, so redacting twice changes nothing.
+is reported as `jwt`, a `ghp_` token under `GITHUB_TOKEN=` as `github_token`,
+and a password in a URL is taken out before the e-mail rule could read
+`pass@host` as an address. Markers hold no digits and no `@`, and every rule
+that redacts "the value after a label" refuses a value that is already a
+marker, so redacting twice changes nothing.
+
+What a diagnosis cites survives: request, trace and commit ids, UUIDs, ARNs,
+IPs, timestamps and durations. A label that only sounds like a secret
+(`token_count`, `secret_arn`, `NextToken`, `bypass`) is not one, and a value
+under a loosely named label (`token: expired`) is redacted only if it looks
+random.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from math import log2
 from typing import Any
 
 CLASSES = (
@@ -26,6 +34,12 @@ CLASSES = (
     "aws_secret_key",
     "bearer_token",
     "jwt",
+    "private_key",
+    "github_token",
+    "slack_token",
+    "api_key",
+    "cookie",
+    "secret",
     "password",
     "email",
     "phone",
@@ -133,16 +147,102 @@ def _cn_mobile_span(m: re.Match[str]) -> Span | None:
     return None if len(set(digits[3:])) == 1 else m.span()  # 15000000000 is a count
 
 
+# ------------------------------------------------------------- value checks
+
+# values that stand for "no secret here": placeholders, templates, states
+_PLACEHOLDER = re.compile(
+    r"(?i:none|null|nil|true|false|undefined|empty|unset|n/a|redacted|hidden|masked|missing"
+    r"|invalid|expired|revoked|required|not[_ -]?set)|\*+|x+|<[^<>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}"
+)
+_NOT_SECRET_TOKEN_KEY = re.compile(
+    r"(?:next|page|pagination|continuation|idempotency|client|cancel(?:lation)?|sync|resume"
+    r"|start)[_.-]?token",
+    re.IGNORECASE,
+)
+_SHORT_PASSWORD_KEY = re.compile(r"(?:^|[_.-])(?:pass|pw)$", re.IGNORECASE)
+
+
+def _entropy(text: str) -> float:
+    n = len(text)
+    return -sum(c / n * log2(c / n) for c in Counter(text).values())
+
+
+def _looks_random(value: str) -> bool:
+    """A credential rather than a word or a state: 8+ varied characters with a digit
+    or mixed case ("3f9a8b7c...", "AbCdEf..."); not "expired", not "Bearer"."""
+    v = value.strip("\"'")
+    if len(v) < 8 or _PLACEHOLDER.fullmatch(v):
+        return False
+    has_digit = any(c.isdigit() for c in v)
+    mixed = any(c.islower() for c in v) and any(c.isupper() for c in v)
+    return (has_digit or mixed) and _entropy(v) >= 2.5
+
+
+_PATH = re.compile(r"(?:/|\./|~/|[A-Za-z]:\\|file://)\S*")
+_CALL = re.compile(r"[A-Za-z_][\w.]*\(.*")  # source in a traceback: secret = get_secret(...)
+
+
+def _not_placeholder(value: str) -> bool:
+    """Anything but a placeholder, a file path (`client_key=/etc/ssl/client.key`) or code."""
+    v = value.strip("\"'")
+    return not (_PLACEHOLDER.fullmatch(v) or _PATH.fullmatch(v) or _CALL.fullmatch(v))
+
+
+def _guarded(check: Callable[[str], bool]) -> Callable[[re.Match[str]], Span | None]:
+    """Pick the value only if `check` accepts it."""
+
+    def pick(m: re.Match[str]) -> Span | None:
+        span = _value_span(m)
+        return span if span and check(m.string[span[0] : span[1]]) else None
+
+    return pick
+
+
+def _token_span(m: re.Match[str]) -> Span | None:
+    """A loosely named `*token` label: not a pagination or idempotency token, and random."""
+    if _NOT_SECRET_TOKEN_KEY.search(m.group("k")):
+        return None
+    return _guarded(_looks_random)(m)
+
+
+def _password_span(m: re.Match[str]) -> Span | None:
+    """`pass=12` in a test summary is a count: a bare `pass`/`pw` label needs a real value."""
+    span = _value_span(m)
+    if span and _SHORT_PASSWORD_KEY.search(m.group("k")):
+        value = m.string[span[0] : span[1]]
+        if value.isdigit() or _PLACEHOLDER.fullmatch(value):
+            return None
+    return span
+
+
+def _jwt_span(m: re.Match[str]) -> Span | None:
+    """A JWS (header.payload.signature) or JWE (five parts); a sentence's full stop is not a part."""
+    start, end = m.span()
+    parts = m.group().split(".")
+    if len(parts) > 3 and parts[-1] == "":
+        parts.pop()
+        end -= 1
+    if len(parts) == 3 and len(parts[1]) >= 10:
+        return start, end
+    if len(parts) == 5 and len(parts[3]) >= 10:
+        return start, end
+    return None
+
+
 # -------------------------------------------------------------------- patterns
 
 # a label, then `=`, `:` or `=>`; quotes around the label may be JSON-escaped (\")
 _LABEL_END = r"""\\?["']?[ \t]*(?:=>|[:=])[ \t]*"""
 
 
-def _key_value(keys: str) -> re.Pattern[str]:
-    """`<...key> = value` with the value double-, single-, escaped- or un-quoted."""
+def _key_value(keys: str, not_after: str = r"\w.-") -> re.Pattern[str]:
+    """`<...key> = value` with the value double-, single-, escaped- or un-quoted.
+
+    The label must end with one of `keys` (group `k` is the whole label), so
+    `password_reset_count=3` and `secret_arn=...` are not secrets; it must not
+    follow a character of `not_after`."""
     return re.compile(
-        rf"""(?<![\w.-])[\w.-]*?(?:{keys}){_LABEL_END}
+        rf"""(?<![{not_after}])(?P<k>[\w.-]*?(?:{keys})){_LABEL_END}
         (?:
             "(?P<v>{_NOT_MARKER}(?:[^"\\\r\n]|\\.)+)"
           | '(?P<v2>{_NOT_MARKER}[^'\r\n]+)'
@@ -153,22 +253,99 @@ def _key_value(keys: str) -> re.Pattern[str]:
     )
 
 
-_PASSWORD_KEYS = r"password|passwd|pwd|passphrase"
-_TOKEN_KEYS = r"(?:access|refresh|id|auth|session|security)[_-]?token|api[_-]?key"
-_AUTH_SCHEMES = r"(?:bearer|basic|token|digest|negotiate|apikey|aws4-hmac-sha256)"
+# "pass" and "pw" only as a word of their own: DB_PASS, but not bypass or compass
+_PASSWORD_KEYS = r"password|passwd|pwd|passphrase|(?<![a-z])(?:pass|pw)"
+_TOKEN_KEYS = r"(?:access|refresh|id|auth|session|security)[_-]?token"
+_API_KEY_KEYS = r"api[_-]?key|apikey"
+_SECRET_KEYS = (
+    r"secret(?:[_-]?(?:value|string|binary|token|(?:access[_-]?)?key))?"
+    r"|(?:private|signing|master|encryption|client)[_-]?key"
+)
+_AUTH_SCHEMES = (
+    r"(?:bearer|basic|token|digest|negotiate|ntlm|apikey|api-key|aws4-hmac-sha256|aws"
+    r"|hmac-sha256|hmac|oauth|hawk|signature|ssws|mac|dpop|sharedkey|sharedaccesssignature"
+    r"|splunk|key)"
+)
+# Digest, AWS4-HMAC-SHA256, OAuth: `k=v, k="v", ...`
+_AUTH_PARAMS = (
+    r"""[\w-]+=(?:"[^"\r\n]*"|[^\s,"']*)(?:[ \t]*,[ \t]*[\w-]+=(?:"[^"\r\n]*"|[^\s,"']*))*"""
+)
+# a credential that is a marker and nothing more; "[REDACTED:aws_access_key]:sig" is not
+_NOT_WHOLE_MARKER = r"""(?!\[REDACTED:[a-z_]+\](?![^\s"'\\,;]))"""
 _BOUNDED_END = r"(?![\w-]|[.,]\d)"  # not followed by more of an identifier or a decimal
+# exactly 40 base64 characters, mixed case and a digit or sign: not a hex git SHA
+_AWS_SECRET_40 = (
+    r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])"
+    r"(?=[A-Za-z0-9/+]{0,39}[0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+)
+_AWS_KEY_ID = r"(?:\b(?:AKIA|ASIA)[A-Z0-9]{16}\b|\[REDACTED:aws_access_key\])"
 
 _RULES: tuple[_Rule, ...] = (
+    # a PEM block whole; a key cut off by a truncated log line up to where the base64 ends
+    _Rule(
+        "private_key",
+        re.compile(
+            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:[A-Za-z0-9+/=\s]|\\[nr]|[\w-]+:[^\r\n\\]*)*+"
+            r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?"
+        ),
+        hints=("private key",),
+    ),
     _Rule(
         "jwt",
-        re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"),
+        re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*){2,4}"),
         hints=("eyj",),
+        pick=_jwt_span,
+    ),
+    _Rule(
+        "github_token",
+        re.compile(
+            r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})"
+            r"(?![A-Za-z0-9_])"
+        ),
+        hints=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    _Rule(
+        "slack_token",
+        re.compile(
+            r"(?<![\w-])(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})"
+            r"|hooks\.slack\.com/services/(?P<v>T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+)"
+        ),
+        hints=("xox", "xapp-", "hooks.slack.com"),
+    ),
+    # OpenAI and Anthropic (sk-, sk-ant-), Stripe secret/restricted keys and webhook
+    # secrets, Google API keys; "sk-node-pool-a1" is a name, so the tail must look random
+    _Rule(
+        "api_key",
+        re.compile(
+            r"(?<![\w-])(?:sk-ant-[A-Za-z0-9_-]{20,}"
+            r"|sk-(?:proj-|svcacct-|admin-)?(?=[\w-]*[A-Z])(?=[\w-]*[a-z])(?=[\w-]*\d)[A-Za-z0-9_-]{20,}"
+            r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9+/=]{20,}"
+            r"|AIza[0-9A-Za-z_-]{35}(?![\w-]))"
+        ),
+        hints=("sk-", "sk_", "rk_", "whsec_", "aiza"),
     ),
     # scheme://user:PASSWORD@host; the password may itself hold an unencoded '@'
     _Rule(
         "password",
         re.compile(rf"""://[^\s:/?#@\[\]"'<>]*:{_NOT_MARKER}(?P<v>[^\s/?#"'<>]+)@(?=[\w\[])"""),
         hints=("://",),
+    ),
+    # scheme://TOKEN@host, scheme://TOKEN:x-oauth-basic@host: a random user is a credential
+    _Rule(
+        "password",
+        re.compile(r"://(?P<v>[A-Za-z0-9_~.+=-]{20,})(?=@[\w\[]|:[^\s/?#\"'<>@]*@[\w\[])"),
+        hints=("://",),
+        pick=_guarded(_looks_random),
+    ),
+    # an AWS secret key beside its access key id, whatever (if anything) labels it
+    _Rule(
+        "aws_secret_key",
+        re.compile(
+            rf"{_AWS_KEY_ID}[^\r\n]{{0,80}}?(?P<v>{_AWS_SECRET_40})"
+            rf"|(?P<v2>{_AWS_SECRET_40})[^\r\n]{{0,80}}?{_AWS_KEY_ID}"
+        ),
+        hints=("akia", "asia", "redacted:aws_access_key"),
     ),
     _Rule(
         "aws_access_key",
@@ -179,16 +356,26 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "aws_secret_key",
         re.compile(
-            r"(?i:(?<![\w.-])[\w.-]*?secret[\w.-]*(?:[ \t]+access[ \t]+key)?)"
+            r"(?i:(?<![\w.-])(?=[\w.-]*?secret)[\w.-]++(?:[ \t]+access[ \t]+key)?)"
             rf"""{_LABEL_END}\\?["']?(?P<v>[A-Za-z0-9/+]{{40}})(?![A-Za-z0-9/+=])"""
         ),
         hints=("secret",),
     ),
+    # Authorization of any scheme: a known scheme's credentials, whatever they are
+    # (a token, or Digest/AWS4 `k=v, ...` parameters); an unknown scheme's if they
+    # look like a credential; a bare value of 8+ characters
     _Rule(
         "bearer_token",
         re.compile(
-            rf"""(?i)\b(?:proxy-)?authorization{_LABEL_END}\\?["']?(?:{_AUTH_SCHEMES}[ \t]+)?"""
-            rf"""{_NOT_MARKER}(?!{_AUTH_SCHEMES}\b)(?P<v>[^\s"'\\,;]+)"""
+            rf"""(?i)\b(?:proxy-)?authorization{_LABEL_END}\\?["']?
+            (?:
+                {_AUTH_SCHEMES}[ \t]+{_NOT_WHOLE_MARKER}(?P<v>{_AUTH_PARAMS}|[^\s"'\\,;]+)
+              | (?>[A-Za-z][A-Za-z_-]{{1,29}}[ \t]+){_NOT_WHOLE_MARKER}
+                (?P<v2>{_AUTH_PARAMS}|[^\s"'\\,;]{{8,}})
+              | {_NOT_WHOLE_MARKER}(?!{_AUTH_SCHEMES}\b)(?P<v3>[^\s"'\\,;]{{8,}})
+                (?![ \t]+\[REDACTED:)
+            )""",
+            re.VERBOSE,
         ),
         hints=("authorization",),
     ),
@@ -198,7 +385,30 @@ _RULES: tuple[_Rule, ...] = (
         re.compile(r"(?i)\bbearer[ \t]+(?P<v>(?=[\w.~+/-]*\d)[A-Za-z0-9._~+/-]{8,}=*)"),
         hints=("bearer",),
     ),
-    _Rule("bearer_token", _key_value(_TOKEN_KEYS), hints=("token", "apikey", "api_key", "api-key")),
+    # Cookie: every pair; Set-Cookie: the value, keeping its name and attributes
+    _Rule(
+        "cookie",
+        re.compile(
+            rf"""(?i)(?<![\w-])cookie{_LABEL_END}\\?["']?
+            (?P<v>{_NOT_MARKER}[^\s;"'=,]+=[^;\s"']*(?:;[ \t]*[^\s;"'=,]+=[^;\s"']*)*)""",
+            re.VERBOSE,
+        ),
+        hints=("cookie",),
+    ),
+    _Rule(
+        "cookie",
+        re.compile(
+            rf"""(?i)\bset-cookie{_LABEL_END}\\?["']?[^\s;"'=,]+=(?P<v>{_NOT_MARKER}[^;\s"',]+)"""
+        ),
+        hints=("set-cookie",),
+    ),
+    _Rule("bearer_token", _key_value(_TOKEN_KEYS), hints=("token",)),
+    _Rule(
+        "api_key",
+        _key_value(_API_KEY_KEYS),
+        hints=("apikey", "api_key", "api-key"),
+        pick=_guarded(_not_placeholder),
+    ),
     # ADO/JDBC connection strings: after a ';' the password runs to the next ';'
     _Rule(
         "password",
@@ -207,7 +417,23 @@ _RULES: tuple[_Rule, ...] = (
         ),
         hints=("pass", "pwd"),
     ),
-    _Rule("password", _key_value(_PASSWORD_KEYS), hints=("pass", "pwd")),
+    _Rule("password", _key_value(_PASSWORD_KEYS), hints=("pass", "pw"), pick=_password_span),
+    # a field named for a secret: anything but a placeholder
+    # ...but not an ARN's resource type: arn:aws:secretsmanager:...:secret:prod/db
+    _Rule(
+        "secret",
+        _key_value(_SECRET_KEYS, not_after=r"\w.:/-"),
+        hints=("secret", "key"),
+        pick=_guarded(_not_placeholder),
+    ),
+    # loosely named: `csrf_token`, `NPM_TOKEN`, `X-Amz-Signature`, `sig`; random values only
+    _Rule("bearer_token", _key_value("token"), hints=("token",), pick=_token_span),
+    _Rule(
+        "secret",
+        _key_value(r"(?<![a-z])(?:signature|sig)"),
+        hints=("sig",),
+        pick=_guarded(_looks_random),
+    ),
     # not right after "://": the user in ssh://git@github.com is not an address
     _Rule(
         "email",
@@ -271,14 +497,23 @@ _RULES: tuple[_Rule, ...] = (
     ),
 )
 
-# a dict value whose key names a secret is redacted whole, whatever it looks like
-_KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(rf"[\w.-]*(?:{_PASSWORD_KEYS})", re.IGNORECASE), "password"),
-    (re.compile(r"[\w.-]*secret[_-]?(?:access[_-]?)?key", re.IGNORECASE), "aws_secret_key"),
+# a dict value whose key names a secret is redacted whole, unless the check refuses it;
+# first match wins
+_KEY_RULES: tuple[tuple[re.Pattern[str], str, Callable[[str], bool] | None], ...] = (
+    (re.compile(r"(?:proxy-)?authorization", re.IGNORECASE), "bearer_token", None),
+    (re.compile(r"(?:set-)?cookies?", re.IGNORECASE), "cookie", None),
+    (re.compile(r"[\w.-]*(?:password|passwd|pwd|passphrase)", re.IGNORECASE), "password", None),
+    (re.compile(r"(?:[\w.-]*[_.-])?(?:pass|pw)", re.IGNORECASE), "password", _not_placeholder),
+    (re.compile(r"[\w.-]*secret[_-]?(?:access[_-]?)?key", re.IGNORECASE), "aws_secret_key", None),
+    (re.compile(rf"[\w.-]*(?:{_API_KEY_KEYS})", re.IGNORECASE), "api_key", _not_placeholder),
+    (re.compile(rf"[\w.-]*(?:{_TOKEN_KEYS})", re.IGNORECASE), "bearer_token", None),
+    (re.compile(rf"[\w.-]*(?:{_SECRET_KEYS})", re.IGNORECASE), "secret", _not_placeholder),
     (
-        re.compile(rf"(?:proxy-)?authorization|[\w.-]*(?:{_TOKEN_KEYS})", re.IGNORECASE),
+        re.compile(rf"(?![\w.-]*{_NOT_SECRET_TOKEN_KEY.pattern}$)[\w.-]*token", re.IGNORECASE),
         "bearer_token",
+        _looks_random,
     ),
+    (re.compile(r"(?:[\w.-]*[_.-])?(?:signature|sig)", re.IGNORECASE), "secret", _looks_random),
 )
 
 
@@ -327,19 +562,21 @@ def _redact_text(text: str, counts: Counter[str]) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _kind_for_key(key: str) -> str | None:
-    for pattern, kind in _KEY_RULES:
+def _rule_for_key(key: str) -> tuple[str, Callable[[str], bool] | None] | None:
+    for pattern, kind, check in _KEY_RULES:
         if pattern.fullmatch(key):
-            return kind
+            return kind, check
     return None
 
 
 def _walk(value: Any, counts: Counter[str], key: str | None = None) -> Any:
     if isinstance(value, str):
-        kind = _kind_for_key(key) if key else None
-        if kind and value.strip() and not _MARKER.fullmatch(value):
-            counts[kind] += 1
-            return marker(kind)
+        rule = _rule_for_key(key) if key else None
+        if rule and value.strip() and not _MARKER.fullmatch(value):
+            kind, check = rule
+            if check is None or check(value):
+                counts[kind] += 1
+                return marker(kind)
         return _redact_text(value, counts)
     if isinstance(value, dict):
         return {k: _walk(v, counts, k if isinstance(k, str) else None) for k, v in value.items()}
