@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
+from superbiz.cwstats import Statistic as StatName
 from superbiz.errors import SuperBizError
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class AlarmPayloadError(SuperBizError):
@@ -63,18 +66,19 @@ class AlarmPayload(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=255)
-    state: str = "ALARM"
-    reason: str = ""
-    description: str = ""
-    namespace: str | None = None
-    metric: str | None = None
-    dimensions: dict[str, str] = Field(default_factory=dict)
-    statistic: str | None = None
-    period: int | None = None
-    service: str | None = None
-    severity: str | None = None
-    state_changed_at: str | None = None
-    arn: str | None = None
+    state: str = Field("ALARM", max_length=32)
+    reason: str = Field("", max_length=4000)
+    description: str = Field("", max_length=4000)
+    namespace: str | None = Field(None, max_length=255)
+    metric: str | None = Field(None, max_length=255)
+    dimensions: dict[str, str] = Field(default_factory=dict, max_length=60)
+    # a standard statistic or a percentile (p99, tm99, ...): CloudWatch's ExtendedStatistic
+    statistic: StatName | None = None
+    period: int | None = Field(None, ge=1, le=31_536_000)
+    service: str | None = Field(None, max_length=255)
+    severity: str | None = Field(None, max_length=64)
+    state_changed_at: str | None = Field(None, max_length=64)
+    arn: str | None = Field(None, max_length=2048)
     source: str = "api"
 
     def as_run_alarm(self) -> dict[str, Any]:
@@ -98,7 +102,7 @@ def _iso(value: Any) -> str | None:
         try:
             dt = datetime.fromisoformat(text)
         except ValueError:
-            raise AlarmPayloadError(f"unreadable alarm timestamp {value!r}") from None
+            raise AlarmPayloadError(f"unreadable alarm timestamp {str(value)[:64]!r}") from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -128,127 +132,278 @@ def _finish(payload: AlarmPayload) -> AlarmPayload:
     return payload
 
 
-def _from_eventbridge(event: dict[str, Any]) -> AlarmPayload:
-    detail = event.get("detail")
-    if not isinstance(detail, dict) or not detail.get("alarmName"):
+# ------------------------------------------------------------ payload shapes
+#
+# The shapes as their senders document them. Fields this system reads are typed
+# (a wrong type is a 400 naming the field); fields it does not read are ignored,
+# so a sender adding fields breaks nothing.
+
+Name = Annotated[str, Field(min_length=1, max_length=255)]
+Text = Annotated[str, Field(max_length=20_000)]
+Timestamp = Annotated[str, Field(max_length=64)]
+Labels = Annotated[dict[str, Annotated[str, Field(max_length=2000)]], Field(max_length=100)]
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class EventBridgeMetric(_Shape):
+    namespace: str | None = Field(None, max_length=255)
+    name: str | None = Field(None, max_length=255)
+    dimensions: Labels = Field(default_factory=dict)
+
+
+class EventBridgeMetricStat(_Shape):
+    metric: EventBridgeMetric = Field(default_factory=EventBridgeMetric)
+    period: int | None = Field(None, ge=1)
+    stat: StatName | None = None
+
+
+class EventBridgeMetricQuery(_Shape):
+    id: str | None = None
+    metricStat: EventBridgeMetricStat | None = None  # noqa: N815 - the event's own name
+    expression: Text | None = None
+    returnData: bool | None = None  # noqa: N815
+
+
+class EventBridgeConfiguration(_Shape):
+    description: Text | None = None
+    metrics: list[EventBridgeMetricQuery] = Field(default_factory=list, max_length=100)
+
+
+class EventBridgeState(_Shape):
+    value: str = Field("ALARM", max_length=32)
+    reason: Text = ""
+    reasonData: Text | None = None  # noqa: N815
+    timestamp: Timestamp | None = None
+
+
+class EventBridgeAlarmDetail(_Shape):
+    alarmName: Name  # noqa: N815
+    state: EventBridgeState = Field(default_factory=EventBridgeState)
+    previousState: EventBridgeState | None = None  # noqa: N815
+    configuration: EventBridgeConfiguration = Field(default_factory=EventBridgeConfiguration)
+
+
+class EventBridgeAlarmEvent(_Shape):
+    """EventBridge's "CloudWatch Alarm State Change" event."""
+
+    detail_type: str = Field("CloudWatch Alarm State Change", alias="detail-type")
+    source: str = "aws.cloudwatch"
+    time: Timestamp | None = None
+    resources: list[Annotated[str, Field(max_length=2048)]] = Field(
+        default_factory=list, max_length=100
+    )
+    detail: EventBridgeAlarmDetail
+
+
+class CloudWatchDimension(_Shape):
+    """`{"name", "value"}` in SNS messages, `{"Name", "Value"}` in DescribeAlarms."""
+
+    name: str = Field(min_length=1, max_length=255, validation_alias=AliasChoices("name", "Name"))
+    value: str = Field(max_length=1024, validation_alias=AliasChoices("value", "Value"))
+
+
+class CloudWatchMetric(_Shape):
+    MetricName: str | None = Field(None, max_length=255)
+    Namespace: str | None = Field(None, max_length=255)
+    Statistic: StatName | None = None
+    ExtendedStatistic: StatName | None = None
+    Period: int | None = Field(None, ge=1)
+    Dimensions: list[CloudWatchDimension] = Field(default_factory=list, max_length=60)
+
+
+class SnsAlarmMessage(_Shape):
+    """The alarm message CloudWatch publishes to SNS (metric under `Trigger`)."""
+
+    AlarmName: Name
+    AlarmDescription: Text | None = None
+    AlarmArn: str | None = Field(None, max_length=2048)
+    NewStateValue: str = Field("ALARM", max_length=32)
+    NewStateReason: Text = ""
+    StateChangeTime: Timestamp | None = None
+    OldStateValue: str | None = Field(None, max_length=32)
+    Trigger: CloudWatchMetric = Field(default_factory=CloudWatchMetric)
+
+
+class DescribeAlarmsEntry(CloudWatchMetric):
+    """One `MetricAlarms` entry of DescribeAlarms."""
+
+    AlarmName: Name
+    AlarmDescription: Text | None = None
+    AlarmArn: str | None = Field(None, max_length=2048)
+    StateValue: str = Field("ALARM", max_length=32)
+    StateReason: Text = ""
+    StateUpdatedTimestamp: Timestamp | None = None
+
+
+class AlertmanagerAlert(_Shape):
+    status: str | None = Field(None, max_length=32)
+    labels: Labels = Field(default_factory=dict)
+    annotations: Labels = Field(default_factory=dict)
+    startsAt: Timestamp | None = None  # noqa: N815
+    endsAt: Timestamp | None = None  # noqa: N815
+
+
+class AlertmanagerWebhook(_Shape):
+    """Prometheus Alertmanager's webhook body."""
+
+    status: str | None = Field(None, max_length=32)
+    commonLabels: Labels = Field(default_factory=dict)  # noqa: N815
+    commonAnnotations: Labels = Field(default_factory=dict)  # noqa: N815
+    groupLabels: Labels = Field(default_factory=dict)  # noqa: N815
+    alerts: list[AlertmanagerAlert] = Field(max_length=1000)
+
+
+# what the API documents for each shape (the OpenAPI request body of /api/ai_ops)
+PAYLOAD_SHAPES: tuple[type[BaseModel], ...] = (
+    EventBridgeAlarmEvent,
+    SnsAlarmMessage,
+    DescribeAlarmsEntry,
+    AlertmanagerWebhook,
+    AlarmPayload,
+)
+
+
+def _invalid(shape: str, exc: ValidationError) -> AlarmPayloadError:
+    """The first problems of a shape's validation, each naming its field."""
+    problems = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err.get("loc", ())) or "body"
+        problems.append(f"{where}: {err.get('msg', 'invalid')}")
+    more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
+    return AlarmPayloadError(f"invalid {shape}: " + "; ".join(problems) + more)
+
+
+def _validate(model: type[M], body: dict[str, Any], shape: str) -> M:
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        raise _invalid(shape, exc) from None
+
+
+def from_eventbridge(body: dict[str, Any]) -> AlarmPayload:
+    """The alarm of one EventBridge "CloudWatch Alarm State Change" event."""
+    if not isinstance(body.get("detail"), dict) or not body["detail"].get("alarmName"):
         raise AlarmPayloadError("a CloudWatch Alarm State Change event needs detail.alarmName")
-    state = detail.get("state") or {}
-    metric: dict[str, Any] = {}
-    stat: dict[str, Any] = {}
-    config = detail.get("configuration") or {}
-    for entry in config.get("metrics") or []:
-        if isinstance(entry, dict) and entry.get("metricStat"):
-            stat = entry["metricStat"]
-            metric = stat.get("metric") or {}
-            break
+    event = _validate(EventBridgeAlarmEvent, body, "CloudWatch Alarm State Change event")
+    detail = event.detail
+    stat = next((m.metricStat for m in detail.configuration.metrics if m.metricStat), None)
+    metric = stat.metric if stat else EventBridgeMetric()
     return _finish(
         AlarmPayload(
-            name=_s(detail["alarmName"], 255),
-            state=_s(state.get("value") or "ALARM", 32),
-            reason=_s(state.get("reason")),
-            description=_s(config.get("description")),
-            namespace=metric.get("namespace"),
-            metric=metric.get("name"),
-            dimensions={str(k): _s(v, 255) for k, v in (metric.get("dimensions") or {}).items()},
-            statistic=stat.get("stat"),
-            period=stat.get("period"),
-            state_changed_at=_iso(state.get("timestamp") or event.get("time")),
-            arn=(event.get("resources") or [None])[0],
+            name=detail.alarmName,
+            state=detail.state.value or "ALARM",
+            reason=_s(detail.state.reason),
+            description=_s(detail.configuration.description),
+            namespace=metric.namespace,
+            metric=metric.name,
+            dimensions={k[:255]: v[:255] for k, v in metric.dimensions.items()},
+            statistic=stat.stat if stat else None,
+            period=stat.period if stat else None,
+            state_changed_at=_iso(detail.state.timestamp or event.time),
+            arn=event.resources[0] if event.resources else None,
             source="eventbridge",
         )
     )
 
 
-def _dimension_list(items: Any) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items or []:
-        if isinstance(item, dict):
-            key = item.get("name") or item.get("Name")
-            if key:
-                out[str(key)] = _s(item.get("value", item.get("Value")), 255)
-    return out
+def _metric_fields(metric: CloudWatchMetric) -> dict[str, Any]:
+    return {
+        "namespace": metric.Namespace,
+        "metric": metric.MetricName,
+        "dimensions": {d.name: d.value[:255] for d in metric.Dimensions},
+        # percentile alarms carry ExtendedStatistic (p99) and no Statistic
+        "statistic": metric.Statistic or metric.ExtendedStatistic,
+        "period": metric.Period,
+    }
 
 
-# where the two CloudWatch JSON shapes keep the state: the message CloudWatch publishes
-# to SNS for an alarm action (metric under "Trigger"), and a DescribeAlarms entry
-_SNS_MESSAGE = ("NewStateValue", "NewStateReason", "StateChangeTime")
-_DESCRIBE_ALARMS = ("StateValue", "StateReason", "StateUpdatedTimestamp")
-
-
-def _from_cloudwatch(body: dict[str, Any], keys: tuple[str, str, str]) -> AlarmPayload:
-    state_key, reason_key, changed_key = keys
-    metric = (body.get("Trigger") or {}) if keys is _SNS_MESSAGE else body
+def _from_sns(body: dict[str, Any]) -> AlarmPayload:
+    msg = _validate(SnsAlarmMessage, body, "CloudWatch alarm message")
     return _finish(
         AlarmPayload(
-            name=_s(body["AlarmName"], 255),
-            state=_s(body.get(state_key) or "ALARM", 32),
-            reason=_s(body.get(reason_key)),
-            description=_s(body.get("AlarmDescription")),
-            namespace=metric.get("Namespace"),
-            metric=metric.get("MetricName"),
-            dimensions=_dimension_list(metric.get("Dimensions")),
-            statistic=metric.get("Statistic"),
-            period=metric.get("Period"),
-            state_changed_at=_iso(body.get(changed_key)),
-            arn=body.get("AlarmArn"),
+            name=msg.AlarmName,
+            state=msg.NewStateValue or "ALARM",
+            reason=_s(msg.NewStateReason),
+            description=_s(msg.AlarmDescription),
+            state_changed_at=_iso(msg.StateChangeTime),
+            arn=msg.AlarmArn,
             source="cloudwatch",
+            **_metric_fields(msg.Trigger),
+        )
+    )
+
+
+def _from_describe_alarms(body: dict[str, Any]) -> AlarmPayload:
+    entry = _validate(DescribeAlarmsEntry, body, "DescribeAlarms entry")
+    return _finish(
+        AlarmPayload(
+            name=entry.AlarmName,
+            state=entry.StateValue or "ALARM",
+            reason=_s(entry.StateReason),
+            description=_s(entry.AlarmDescription),
+            state_changed_at=_iso(entry.StateUpdatedTimestamp),
+            arn=entry.AlarmArn,
+            source="cloudwatch",
+            **_metric_fields(entry),
         )
     )
 
 
 def _from_alertmanager(body: dict[str, Any]) -> list[AlarmPayload]:
-    common = body.get("commonLabels") or {}
+    hook = _validate(AlertmanagerWebhook, body, "Alertmanager webhook")
     out = []
-    for alert in body.get("alerts") or []:
-        if not isinstance(alert, dict):
-            continue
-        labels = {**common, **(alert.get("labels") or {})}
-        notes = alert.get("annotations") or {}
+    for i, alert in enumerate(hook.alerts):
+        labels = {**hook.commonLabels, **alert.labels}
+        notes = alert.annotations
         name = labels.get("alertname")
         if not name:
-            raise AlarmPayloadError("an Alertmanager alert needs labels.alertname")
+            raise AlarmPayloadError(f"alerts.{i}.labels: an Alertmanager alert needs alertname")
         service = next((labels[k] for k in ALERTMANAGER_SERVICE_LABELS if labels.get(k)), None)
-        firing = (alert.get("status") or body.get("status")) == "firing"
+        firing = (alert.status or hook.status) == "firing"
         out.append(
             AlarmPayload(
                 name=_s(name, 255),
                 state="ALARM" if firing else "OK",
                 reason=_s(notes.get("summary") or notes.get("message")),
                 description=_s(notes.get("description")),
-                dimensions={
-                    str(k): _s(v, 255) for k, v in labels.items() if k not in ("alertname",)
-                },
+                dimensions={k[:255]: v[:255] for k, v in labels.items() if k != "alertname"},
                 service=_s(service, 255).lower() if service else service_of(name, {}),
-                severity=labels.get("severity"),
-                state_changed_at=_iso(alert.get("startsAt")),
+                severity=_s(labels.get("severity"), 64) or None,
+                state_changed_at=_iso(alert.startsAt),
                 source="alertmanager",
             )
         )
     return out
 
 
+def _from_api(body: dict[str, Any]) -> AlarmPayload:
+    payload = _validate(AlarmPayload, {**body, "source": "api"}, "alarm")
+    payload.state_changed_at = _iso(payload.state_changed_at)
+    return _finish(payload)
+
+
 def parse_alarm_payloads(body: Any) -> list[AlarmPayload]:
     """Every alarm in `body`, firing ones first. Raises `AlarmPayloadError` naming the
-    accepted shapes when `body` is none of them."""
+    field that is wrong, or the accepted shapes when `body` is none of them."""
     if not isinstance(body, dict):
         raise AlarmPayloadError("the alarm payload must be a JSON object")
     if body.get("detail-type") == "CloudWatch Alarm State Change" or (
         body.get("source") == "aws.cloudwatch" and "detail" in body
     ):
-        alarms = [_from_eventbridge(body)]
+        alarms = [from_eventbridge(body)]
     elif "AlarmName" in body and ("NewStateValue" in body or "Trigger" in body):
-        alarms = [_from_cloudwatch(body, _SNS_MESSAGE)]
+        alarms = [_from_sns(body)]
     elif "AlarmName" in body:
-        alarms = [_from_cloudwatch(body, _DESCRIBE_ALARMS)]
-    elif isinstance(body.get("alerts"), list):
+        alarms = [_from_describe_alarms(body)]
+    elif "alerts" in body:
         alarms = _from_alertmanager(body)
         if not alarms:
-            raise AlarmPayloadError("the Alertmanager payload has no alerts")
+            raise AlarmPayloadError("alerts: the Alertmanager payload has no alerts")
     elif "name" in body:
-        try:
-            alarms = [_finish(AlarmPayload.model_validate({**body, "source": "api"}))]
-        except ValueError as exc:
-            raise AlarmPayloadError(f"invalid alarm: {exc}") from None
+        alarms = [_from_api(body)]
     else:
         raise AlarmPayloadError(
             "unrecognised alarm payload: send a CloudWatch alarm (an EventBridge "
@@ -325,7 +480,10 @@ def _lenient(alarm: dict[str, Any]) -> AlarmPayload:
     known = {k: v for k, v in alarm.items() if k in AlarmPayload.model_fields and v is not None}
     known.setdefault("name", str(alarm.get("alarmName") or alarm.get("AlarmName") or "alarm"))
     known["dimensions"] = {str(k): str(v) for k, v in (known.get("dimensions") or {}).items()}
-    return _finish(AlarmPayload.model_validate(known))
+    try:
+        return _finish(AlarmPayload.model_validate(known))
+    except ValidationError:  # a record written by another version: keep what reads
+        return _finish(AlarmPayload(name=_s(known["name"], 255) or "alarm"))
 
 
 def question_for(alarm: AlarmPayload) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from functools import cached_property
 from typing import Any
 
@@ -11,14 +12,22 @@ class AwsClients:
         self.region = region
         self._session = session
         self._overrides = overrides
+        self._made: dict[str, Any] = {}
+        self._lock = threading.Lock()
 
     def _client(self, service: str) -> Any:
+        """One client per service for the life of this object: creating a boto3 client
+        costs tens of milliseconds, and clients are thread-safe."""
         if service in self._overrides:
             return self._overrides[service]
-        import boto3
+        with self._lock:
+            client = self._made.get(service)
+            if client is None:
+                import boto3
 
-        session = self._session or boto3.session.Session()
-        return session.client(service, region_name=self.region)
+                session = self._session or boto3.session.Session()
+                client = self._made[service] = session.client(service, region_name=self.region)
+            return client
 
     @cached_property
     def logs(self) -> Any:

@@ -38,7 +38,16 @@ def message_for(
     ]
     joined = [a for a in trace.alarms if a.get("role") == "joined"]
     if joined:
-        lines.append("Also investigated: " + ", ".join(str(a.get("name")) for a in joined[:20]))
+        more = f" and {len(joined) - 20} more" if len(joined) > 20 else ""
+        names = ", ".join(str(a.get("name")) for a in joined[:20])
+        lines.append(f"Also investigated: {names}{more}")
+    follow = evaluation.get("follow_up")
+    if follow:
+        state = "started" if follow.get("started") else f"NOT started ({follow.get('error')})"
+        lines.append(
+            f"Joined after the last plan, so diagnosed in follow-up run {follow['run_id']} "
+            f"({state}): {', '.join(follow['alarms'][:20])}. Status: {follow.get('status_url')}"
+        )
     if gate:
         lines.append(
             f"Gatekeeper: {gate.get('claims_passed', 0)}/{gate.get('claims_proposed', 0)} claims verified"

@@ -13,6 +13,7 @@ from botocore.exceptions import ClientError
 
 from superbiz.contracts import Limits, RunMode, StartRunInput
 from superbiz.errors import SuperBizError
+from superbiz.redaction import redact, redact_text
 from superbiz.settings import Settings
 
 
@@ -33,8 +34,9 @@ def start_input(
     alarm: dict[str, Any] | None = None,
     now: str | None = None,
     limits: Limits | None = None,
+    expires_at: int | None = None,
 ) -> StartRunInput:
-    return StartRunInput(
+    payload = StartRunInput(
         run_id=run_id or new_run_id(),
         session_id=session_id or new_run_id(),
         mode=mode,
@@ -43,6 +45,17 @@ def start_input(
         now=now,
         limits=limits or Limits(),
     )
+    if expires_at is not None:  # the store's own TTL, for the record a failed start leaves
+        payload.expires_at = expires_at
+    return payload
+
+
+def redacted(payload: StartRunInput) -> StartRunInput:
+    """The input as it leaves the caller: Step Functions keeps it in the execution's
+    history, and the run record is written from it, so the question and the alarm
+    payload are redacted here, whoever starts the run."""
+    alarm = redact(payload.alarm)[0] if payload.alarm else payload.alarm
+    return payload.model_copy(update={"query": redact_text(payload.query)[0], "alarm": alarm})
 
 
 def execution_arn_for(state_machine_arn: str, name: str) -> str:
@@ -61,7 +74,7 @@ def start_execution(sfn: Any, state_machine_arn: str | None, payload: StartRunIn
         started = sfn.start_execution(
             stateMachineArn=state_machine_arn,
             name=payload.run_id,
-            input=payload.model_dump_json(),
+            input=redacted(payload).model_dump_json(),
         )
         return str(started["executionArn"])
     except ClientError as exc:

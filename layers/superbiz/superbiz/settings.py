@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     max_body_bytes: int = 64_000
     # how long POST /api/chat may wait for the answer (API Gateway allows 29 s)
     chat_wait_max_seconds: float = 25.0
+    # the trace links tool outputs stored in S3 as presigned URLs (in AWS, where the API's
+    # Lambda cannot return more than 6 MB); off, it links the API's own output route
+    presign_output_links: bool = False
     # the clock new runs see (ISO-8601); None: the real clock. The local runtime sets
     # its world's `now` here so API and alarm runs look at the world's time
     fixed_now: str | None = None

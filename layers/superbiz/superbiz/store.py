@@ -73,6 +73,9 @@ class SessionRecord(BaseModel):
     created_at: str
     updated_at: str
     message_pair_count: int = 0
+    # who may read and continue it (the API caller's IAM identity); None: a session the
+    # system opened itself (alarm-triggered), readable by every caller
+    principal: str | None = None
 
 
 class RunRecord(BaseModel):
@@ -253,6 +256,11 @@ class RunStore:
     def _expires_at(self) -> int:
         return int(time.time()) + self.ttl_days * 86400
 
+    def expires_at(self) -> int:
+        """The TTL (epoch seconds) of an item written now; callers that write run records
+        another way (the state machine's last-resort states) use the same."""
+        return self._expires_at()
+
     def _call(self, fn: Any, **kwargs: Any) -> Any:
         try:
             return fn(**kwargs)
@@ -279,11 +287,19 @@ class RunStore:
             raise
 
     # -- sessions
-    def ensure_session(self, session_id: str) -> SessionRecord:
+    def ensure_session(self, session_id: str, *, principal: str | None = None) -> SessionRecord:
+        """The session, created now (owned by `principal`) unless it exists: an existing
+        session keeps its owner, so the caller compares it with its own."""
         now = utcnow_iso()
-        record = SessionRecord(session_id=session_id, created_at=now, updated_at=now)
+        record = SessionRecord(
+            session_id=session_id, created_at=now, updated_at=now, principal=principal
+        )
         self._put_new({"PK": session_pk(session_id), "SK": "META", **_to_item(record)})
-        got = self._call(self.table.get_item, Key={"PK": session_pk(session_id), "SK": "META"})
+        got = self._call(
+            self.table.get_item,
+            Key={"PK": session_pk(session_id), "SK": "META"},
+            ConsistentRead=True,
+        )
         return SessionRecord.model_validate(_from_item(got["Item"]))
 
     def get_session(self, session_id: str) -> SessionRecord | None:
@@ -449,9 +465,9 @@ class RunStore:
         )
         return inv
 
-    def _load_invocation(self, data: dict[str, Any]) -> ToolInvocation:
+    def _load_invocation(self, data: dict[str, Any], load_output: bool = True) -> ToolInvocation:
         inv = ToolInvocation.model_validate(data)
-        if inv.output_s3_key and inv.output is None and self.blobs is not None:
+        if load_output and inv.output_s3_key and inv.output is None and self.blobs is not None:
             try:
                 inv.output = json.loads(self.blobs.get(inv.output_s3_key))
             except (ClientError, BotoCoreError, StoreError) as exc:
@@ -475,8 +491,9 @@ class RunStore:
                 return items
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
-    def get_trace(self, run_id: str) -> RunTrace:
-        """The run's whole story in one paginated Query on its partition."""
+    def get_trace(self, run_id: str, *, load_outputs: bool = True) -> RunTrace:
+        """The run's whole story in one paginated Query on its partition. Without
+        `load_outputs`, outputs stored in S3 stay pointers (`output_s3_key`)."""
         run: RunRecord | None = None
         steps: list[AgentStep] = []
         invocations: list[ToolInvocation] = []
@@ -490,7 +507,7 @@ class RunStore:
             elif sk.startswith("STEP#"):
                 steps.append(AgentStep.model_validate(item))
             elif sk.startswith("TOOL#"):
-                invocations.append(self._load_invocation(item))
+                invocations.append(self._load_invocation(item, load_outputs))
             elif sk.startswith("FEEDBACK#"):
                 feedback.append(item)
             elif sk.startswith("ALARM#"):
@@ -500,6 +517,34 @@ class RunStore:
         return RunTrace(
             run=run, steps=steps, invocations=invocations, feedback=feedback, alarms=alarms
         )
+
+    def close_if_running(self, run_id: str, **fields: Any) -> bool:
+        """Close a run that is still RUNNING (the reconciler); False when something else
+        closed it first, so a run's own Finalize always wins."""
+        fields = {"status": "FAILED", **fields}
+        names = {f"#f{i}": k for i, k in enumerate(fields)}
+        values: dict[str, Any] = {":running": "RUNNING"}
+        for i, (name, value) in enumerate(fields.items()):
+            if name in _JSON_FIELDS:
+                value = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            elif isinstance(value, float):
+                value = Decimal(str(value))
+            values[f":v{i}"] = value
+        names["#status"] = "status"
+        try:
+            self._call(
+                self.table.update_item,
+                Key={"PK": run_pk(run_id), "SK": "META"},
+                UpdateExpression="SET " + ", ".join(f"#f{i} = :v{i}" for i in range(len(fields))),
+                ConditionExpression="attribute_exists(PK) AND #status = :running",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
+            )
+            return True
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
 
     # -- feedback
     def add_feedback(self, run_id: str, useful: bool, comment: str = "") -> dict[str, Any]:
@@ -563,10 +608,19 @@ class RunStore:
                 return False
             raise
 
-    def open_investigation(self, service: str, run_id: str, opened_at: str, until: str) -> str:
+    def open_investigation(
+        self, service: str, run_id: str, opened_at: str, until: str, *, replacing: str | None = None
+    ) -> str:
         """The run investigating `service` at `opened_at`: `run_id` when no investigation
-        of the service is open (this call opens it until `until`), else the open one's."""
+        of the service is open (this call opens it until `until`), else the open one's.
+        `replacing`: the caller found that run closed to new alarms; open `run_id` in its
+        place unless another caller already replaced it."""
         key = {"PK": storm_pk(service), "SK": "META"}
+        condition = "attribute_not_exists(PK) OR #until <= :at"
+        values: dict[str, Any] = {":at": opened_at}
+        if replacing is not None:
+            condition += " OR run_id = :replacing"
+            values[":replacing"] = replacing
         try:
             self._call(
                 self.table.put_item,
@@ -577,9 +631,9 @@ class RunStore:
                     "until": until,
                     "expires_at": self._expires_at(),
                 },
-                ConditionExpression="attribute_not_exists(PK) OR #until <= :at",
+                ConditionExpression=condition,
                 ExpressionAttributeNames={"#until": "until"},
-                ExpressionAttributeValues={":at": opened_at},
+                ExpressionAttributeValues=values,
             )
             return run_id
         except ClientError as exc:

@@ -1,7 +1,7 @@
 """The alarm trigger: an EventBridge "CloudWatch Alarm State Change" to ALARM
 starts an AIOps diagnosis focused on that alarm.
 
-Two guarantees, both kept in DynamoDB with conditional writes:
+Three guarantees, kept in DynamoDB with conditional writes:
 
 - **Exactly one run per state change.** EventBridge delivers at least once.
   The dedup key is the alarm and the timestamp of its state change; the first
@@ -9,10 +9,16 @@ Two guarantees, both kept in DynamoDB with conditional writes:
   (and so the execution name) is derived from the key, so even two deliveries
   racing past each other cannot start two executions.
 - **One investigation per service during a storm.** The first alarm of a
-  service opens an investigation (`STORM#<service>`) for `storm_window_seconds`
-  from its state change; alarms of the same service inside that window join
-  that run instead of starting their own. Every alarm, opening or joining, is
-  recorded in the run's partition, so none is lost and the trace lists them.
+  service opens an investigation (`STORM#<service>`); alarms of the same
+  service join that run while it still plans (it is running and has not gone
+  past its Planner, at most `storm_window_seconds` after the first state
+  change). An alarm that arrives later opens a new investigation: a finished
+  run never swallows an alarm. Every alarm, opening or joining, is recorded in
+  the run's partition, so none is lost and the trace lists them.
+- **A late alarm is still answered.** An alarm can join in the moment between
+  the check and the Planner's last turn. Finalize finds the alarms that joined
+  after the Planner's last turn and starts one follow-up run for them
+  (`follow_up_late_alarms`); the report names it.
 
 A delivery that fails to start its execution raises, so EventBridge retries
 it; the retry finds the claim not yet started and starts it with the input it
@@ -25,38 +31,22 @@ import hashlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import parse
-from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError
 
 from superbiz import runs
-from superbiz.aiops import AlarmPayload, parse_alarm_payloads, question_for
+from superbiz.aiops import AlarmPayload, AlarmPayloadError, from_eventbridge, question_for
 from superbiz.contracts import Limits, RunMode, StartRunInput
-from superbiz.deps import EntryDeps
-from superbiz.store import AlarmClaim, utcnow_iso
+from superbiz.deps import Deps, EntryDeps
+from superbiz.errors import RunNotFound
+from superbiz.store import AlarmClaim, RunStore, RunTrace, utcnow_iso
 
 DETAIL_TYPE = "CloudWatch Alarm State Change"
-
-
-class AlarmState(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    value: str
-    reason: str = ""
-    timestamp: str
-
-
-class AlarmStateChangeDetail(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    alarmName: str = Field(min_length=1)  # noqa: N815 - the event's own field name
-    state: AlarmState
-    previousState: dict[str, Any] = Field(default_factory=dict)  # noqa: N815
-    configuration: dict[str, Any] = Field(default_factory=dict)
-
-
-class AlarmStateChangeEvent(EventBridgeModel):
-    detail: AlarmStateChangeDetail  # type: ignore[assignment]
+# once a run has entered one of these nodes its Planner has had its last turn (an evidence
+# retry aside): an alarm arriving now would not be in its plan
+PAST_PLANNING = frozenset(
+    {"Gatekeeper", "VerifiedInput", "Verifier", "Composer", "Fallback", "Finalize"}
+)
+SYSTEM_PRINCIPAL = "superbiz:alarm-trigger"
 
 
 def dedup_key(alarm: AlarmPayload) -> str:
@@ -79,8 +69,9 @@ def handle_event(
     event: dict[str, Any], deps: EntryDeps, limits: Limits | None = None
 ) -> dict[str, Any]:
     """Start (or join) the investigation of one alarm state change event."""
-    parsed = parse(event=event, model=AlarmStateChangeEvent)
-    alarm = parse_alarm_payloads({**event, "detail": parsed.detail.model_dump(mode="json")})[0]
+    if not isinstance(event, dict) or event.get("detail-type") != DETAIL_TYPE:
+        raise AlarmPayloadError(f'not a "{DETAIL_TYPE}" event: detail-type is missing or other')
+    alarm = from_eventbridge(event)
     if alarm.state != "ALARM":
         return {
             "status": "ignored",
@@ -118,9 +109,7 @@ def handle_alarm(
         }
 
     if claim.run_id is None:
-        run_id = store.open_investigation(
-            service, key, at, _plus(at, deps.settings.storm_window_seconds)
-        )
+        run_id = investigation_for(store, service, key, at, deps.settings.storm_window_seconds)
         role = "opened" if run_id == key else "joined"
         payload = StartRunInput(
             run_id=run_id,
@@ -130,6 +119,7 @@ def handle_alarm(
             alarm=alarm.as_run_alarm(),
             now=deps.settings.fixed_now,
             limits=limits or Limits(),
+            expires_at=store.expires_at(),
         )
         store.add_run_alarm(run_id, key, alarm.as_run_alarm(), role)
         store.update_alarm_claim(
@@ -162,3 +152,95 @@ def handle_alarm(
         "execution_arn": execution_arn,
         "dedup_key": key,
     }
+
+
+def joinable(store: RunStore, run_id: str) -> bool:
+    """Whether an alarm may still join this run: it has not started yet (StartRun has
+    not written it), or it runs and its Planner has not had its last turn."""
+    try:
+        run = store.get_run(run_id)
+    except RunNotFound:
+        return True
+    return run.status == "RUNNING" and not PAST_PLANNING.intersection(run.agent_flow)
+
+
+def investigation_for(
+    store: RunStore, service: str, run_id: str, at: str, window_seconds: int
+) -> str:
+    """The run an alarm of `service` changing state at `at` belongs to: an open
+    investigation that can still take it in, else a new one under `run_id`."""
+    until = _plus(at, window_seconds)
+    current = store.open_investigation(service, run_id, at, until)
+    for _ in range(5):  # each round, another alarm replaced a closed investigation first
+        if current == run_id or joinable(store, current):
+            return current
+        current = store.open_investigation(service, run_id, at, until, replacing=current)
+    return current
+
+
+def _late_alarms(trace: RunTrace) -> list[dict[str, Any]]:
+    """Alarms that joined after the Planner's last turn: its plan never saw them."""
+    plans = [s.started_at for s in trace.steps if s.agent_name == "planner" and not s.error]
+    if not plans:
+        return []
+    last = max(plans)
+    return [
+        a
+        for a in trace.alarms
+        if a.get("role") == "joined" and str(a.get("received_at") or "") > last
+    ]
+
+
+def _payload(stored: dict[str, Any]) -> AlarmPayload:
+    known = {k: v for k, v in stored.items() if k in AlarmPayload.model_fields}
+    try:
+        return AlarmPayload.model_validate(known)
+    except ValidationError:
+        return AlarmPayload(name=str(stored.get("name") or "alarm")[:255], state="ALARM")
+
+
+def follow_up_late_alarms(trace: RunTrace, deps: Deps | EntryDeps) -> dict[str, Any] | None:
+    """Start one follow-up run for the alarms that joined `trace`'s run too late for its
+    plan, so none is dropped silently. Idempotent: a retried Finalize finds the same
+    run. Returns what the report says about it (None when no alarm was late)."""
+    late = _late_alarms(trace)
+    if not late:
+        return None
+    run = trace.run
+    names = [str(a.get("name")) for a in late]
+    follow_id = hashlib.sha256(f"{run.run_id}|follow-up".encode()).hexdigest()[:32]
+    first = _payload(late[0])
+    service = first.service or first.name
+    at = first.state_changed_at or utcnow_iso()
+    store = deps.store
+    # later alarms of the service join the follow-up, not the run that is closing
+    store.open_investigation(
+        service,
+        follow_id,
+        at,
+        _plus(at, deps.settings.storm_window_seconds),
+        replacing=run.run_id,
+    )
+    for i, stored in enumerate(late):
+        alarm = _payload(stored)
+        store.add_run_alarm(
+            follow_id, f"late{i:03d}", alarm.as_run_alarm(), "opened" if i == 0 else "joined"
+        )
+    payload = StartRunInput(
+        run_id=follow_id,
+        session_id=run.session_id,
+        mode=RunMode.AIOPS_TARGETED,
+        query=question_for(first),
+        alarm=first.as_run_alarm(),
+        now=deps.settings.fixed_now,
+        expires_at=store.expires_at(),
+    )
+    out: dict[str, Any] = {"run_id": follow_id, "alarms": names}
+    try:
+        sfn = deps.clients._client("stepfunctions")
+        out["execution_arn"] = runs.start_execution(sfn, deps.settings.state_machine_arn, payload)
+        out["started"] = True
+    except runs.RunStartError as exc:
+        out |= {"started": False, "error": str(exc)[:500]}
+    out |= runs.links(deps.settings, run.session_id, follow_id, out.get("execution_arn"))
+    return out

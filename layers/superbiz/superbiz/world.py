@@ -31,6 +31,7 @@ from pydantic import (
 )
 
 from superbiz.aws import AwsClients
+from superbiz.cwstats import Statistic, is_extended
 from superbiz.errors import ScenarioError
 
 # CloudWatch Logs accepts events from 14 days before to 2 hours after "now".
@@ -118,7 +119,6 @@ class Trigger(Spec):
 # --------------------------------------------------------------------- world
 
 AlarmState = Literal["OK", "ALARM", "INSUFFICIENT_DATA"]
-Statistic = Literal["SampleCount", "Average", "Sum", "Minimum", "Maximum"]
 Comparison = Literal[
     "GreaterThanThreshold",
     "GreaterThanOrEqualToThreshold",
@@ -661,7 +661,8 @@ def _seed_alarms(scenario: Scenario, cloudwatch: Any) -> None:
             "Namespace": alarm.namespace,
             "MetricName": alarm.metric,
             "Dimensions": _dimensions(alarm.dimensions),
-            "Statistic": alarm.statistic,
+            # a percentile alarm carries ExtendedStatistic instead of Statistic
+            ("ExtendedStatistic" if is_extended(alarm.statistic) else "Statistic"): alarm.statistic,
             "Period": alarm.period,
             "EvaluationPeriods": 1,
             "Threshold": alarm.threshold,

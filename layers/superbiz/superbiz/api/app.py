@@ -3,7 +3,17 @@
 Powertools' `APIGatewayRestResolver` validates every request against the
 pydantic models below and generates the OpenAPI document from them. Every
 error is a JSON body `{"error": <code>, "message": <what was wrong>}`; bad
-input is always a 4xx.
+input is always a 4xx, and nothing a caller sends (deep nesting included)
+turns into a bare 502: an unexpected failure is a JSON 500.
+
+Sessions belong to the caller that created them: API Gateway's IAM identity
+(`requestContext.identity.userArn`), or one fixed local identity where there
+is no IAM (`superbiz serve`). Another caller can neither read nor continue
+them. Sessions the system opened itself (alarm-triggered ones, `aiops-...`)
+are readable by every caller and written by no one through `/api/chat`.
+
+Knowledge is not written through this API: documents are ingested from the
+bucket's `knowledge/` prefix, which IAM guards.
 """
 
 from __future__ import annotations
@@ -11,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
@@ -22,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from superbiz import runs
 from superbiz.aiops import (
     DISCOVERY_QUESTION,
+    PAYLOAD_SHAPES,
     AlarmPayloadError,
     parse_alarm_payloads,
     question_for,
@@ -29,13 +40,29 @@ from superbiz.aiops import (
 )
 from superbiz.contracts import RunMode
 from superbiz.deps import EntryDeps, get_entry_deps
-from superbiz.errors import RunNotFound, SuperBizError, ToolUnavailable
+from superbiz.errors import RunNotFound, StoreThrottled, SuperBizError, ToolUnavailable
 from superbiz.observability import logger
-from superbiz.store import RunTrace
+from superbiz.reconcile import reconcile_run
+from superbiz.store import AgentStep, RunRecord, RunTrace, SessionRecord, ToolInvocation
 
-API_VERSION = "1.0.0"
+API_VERSION = "1.1.0"
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
 _ID = re.compile(ID_PATTERN)
+# JSON bodies nested deeper than this are refused before anything parses them
+MAX_JSON_DEPTH = 32
+# the caller where API Gateway passes no IAM identity (superbiz serve on loopback)
+LOCAL_PRINCIPAL = "local"
+ALARM_SESSION_PREFIX = "aiops-"
+# a trace page stays far below Lambda's 6 MB response limit: outputs and model
+# inputs larger than INLINE_LIMIT are links, and a page stops at PAGE_BYTES
+INLINE_LIMIT = 32_000
+PAGE_BYTES = 3_000_000
+TRACE_PAGE_DEFAULT = 100
+# ?wait= reads the run record with a growing pause, and asks Step Functions (which
+# throttles DescribeExecution) at most this often whether the execution ended
+WAIT_FIRST_PAUSE = 0.1
+WAIT_MAX_PAUSE = 1.0
+WAIT_EXECUTION_CHECK_SECONDS = 5.0
 
 app = APIGatewayRestResolver(enable_validation=True)
 
@@ -82,22 +109,6 @@ class ChatRequest(Model):
 class FeedbackRequest(Model):
     useful: bool = Field(description="was the answer useful?")
     comment: str = Field("", max_length=2000)
-
-
-class DocumentRequest(Model):
-    source: str = Field(
-        min_length=1, max_length=512, description="stable document path; re-posting replaces it"
-    )
-    title: str = Field(min_length=1, max_length=300)
-    text: str = Field(min_length=1, max_length=60_000)
-    domain: str = Field("", max_length=100)
-
-    @field_validator("text", "title", "source")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must not be blank")
-        return value
 
 
 class RunLinks(Model):
@@ -161,9 +172,19 @@ class SessionView(Model):
 class TraceView(Model):
     session_id: str
     run: RunView
-    steps: list[dict[str, Any]]
-    invocations: list[dict[str, Any]]
+    steps: list[dict[str, Any]] = Field(
+        description="agent steps in order; a model input or output larger than the inline "
+        "limit is replaced by its size and `step_url`"
+    )
+    invocations: list[dict[str, Any]] = Field(
+        description="tool invocations in order; an output larger than the inline limit is "
+        "replaced by its size and `output_url`"
+    )
     feedback: list[dict[str, Any]]
+    next_cursor: str | None = Field(
+        None, description="pass as ?cursor= for the next page; null when this is the last"
+    )
+    next_url: str | None = None
 
 
 class FeedbackView(Model):
@@ -191,16 +212,69 @@ class SearchView(Model):
     hits: list[SearchHitView]
 
 
-class DocumentView(Model):
-    source: str
-    chunks: int
-
-
 # ------------------------------------------------------------------ helpers
 
 
 def _deps() -> EntryDeps:
     return get_entry_deps()
+
+
+def caller_principal(event: dict[str, Any]) -> str:
+    """Who is calling: API Gateway's IAM identity, else the one local identity."""
+    context = event.get("requestContext")
+    identity = context.get("identity") if isinstance(context, dict) else None
+    if not isinstance(identity, dict):
+        return LOCAL_PRINCIPAL
+    arn = identity.get("userArn")
+    if isinstance(arn, str) and arn:
+        return arn[:512]
+    caller = identity.get("caller")
+    account = identity.get("accountId") or (context or {}).get("accountId")
+    if isinstance(caller, str) and caller:
+        return f"{account}:{caller}"[:512] if account else caller[:512]
+    return LOCAL_PRINCIPAL
+
+
+def _principal() -> str:
+    return caller_principal(app.current_event.raw_event)
+
+
+def _readable(session: SessionRecord | None, principal: str) -> bool:
+    """A session the system opened (no principal) is readable by every caller."""
+    return session is None or session.principal in (None, principal)
+
+
+def _check_read(deps: EntryDeps, session_id: str) -> SessionRecord | None:
+    session = deps.store.get_session(session_id)
+    if not _readable(session, _principal()):
+        raise ApiError(
+            403, "session_forbidden", f"session {session_id!r} belongs to another caller"
+        )
+    return session
+
+
+def _own_session(deps: EntryDeps, session_id: str | None) -> str:
+    """The session a new run of this caller goes into: created now with the caller as
+    its principal, or an existing one the caller owns."""
+    principal = _principal()
+    if session_id is None:
+        session_id = runs.new_run_id()
+    elif session_id.startswith(ALARM_SESSION_PREFIX):
+        raise ApiError(
+            403,
+            "session_forbidden",
+            f"session {session_id!r} is an alarm-triggered investigation: it is read-only "
+            "through the API (start a new chat without session_id)",
+        )
+    session = deps.store.ensure_session(session_id, principal=principal)
+    if session.principal != principal:
+        raise ApiError(
+            403,
+            "session_forbidden",
+            f"session {session_id!r} belongs to another caller: start a new chat without "
+            "session_id",
+        )
+    return session_id
 
 
 def _run_view(deps: EntryDeps, trace: RunTrace) -> RunView:
@@ -232,16 +306,26 @@ def _run_view(deps: EntryDeps, trace: RunTrace) -> RunView:
     )
 
 
-def _trace(deps: EntryDeps, run_id: str) -> RunTrace:
-    if not _ID.match(run_id):
-        raise ApiError(400, "invalid_id", f"run id {run_id[:80]!r} is not a valid id")
+def _valid_id(kind: str, value: str) -> None:
+    if not _ID.match(value):
+        raise ApiError(400, "invalid_id", f"{kind} id {value[:80]!r} is not a valid id")
+
+
+def _trace(deps: EntryDeps, run_id: str, *, load_outputs: bool = True) -> RunTrace:
+    """The run's trace, readable by this caller, closed first if its execution has
+    ended without closing it (the reconciler on read)."""
+    _valid_id("run", run_id)
     try:
-        return deps.store.get_trace(run_id)
+        trace = deps.store.get_trace(run_id, load_outputs=load_outputs)
     except RunNotFound:
         pending = _starting(deps, run_id)
         if pending is None:
             raise ApiError(404, "run_not_found", f"no run with id {run_id!r}") from None
-        return pending
+        trace = pending
+    _check_read(deps, trace.run.session_id)
+    if trace.run.status == "RUNNING" and reconcile_run(deps, trace.run) is not None:
+        trace = deps.store.get_trace(run_id, load_outputs=load_outputs)
+    return trace
 
 
 _EXECUTION_ENDED = {"FAILED": "FAILED", "TIMED_OUT": "FAILED", "ABORTED": "FAILED"}
@@ -250,10 +334,9 @@ _EXECUTION_ENDED = {"FAILED": "FAILED", "TIMED_OUT": "FAILED", "ABORTED": "FAILE
 def _starting(deps: EntryDeps, run_id: str) -> RunTrace | None:
     """A run whose execution has started but whose StartRun has not written it yet:
     answered from the execution itself, so a just-accepted run is never a 404."""
-    from botocore.exceptions import ClientError
+    from botocore.exceptions import BotoCoreError, ClientError
 
     from superbiz.contracts import StartRunInput
-    from superbiz.store import RunRecord
 
     arn = deps.settings.state_machine_arn
     if not arn:
@@ -263,7 +346,7 @@ def _starting(deps: EntryDeps, run_id: str) -> RunTrace | None:
         described = deps.clients._client("stepfunctions").describe_execution(
             executionArn=execution_arn
         )
-    except ClientError:
+    except (ClientError, BotoCoreError):
         return None
     try:
         payload = StartRunInput.model_validate_json(described.get("input") or "{}")
@@ -280,7 +363,7 @@ def _starting(deps: EntryDeps, run_id: str) -> RunTrace | None:
             status=_EXECUTION_ENDED.get(described.get("status", ""), "RUNNING"),
             execution_arn=execution_arn,
             started_at=started.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-            if started is not None
+            if isinstance(started, datetime)
             else "",
         ),
         steps=[],
@@ -288,14 +371,32 @@ def _starting(deps: EntryDeps, run_id: str) -> RunTrace | None:
     )
 
 
-def _wait_for(deps: EntryDeps, execution_arn: str, seconds: float) -> None:
-    """Poll the execution until it ends or `seconds` pass (bounded by settings)."""
+def _wait_for(deps: EntryDeps, run_id: str, seconds: float) -> RunRecord | None:
+    """The run once it has finished, or None when `seconds` (bounded by settings) pass.
+
+    Reads the run record (cheap) with a growing pause; asks Step Functions only every
+    few seconds whether the execution ended without closing the run, and takes its
+    throttling as "not yet" rather than an error."""
     deadline = time.monotonic() + min(seconds, deps.settings.chat_wait_max_seconds)
-    sfn = deps.clients._client("stepfunctions")
-    while time.monotonic() < deadline:
-        if sfn.describe_execution(executionArn=execution_arn)["status"] != "RUNNING":
-            return
-        time.sleep(0.1)
+    pause = WAIT_FIRST_PAUSE
+    checked = time.monotonic()
+    while True:
+        try:
+            run = deps.store.get_run(run_id)
+        except (RunNotFound, StoreThrottled):
+            run = None
+        if run is not None and run.status != "RUNNING":
+            return run
+        now = time.monotonic()
+        if run is not None and now - checked >= WAIT_EXECUTION_CHECK_SECONDS:
+            checked = now
+            closed = reconcile_run(deps, run)
+            if closed is not None:
+                return closed
+        if now + pause >= deadline:
+            return None
+        time.sleep(pause)
+        pause = min(pause * 2, WAIT_MAX_PAUSE)
 
 
 def _start(
@@ -308,8 +409,14 @@ def _start(
     related: list[dict[str, Any]],
     wait: float,
 ) -> Response[Any]:
+    session_id = _own_session(deps, session_id)
     payload = runs.start_input(
-        query, session_id=session_id, mode=mode, alarm=alarm, now=deps.settings.fixed_now
+        query,
+        session_id=session_id,
+        mode=mode,
+        alarm=alarm,
+        now=deps.settings.fixed_now,
+        expires_at=deps.store.expires_at(),
     )
     for i, other in enumerate([alarm, *related] if alarm else []):
         deps.store.add_run_alarm(
@@ -330,12 +437,8 @@ def _start(
         recommended_lookup_query=recommended_lookup_query(alarm) if alarm else None,
     )
     if wait > 0:
-        _wait_for(deps, execution_arn, wait)
-        try:
-            run = deps.store.get_run(payload.run_id)
-        except RunNotFound:
-            run = None
-        if run is not None and run.status != "RUNNING":
+        run = _wait_for(deps, payload.run_id, wait)
+        if run is not None:
             accepted.status, accepted.answer = run.status, run.answer
             return _json(200, accepted)
     return _json(202, accepted)
@@ -361,6 +464,7 @@ WaitQuery = Annotated[
     responses={
         200: {"description": "finished within `wait`: the answer is included"},
         202: {"description": "started: poll status_url"},
+        403: {"description": "session_id names another caller's or an alarm's session"},
     },
 )
 def chat(body: ChatRequest, wait: WaitQuery = 0) -> Response[RunAccepted]:
@@ -380,12 +484,14 @@ def chat(body: ChatRequest, wait: WaitQuery = 0) -> Response[RunAccepted]:
     "/api/ai_ops",
     summary="Start an AIOps diagnosis",
     description="With an alarm payload (a CloudWatch alarm: EventBridge event, SNS alarm "
-    "message or DescribeAlarms entry; or an Alertmanager webhook) the run focuses on that "
-    "alarm (PAYLOAD_TARGETED). With no body it first lists the alarms in ALARM "
-    "(AUTO_DISCOVERY).",
+    "message or DescribeAlarms entry; or an Alertmanager webhook; or the compact alarm "
+    "shape) the run focuses on that alarm (PAYLOAD_TARGETED). With no body it first lists "
+    "the alarms in ALARM (AUTO_DISCOVERY). A payload that fits no shape, or a field of the "
+    "wrong type, is a 400 naming the field.",
     responses={
         200: {"description": "finished within `wait`"},
         202: {"description": "started: poll status_url"},
+        400: {"description": "not an alarm payload, or a field is wrong (named)"},
     },
 )
 def ai_ops(wait: WaitQuery = 0) -> Response[RunAccepted]:
@@ -430,15 +536,14 @@ def ai_ops(wait: WaitQuery = 0) -> Response[RunAccepted]:
 @app.get("/api/runs/<runId>", summary="A run's status and answer")
 def get_run(run_id: Annotated[str, Path(alias="runId")]) -> RunView:
     deps = _deps()
-    return _run_view(deps, _trace(deps, run_id))
+    return _run_view(deps, _trace(deps, run_id, load_outputs=False))
 
 
 @app.get("/api/sessions/<sessionId>", summary="A session and its runs")
 def get_session(session_id: Annotated[str, Path(alias="sessionId")]) -> SessionView:
     deps = _deps()
-    if not _ID.match(session_id):
-        raise ApiError(400, "invalid_id", f"session id {session_id[:80]!r} is not a valid id")
-    session = deps.store.get_session(session_id)
+    _valid_id("session", session_id)
+    session = _check_read(deps, session_id)
     if session is None:
         raise ApiError(404, "session_not_found", f"no session with id {session_id!r}")
     views = []
@@ -463,32 +568,172 @@ def get_session(session_id: Annotated[str, Path(alias="sessionId")]) -> SessionV
     )
 
 
-@app.get("/api/diagnosis/<sessionId>/trace", summary="A run's full trace")
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _step_view(base: str, run_id: str, step: AgentStep) -> dict[str, Any]:
+    view = step.model_dump(mode="json")
+    for field in ("model_input", "model_output"):
+        size = _size(view[field])
+        if size > INLINE_LIMIT:
+            view[field] = None
+            view[f"{field}_bytes"] = size
+            view["step_url"] = f"{base}/api/runs/{run_id}/steps/{step.seq}"
+    return view
+
+
+def _output_link(deps: EntryDeps, base: str, run_id: str, inv: ToolInvocation) -> str:
+    if inv.output_s3_key and deps.settings.presign_output_links:
+        s3 = deps.clients._client("s3")
+        return str(
+            s3.generate_presigned_url(
+                "get_object",
+                Params={"Bucket": deps.settings.bucket_name, "Key": inv.output_s3_key},
+                ExpiresIn=900,
+            )
+        )
+    return f"{base}/api/runs/{run_id}/invocations/{inv.invocation_id}/output"
+
+
+def _invocation_view(
+    deps: EntryDeps, base: str, run_id: str, inv: ToolInvocation
+) -> dict[str, Any]:
+    view = inv.model_dump(mode="json", exclude={"output_s3_key"})
+    size = None if inv.output_s3_key else _size(view["output"])
+    if size is None or size > INLINE_LIMIT:
+        view["output"] = None
+        view["output_inline"] = False
+        view["output_bytes"] = size
+        view["output_url"] = _output_link(deps, base, run_id, inv)
+    else:
+        view["output_inline"] = True
+    return view
+
+
+def _cursor(value: str | None) -> tuple[int, int]:
+    """`s<step seq>.i<invocation seq>`: the first step and invocation of the page."""
+    if value is None:
+        return 0, 0
+    found = re.fullmatch(r"s(\d{1,9})\.i(\d{1,9})", value)
+    if not found:
+        raise ApiError(400, "invalid_cursor", f"cursor {value[:40]!r} is not one this API gave")
+    return int(found.group(1)), int(found.group(2))
+
+
+@app.get(
+    "/api/diagnosis/<sessionId>/trace",
+    summary="A run's trace, a page at a time",
+    description="Steps and invocations in order, at most `limit` of each per page; follow "
+    "`next_cursor` for the rest. Large tool outputs and model inputs are links.",
+)
 def get_trace(
     session_id: Annotated[str, Path(alias="sessionId")],
     run_id: Annotated[
         str | None, Query(alias="runId", description="default: the session's latest run")
     ] = None,
+    limit: Annotated[int, Query(ge=1, le=500, description="items of each kind per page")] = (
+        TRACE_PAGE_DEFAULT
+    ),
+    cursor: Annotated[str | None, Query(max_length=40)] = None,
 ) -> TraceView:
     deps = _deps()
-    if not _ID.match(session_id):
-        raise ApiError(400, "invalid_id", f"session id {session_id[:80]!r} is not a valid id")
+    _valid_id("session", session_id)
+    step_from, inv_from = _cursor(cursor)
     if run_id is None:
+        _check_read(deps, session_id)
         ids = deps.store.session_run_ids(session_id)
         if not ids:
             raise ApiError(404, "session_not_found", f"no runs in session {session_id!r}")
         run_id = ids[-1]
-    trace = _trace(deps, run_id)
+    trace = _trace(deps, run_id, load_outputs=False)
     if trace.run.session_id != session_id:
         raise ApiError(
             404, "run_not_found", f"run {run_id!r} does not belong to session {session_id!r}"
         )
+    base = (deps.settings.api_base_url or "").rstrip("/")
+    budget = PAGE_BYTES
+    steps: list[dict[str, Any]] = []
+    invocations: list[dict[str, Any]] = []
+    pending_steps = [s for s in trace.steps if s.seq >= step_from]
+    pending_invs = [i for i in trace.invocations if i.seq >= inv_from]
+    for step in pending_steps[:limit]:
+        view = _step_view(base, run_id, step)
+        budget -= _size(view)
+        if budget < 0 and steps:
+            break
+        steps.append(view)
+    for inv in pending_invs[:limit]:
+        view = _invocation_view(deps, base, run_id, inv)
+        budget -= _size(view)
+        if budget < 0 and (invocations or steps):
+            break
+        invocations.append(view)
+    more_steps = len(steps) < len(pending_steps)
+    more_invs = len(invocations) < len(pending_invs)
+    next_cursor = None
+    if more_steps or more_invs:
+        next_step = pending_steps[len(steps)].seq if more_steps else 10**9 - 1
+        next_inv = pending_invs[len(invocations)].seq if more_invs else 10**9 - 1
+        next_cursor = f"s{next_step}.i{next_inv}"
     return TraceView(
         session_id=session_id,
         run=_run_view(deps, trace),
-        steps=[s.model_dump(mode="json") for s in trace.steps],
-        invocations=[i.model_dump(mode="json") for i in trace.invocations],
+        steps=steps,
+        invocations=invocations,
         feedback=trace.feedback,
+        next_cursor=next_cursor,
+        next_url=f"{base}{runs.trace_path(session_id, run_id)}&limit={limit}&cursor={next_cursor}"
+        if next_cursor
+        else None,
+    )
+
+
+@app.get(
+    "/api/runs/<runId>/invocations/<invocationId>/output",
+    summary="One tool invocation's full output",
+)
+def get_invocation_output(
+    run_id: Annotated[str, Path(alias="runId")],
+    invocation_id: Annotated[str, Path(alias="invocationId")],
+) -> Response[Any]:
+    deps = _deps()
+    _trace(deps, run_id, load_outputs=False)
+    found = re.fullmatch(r"inv_(\d{4,9})_[A-Za-z0-9]{1,6}", invocation_id)
+    inv = deps.store.get_invocation(run_id, int(found.group(1))) if found else None
+    if inv is None or inv.invocation_id != invocation_id:
+        raise ApiError(
+            404, "invocation_not_found", f"run {run_id!r} has no invocation {invocation_id[:40]!r}"
+        )
+    if inv.output_s3_key and deps.settings.presign_output_links:
+        link = _output_link(deps, "", run_id, inv)
+        return Response(
+            status_code=302,
+            content_type=content_types.APPLICATION_JSON,
+            body=json.dumps({"output_url": link}),
+            headers={"Location": link},
+        )
+    return Response(
+        status_code=200,
+        content_type=content_types.APPLICATION_JSON,
+        body=json.dumps(inv.output, ensure_ascii=False),
+    )
+
+
+@app.get("/api/runs/<runId>/steps/<seq>", summary="One agent step in full")
+def get_step(
+    run_id: Annotated[str, Path(alias="runId")],
+    seq: Annotated[int, Path(ge=1, le=1_000_000)],
+) -> Response[Any]:
+    deps = _deps()
+    trace = _trace(deps, run_id, load_outputs=False)
+    step = next((s for s in trace.steps if s.seq == seq), None)
+    if step is None:
+        raise ApiError(404, "step_not_found", f"run {run_id!r} has no step {seq}")
+    return Response(
+        status_code=200,
+        content_type=content_types.APPLICATION_JSON,
+        body=json.dumps(step.model_dump(mode="json"), ensure_ascii=False),
     )
 
 
@@ -497,7 +742,7 @@ def post_feedback(
     run_id: Annotated[str, Path(alias="runId")], body: FeedbackRequest
 ) -> Response[FeedbackView]:
     deps = _deps()
-    trace = _trace(deps, run_id)
+    trace = _trace(deps, run_id, load_outputs=False)
     if trace.run.status == "RUNNING":
         raise ApiError(409, "run_running", f"run {run_id!r} has no answer yet: rate it when done")
     saved = deps.store.add_feedback(run_id, body.useful, body.comment)
@@ -550,13 +795,6 @@ def search(
     )
 
 
-@app.post("/api/documents", summary="Ingest (or replace) one knowledge document")
-def post_document(body: DocumentRequest) -> Response[DocumentView]:
-    kb = _knowledge(_deps())
-    chunks = kb.ingest_text(body.source, body.title, body.text, body.domain)
-    return _json(201, DocumentView(source=body.source, chunks=chunks))
-
-
 @app.get("/api/openapi.json", summary="This API's OpenAPI document", include_in_schema=False)
 def openapi() -> Response[Any]:
     return Response(
@@ -566,14 +804,40 @@ def openapi() -> Response[Any]:
     )
 
 
-def openapi_json() -> str:
-    return app.get_openapi_json_schema(
-        title="SuperBizAgent API",
-        version=API_VERSION,
-        summary="Fault diagnosis with cited evidence",
-        description="Start diagnoses, read their answers and traces, rate them, and manage "
-        "the runbook knowledge base. In AWS every method needs IAM (SigV4) authorisation.",
+def alarm_payload_schema() -> dict[str, Any]:
+    """The request body of /api/ai_ops: one of the alarm payload shapes, as JSON Schema
+    components (the parser reads them; the resolver does not validate this body)."""
+    from pydantic.json_schema import models_json_schema
+
+    refs, defs = models_json_schema(
+        [(shape, "validation") for shape in PAYLOAD_SHAPES],
+        ref_template="#/components/schemas/{model}",
     )
+    return {
+        "oneOf": [refs[(shape, "validation")] for shape in PAYLOAD_SHAPES],
+        "components": defs.get("$defs", {}),
+    }
+
+
+def openapi_json() -> str:
+    spec = json.loads(
+        app.get_openapi_json_schema(
+            title="SuperBizAgent API",
+            version=API_VERSION,
+            summary="Fault diagnosis with cited evidence",
+            description="Start diagnoses, read their answers and traces, rate them, and search "
+            "the runbook knowledge base. In AWS every method needs IAM (SigV4) authorisation, "
+            "and a session is readable and continued only by the identity that started it.",
+        )
+    )
+    payload = alarm_payload_schema()
+    spec.setdefault("components", {}).setdefault("schemas", {}).update(payload["components"])
+    operation = spec["paths"]["/api/ai_ops"]["post"]
+    operation["requestBody"] = {
+        "required": False,
+        "content": {"application/json": {"schema": {"oneOf": payload["oneOf"]}}},
+    }
+    return json.dumps(spec)
 
 
 # ------------------------------------------------------------------- errors
@@ -594,7 +858,7 @@ def _invalid(exc: RequestValidationError) -> Response[Any]:
         problems.append(f"{where or 'body'}: {err.get('msg', 'invalid')}")
     first = problems[0] if problems else "invalid request"
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return _error(422, "invalid_request", first + more, problems=problems)
+    return _error(422, "invalid_request", first + more, problems=problems[:20])
 
 
 @app.exception_handler(runs.RunStartError)
@@ -603,10 +867,22 @@ def _not_started(exc: runs.RunStartError) -> Response[Any]:
     return _error(503, "run_not_started", str(exc))
 
 
+@app.exception_handler(StoreThrottled)
+def _throttled(exc: StoreThrottled) -> Response[Any]:
+    logger.warning("store throttled", extra={"error": str(exc)})
+    return _error(503, "throttled", "the run store is busy: retry in a few seconds")
+
+
 @app.exception_handler(SuperBizError)
 def _internal(exc: SuperBizError) -> Response[Any]:
     logger.exception("request failed")
     return _error(500, "internal_error", f"{type(exc).__name__}: {exc}")
+
+
+@app.exception_handler(Exception)
+def _unexpected(exc: Exception) -> Response[Any]:
+    logger.exception("unexpected failure")
+    return _error(500, "internal_error", f"the request failed unexpectedly ({type(exc).__name__})")
 
 
 @app.not_found
@@ -618,27 +894,74 @@ def _route_not_found(exc: Exception) -> Response[Any]:
 # ------------------------------------------------------------------- entry
 
 
+def json_depth(text: str) -> int:
+    """How deeply a JSON text nests (brackets outside strings), without parsing it."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _proxy_response(status: int, code: str, message: str) -> dict[str, Any]:
+    response = _error(status, code, message)
+    return {
+        "statusCode": response.status_code,
+        "headers": {"Content-Type": content_types.APPLICATION_JSON},
+        "body": response.body,
+        "isBase64Encoded": False,
+    }
+
+
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """Resolve one API Gateway REST proxy event; oversized bodies stop here."""
-    body = event.get("body") or ""
-    limit = get_entry_deps().settings.max_body_bytes
-    if len(body.encode("utf-8", "surrogatepass")) > limit:
-        response = _error(
-            413, "body_too_large", f"request body is larger than the {limit}-byte limit"
+    """Resolve one API Gateway REST proxy event. Oversized and too deeply nested bodies
+    stop here; whatever fails below is still a JSON answer, never a bare 502."""
+    try:
+        body = event.get("body") or ""
+        if not isinstance(body, str):
+            return _proxy_response(400, "invalid_body", "the request body must be text")
+        limit = get_entry_deps().settings.max_body_bytes
+        if len(body.encode("utf-8", "surrogatepass")) > limit:
+            return _proxy_response(
+                413, "body_too_large", f"request body is larger than the {limit}-byte limit"
+            )
+        if json_depth(body) > MAX_JSON_DEPTH:
+            return _proxy_response(
+                400,
+                "invalid_json",
+                f"the request body nests deeper than {MAX_JSON_DEPTH} levels",
+            )
+        # every body of this API is JSON, whatever the client labelled it (curl -d says
+        # form-urlencoded): parse it as JSON so a bad body is named as bad JSON
+        headers = {
+            k: v for k, v in (event.get("headers") or {}).items() if k.lower() != "content-type"
+        }
+        event = {**event, "headers": {**headers, "Content-Type": content_types.APPLICATION_JSON}}
+        if event.get("multiValueHeaders"):
+            event["multiValueHeaders"] = {
+                **{
+                    k: v
+                    for k, v in event["multiValueHeaders"].items()
+                    if k.lower() != "content-type"
+                },
+                "Content-Type": [content_types.APPLICATION_JSON],
+            }
+        return app.resolve(event, context)
+    except Exception as exc:  # a failure outside any route: still a JSON answer
+        logger.exception("request failed outside the resolver")
+        return _proxy_response(
+            500, "internal_error", f"the request failed unexpectedly ({type(exc).__name__})"
         )
-        return {
-            "statusCode": response.status_code,
-            "headers": {"Content-Type": content_types.APPLICATION_JSON},
-            "body": response.body,
-            "isBase64Encoded": False,
-        }
-    # every body of this API is JSON, whatever the client labelled it (curl -d says
-    # form-urlencoded): parse it as JSON so a bad body is named as bad JSON
-    headers = {k: v for k, v in (event.get("headers") or {}).items() if k.lower() != "content-type"}
-    event = {**event, "headers": {**headers, "Content-Type": content_types.APPLICATION_JSON}}
-    if event.get("multiValueHeaders"):
-        event["multiValueHeaders"] = {
-            **{k: v for k, v in event["multiValueHeaders"].items() if k.lower() != "content-type"},
-            "Content-Type": [content_types.APPLICATION_JSON],
-        }
-    return app.resolve(event, context)

@@ -167,9 +167,13 @@ def _aiops_close(deps: Deps, trace: RunTrace, answer: str, status: str) -> dict[
     """An AIOps run ends with its rule evaluation and a notification; neither may fail
     the run: a notification that cannot be sent is recorded as such, and a retried
     Finalize does not send it twice."""
-    from superbiz import aiops, notify
+    from superbiz import aiops, notify, trigger
 
     evaluation = dict(trace.run.self_evaluation)
+    if "follow_up" not in evaluation:  # alarms that joined too late for the plan
+        follow_up = trigger.follow_up_late_alarms(trace, deps)
+        if follow_up is not None:
+            evaluation["follow_up"] = follow_up
     used = {inv.tool_name for inv in trace.invocations if inv.success}
     evaluation["aiops_rule_evaluation"] = aiops.rule_evaluation(
         trace.run.mode, trace.run.alarm, answer, used

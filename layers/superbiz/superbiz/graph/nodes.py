@@ -20,7 +20,6 @@ from superbiz.contracts import (
     PlannerPlan,
     RunMode,
     StartRunInput,
-    ToolCall,
     VerifiedClaim,
     VerifiedEvidence,
     VerifierOutput,
@@ -38,6 +37,7 @@ from superbiz.graph.common import (
     record_code_step,
 )
 from superbiz.observability import metrics
+from superbiz.state_bounds import bound_tool_calls
 from superbiz.store import RunRecord, RunTrace, utcnow_iso
 from superbiz.tools.registry import tool_schemas
 
@@ -217,6 +217,7 @@ def _record_failed_calls(state: GraphState, deps: Deps) -> None:
     from superbiz.store import ToolInvocation, invocation_id_for
     from superbiz.tools.runner import invocation_seq
 
+    asked = {c.call_id: c.params for c in state.pending_tool_calls}
     for ref in state.tool_results:
         if ref.invocation_id is not None or ref.round is None or ref.index is None:
             continue
@@ -234,7 +235,7 @@ def _record_failed_calls(state: GraphState, deps: Deps) -> None:
                 invocation_id=invocation_id_for(state.run_id, seq),
                 call_id=ref.call_id,
                 tool_name=ref.tool,
-                input_params=redact(ref.params or {})[0],
+                input_params=redact(ref.params or asked.get(ref.call_id) or {})[0],
                 output_preview=f"{ref.tool} failed: {message}"[:300],
                 success=False,
                 error=message[:1000],
@@ -299,11 +300,10 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
             )
         turn.step.output_type = "tool_calls"
         deps.store.add_step(state.run_id, turn.step)
-        round_ = state.counters.tool_rounds
-        state.pending_tool_calls = [
-            ToolCall(call_id=f"r{round_}c{i}", tool=c.tool, params=c.params)
-            for i, c in enumerate(calls[:MAX_CALLS_PER_ROUND])
-        ]
+        # calls too large for the execution state are recorded as failed, not sent
+        state.pending_tool_calls = bound_tool_calls(
+            deps.store, state.run_id, state.counters.tool_rounds, calls[:MAX_CALLS_PER_ROUND]
+        )
         state.decision = "TOOLS"
         return state
     parse_output(turn, ExecutorEvidence, deps, state.run_id)
