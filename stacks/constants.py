@@ -51,6 +51,7 @@ ENV_TTL_DAYS = "SUPERBIZ_TTL_DAYS"
 ENV_STATE_MACHINE_ARN = "SUPERBIZ_STATE_MACHINE_ARN"
 ENV_NOTIFY_TOPIC_ARN = "SUPERBIZ_NOTIFY_TOPIC_ARN"
 ENV_API_BASE_URL = "SUPERBIZ_API_BASE_URL"
+ENV_PRESIGN_OUTPUT_LINKS = "SUPERBIZ_PRESIGN_OUTPUT_LINKS"
 ENV_ALARM_NAME_PREFIXES = "SUPERBIZ_ALARM_NAME_PREFIXES"
 ENV_LOG_GROUP_PREFIXES = "SUPERBIZ_LOG_GROUP_PREFIXES"
 ENV_OWN_LOG_GROUPS = "SUPERBIZ_OWN_LOG_GROUPS"
@@ -75,8 +76,8 @@ OPENSEARCH_WRITE_ACTIONS = (
     "es:ESHttpPut",
     "es:ESHttpDelete",
 )
-# The API searches and ingests documents (POST /api/documents), but never probes with HEAD.
-OPENSEARCH_API_ACTIONS = ("es:ESHttpGet", "es:ESHttpPost", "es:ESHttpPut", "es:ESHttpDelete")
+# The API only searches (GET/POST _search); it writes no documents.
+OPENSEARCH_API_ACTIONS = ("es:ESHttpGet", "es:ESHttpPost")
 
 # Reads of log events that query_logs' role is explicitly denied on the system's own log groups.
 OWN_LOGS_DENIED_ACTIONS = (
@@ -215,6 +216,9 @@ API_ROUTES: dict[str, tuple[str, ...]] = {
     "/api/sessions/{sessionId}": ("GET",),
     "/api/diagnosis/{sessionId}/trace": ("GET",),
     "/api/search": ("GET",),
-    "/api/documents": ("POST",),
+    "/api/runs/{runId}/invocations/{invocationId}/output": ("GET",),
+    "/api/runs/{runId}/steps/{seq}": ("GET",),
     "/api/openapi.json": ("GET",),
 }
+# Knowledge is written only through the bucket's knowledge/ prefix (IAM-guarded), never
+# through the API: the API's role may search the index and nothing else.

@@ -1,5 +1,6 @@
 """The REST API: IAM (SigV4) on every method, request validation, throttling, JSON access logs,
-X-Ray, every route proxied to the one api function (issue 6's routes)."""
+X-Ray, every route proxied to the one api function. No route writes knowledge: documents
+are ingested from the bucket's knowledge/ prefix, and the API's role may only search."""
 
 from __future__ import annotations
 
@@ -35,14 +36,10 @@ _BODY_SCHEMAS: dict[str, apigw.JsonSchema] = {
     "FeedbackRequest": apigw.JsonSchema(
         schema=apigw.JsonSchemaVersion.DRAFT4, type=apigw.JsonSchemaType.OBJECT
     ),
-    "DocumentRequest": apigw.JsonSchema(
-        schema=apigw.JsonSchemaVersion.DRAFT4, type=apigw.JsonSchemaType.OBJECT
-    ),
 }
 _BODY_MODEL_FOR = {
     ("/api/chat", "POST"): "ChatRequest",
     ("/api/runs/{runId}/feedback", "POST"): "FeedbackRequest",
-    ("/api/documents", "POST"): "DocumentRequest",
 }
 _REQUIRED_QUERY = {("/api/search", "GET"): ("q",)}
 
@@ -174,6 +171,9 @@ class Api(Construct):
             c.ENV_STATE_MACHINE_ARN: diagnosis.state_machine.state_machine_arn,
             c.ENV_API_BASE_URL: self.base_url,
             c.ENV_KNOWLEDGE_UPLOAD_PREFIX: c.KNOWLEDGE_UPLOAD_PREFIX,
+            # the trace links large tool outputs as presigned S3 URLs: a Lambda response
+            # carries at most 6 MB
+            c.ENV_PRESIGN_OUTPUT_LINKS: "true",
         }
         if knowledge is not None:
             environment |= knowledge.environment()

@@ -107,6 +107,12 @@ class Diagnosis(Construct):
             self._secret.grant_read(role)
         if spec.module == "finalize":
             self._notifications.grant_publish(role)
+            # alarms that joined a run after its last plan get a follow-up run
+            role.add_to_principal_policy(
+                iam.PolicyStatement(
+                    actions=["states:StartExecution"], resources=[self._state_machine_arn()]
+                )
+            )
         if spec.kind is c.FunctionKind.TOOL:
             self._grant_tool_source(spec, name, role)
         return function
@@ -126,6 +132,7 @@ class Diagnosis(Construct):
             env[c.ENV_MODEL_KEY_SECRET_ARN] = self._secret.secret.secret_arn
         if spec.module == "finalize":
             env[c.ENV_NOTIFY_TOPIC_ARN] = self._notifications.topic.topic_arn
+            env[c.ENV_STATE_MACHINE_ARN] = self._state_machine_arn()
         if spec.module == "tool_query_logs":
             env[c.ENV_LOG_GROUP_PREFIXES] = json.dumps(list(self._config.log_group_prefixes))
         return env
@@ -302,6 +309,16 @@ class Diagnosis(Construct):
         }
 
     # -- state machine
+
+    def _state_machine_arn(self) -> str:
+        """The state machine's ARN by its fixed name: its own functions (Finalize starts
+        follow-up runs) cannot refer to the resource that refers to them."""
+        return Stack.of(self).format_arn(
+            service="states",
+            resource="stateMachine",
+            resource_name=c.STATE_MACHINE_NAME,
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
 
     def _build_state_machine(self) -> sfn.StateMachine:
         log_group = logs.LogGroup(

@@ -67,7 +67,8 @@ NODE_EXTRA_ACTIONS = {
     "executor": READ_SECRET,
     "verifier": READ_SECRET,
     "composer": READ_SECRET,
-    "finalize": {"sns:Publish", "kms:GenerateDataKey", "kms:Decrypt"},
+    # starts the follow-up run of alarms that joined after the last plan
+    "finalize": {"sns:Publish", "kms:GenerateDataKey", "kms:Decrypt", "states:StartExecution"},
     "tool_lookup_knowledge": READ_SECRET,
 }
 # Every action this stack's functions may hold on Resource "*": none of them can be scoped.
@@ -697,6 +698,46 @@ def test_finalize_publishes_only_to_the_topic(synth: Synthesised) -> None:
     env = synth.function_by_module("finalize")[1]["Properties"]["Environment"]["Variables"]
     assert env[c.ENV_NOTIFY_TOPIC_ARN] == {"Ref": topic_id}
     assert "execute-api" in json.dumps(env[c.ENV_API_BASE_URL])
+    # follow-up runs: StartExecution on this state machine only, named without a cycle
+    [start] = [s for s in statements if "states:StartExecution" in _actions([s])]
+    machine = f":stateMachine:{c.STATE_MACHINE_NAME}"
+    assert machine in json.dumps(start["Resource"])
+    assert machine in json.dumps(env[c.ENV_STATE_MACHINE_ARN])
+
+
+def test_no_api_route_writes_knowledge_and_the_api_may_only_search(synth: Synthesised) -> None:
+    paths = {
+        _api_paths(synth)[m["Properties"]["ResourceId"]["Ref"]]
+        for m in synth.resources("AWS::ApiGateway::Method").values()
+    }
+    assert "/api/documents" not in paths
+    api_actions = _actions(synth.role_statements(synth.role_of("api")))
+    assert {a for a in api_actions if a.startswith("es:")} == {"es:ESHttpGet", "es:ESHttpPost"}
+    env = synth.function_by_module("api")[1]["Properties"]["Environment"]["Variables"]
+    assert env[c.ENV_PRESIGN_OUTPUT_LINKS] == "true"
+
+
+def test_model_chosen_data_cannot_fail_a_run_past_its_catchers(asl: dict) -> None:
+    states = asl["States"]
+    # the states that carry model-chosen tool calls catch the state size error by name
+    # (States.ALL does not match it) and answer through the Fallback
+    for name in ("Executor", "RunTools"):
+        first = states[name]["Catch"][0]
+        assert first["ErrorEquals"] == ["States.DataLimitExceeded"], name
+        assert first["Next"] == "Fallback" and first["ResultPath"] == "$.error"
+    # a failed tool call's result does not copy the model's parameters again
+    items = states["RunTools"]["ItemProcessor"]["States"]
+    for name in ("ToolFailed", "UnknownTool"):
+        assert not any("params" in key for key in items[name]["Parameters"]), name
+
+
+def test_a_run_record_the_state_machine_writes_itself_expires(asl: dict) -> None:
+    params = asl["States"]["RecordStartFailure"]["Parameters"]
+    assert "#expires_at = if_not_exists(#expires_at, :expires)" in params["UpdateExpression"]
+    assert params["ExpressionAttributeNames"]["#expires_at"] == c.TABLE_TTL_ATTRIBUTE
+    assert params["ExpressionAttributeValues"][":expires"] == {
+        "N.$": "States.Format('{}', $.expires_at)"
+    }
 
 
 # -- the alarm trigger
