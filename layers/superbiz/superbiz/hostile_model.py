@@ -81,6 +81,13 @@ class Shown:
                 return inv
         raise ScriptError(f"the model was shown no successful {tool} call with {params}")
 
+    def failed(self, tool: str, params: dict[str, Any]) -> dict:
+        """The view of this run's failed `tool` call with exactly these parameters."""
+        for inv in self.invocations:
+            if inv["tool"] == tool and not inv["success"] and inv.get("params") == params:
+                return inv
+        raise ScriptError(f"the model was shown no failed {tool} call with {params}")
+
     def view(self, tool: str, params: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         return self.call(tool, params, **kwargs).get("view") or {}
 
@@ -155,6 +162,7 @@ class HostileModel:
     def __init__(self) -> None:
         self.scripts: list[Script] = []
         self.errors: dict[str, str] = {}
+        self.composer_saw: list[str] = []  # this run's Composer contexts, as JSON text
         self.control: Citation | None = None  # this run's control citation
         self.previous_control: Citation | None = None
         self.lock = threading.Lock()
@@ -166,6 +174,7 @@ class HostileModel:
                 self.previous_control = self.control
             self.scripts = list(scripts)
             self.errors = {}
+            self.composer_saw = []
             self.control = None
 
     def reply(self, role: str, ctx: dict[str, Any]) -> dict[str, Any]:
@@ -225,6 +234,7 @@ class HostileModel:
         return {"content": output}
 
     def composer(self, ctx: dict[str, Any]) -> dict[str, Any]:
+        self.composer_saw.append(json.dumps(ctx, ensure_ascii=False))
         lines = [f"**Summary:** {SERVICE} is failing requests.", "", "**Evidence:**"]
         for claim in ctx.get("allowed_claims", []):
             refs = "; ".join(
