@@ -171,6 +171,8 @@ def mapping_with_dimension(dimension: int) -> dict[str, Any]:
             "mappings": {
                 "properties": {
                     "chunk_id": {"type": "keyword"},
+                    "ingested_by": {"type": "keyword"},
+                    "ingested_at": {"type": "keyword"},
                     "vector": {"type": "knn_vector", "dimension": dimension},
                 }
             }
@@ -225,6 +227,8 @@ def test_ensure_index_creates_the_exact_mapping_when_missing(fake):
                 "ordinal": {"type": "integer"},
                 "text": {"type": "text", "analyzer": "english"},
                 "embed_text": {"type": "text", "analyzer": "english"},
+                "ingested_by": {"type": "keyword"},
+                "ingested_at": {"type": "keyword"},
                 "vector": {
                     "type": "knn_vector",
                     "dimension": 384,
@@ -335,6 +339,8 @@ def test_upsert_sends_one_index_action_per_chunk_keyed_by_chunk_id(fake):
             "domain": "runbooks",
             "ordinal": 0,
             "text": "Check the leader changes metric.",
+            "ingested_by": "",
+            "ingested_at": "",
             "embed_text": (
                 "etcd runbook\nLeader election > Symptoms\nCheck the leader changes metric."
             ),
@@ -350,6 +356,8 @@ def test_upsert_sends_one_index_action_per_chunk_keyed_by_chunk_id(fake):
             "domain": "runbooks",
             "ordinal": 1,
             "text": "Restart the member.",
+            "ingested_by": "",
+            "ingested_at": "",
             "embed_text": "etcd runbook\nRestart the member.",
             "vector": [1.0, 0.0, 0.0],
         },
@@ -539,7 +547,7 @@ def test_get_fetches_with_mget_in_the_order_asked_skipping_missing(fake):
     (request,) = fake.sent("POST", f"/{INDEX}/_mget")
     assert request.json == {"ids": ["c2", "gone", "c1"]}
     assert request.query == {
-        "_source_includes": ["chunk_id,doc_id,source,title,heading_path,domain,ordinal,text"]
+        "_source_includes": ["chunk_id,doc_id,source,title,heading_path,domain,ordinal,text,ingested_by,ingested_at"]
     }
 
 
@@ -727,3 +735,20 @@ def test_from_settings_for_serverless_uses_faiss_and_skips_refresh(fake):
     assert put.json["mappings"]["properties"]["vector"]["method"]["engine"] == "faiss"
     (bulk,) = fake.sent("POST", "/_bulk")
     assert "refresh" not in bulk.query
+
+
+def test_an_index_made_before_provenance_gains_its_fields(fake):
+    # Given an index whose strict mapping predates the provenance fields
+    fake.on("HEAD", f"/{INDEX}", Reply(200, None))
+    old = mapping_with_dimension(3)
+    for name in ("ingested_by", "ingested_at"):
+        del old[INDEX]["mappings"]["properties"][name]
+    fake.on("GET", f"/{INDEX}/_mapping", Reply(200, old))
+    fake.on("PUT", f"/{INDEX}/_mapping", Reply(200, {"acknowledged": True}))
+    # When the index is ensured
+    assert make_index(fake).ensure_index() is False
+    # Then the two fields are added, so chunks can carry who ingested them and when
+    (put,) = fake.sent("PUT", f"/{INDEX}/_mapping")
+    assert json.loads(put.body) == {
+        "properties": {"ingested_by": {"type": "keyword"}, "ingested_at": {"type": "keyword"}}
+    }

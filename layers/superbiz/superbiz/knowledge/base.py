@@ -43,6 +43,10 @@ class Chunk(BaseModel):
     domain: str = ""  # e.g. the top-level folder: "kubernetes", "etcd", "runbooks"
     ordinal: int = 0  # position within the document
     text: str  # the chunk's own content
+    # provenance: who or what wrote it ("s3:<uploader principal>", "cli:<user>",
+    # "world:<scenario>") and when (UTC ISO-8601); kept while the document is unchanged
+    ingested_by: str = ""
+    ingested_at: str = ""
 
     @property
     def embed_text(self) -> str:

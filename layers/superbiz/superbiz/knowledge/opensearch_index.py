@@ -51,7 +51,14 @@ CHUNK_FIELDS = (
     "domain",
     "ordinal",
     "text",
+    "ingested_by",
+    "ingested_at",
 )
+# provenance fields an index created before them gains on first use
+PROVENANCE_MAPPING = {
+    "ingested_by": {"type": "keyword"},
+    "ingested_at": {"type": "keyword"},
+}
 VECTOR_FIELD = "vector"
 MAX_TERMS_HITS = 10_000  # OpenSearch's default index.max_result_window
 TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
@@ -93,6 +100,7 @@ def index_body(dimension: int, engine: Engine = "lucene") -> dict[str, Any]:
                 "ordinal": {"type": "integer"},
                 "text": {"type": "text", "analyzer": "english"},
                 "embed_text": {"type": "text", "analyzer": "english"},
+                **PROVENANCE_MAPPING,
                 VECTOR_FIELD: {
                     "type": "knn_vector",
                     "dimension": dimension,
@@ -239,6 +247,12 @@ class OpenSearchIndex:
                 "use the embedder the index was built with, or delete the index and "
                 "re-ingest the documents"
             )
+        missing = {
+            k: v for k, v in PROVENANCE_MAPPING.items() if k not in mappings.get("properties", {})
+        }
+        if missing:  # the mapping is strict: add the provenance fields before writing them
+            with self._translate("add the provenance fields to the index mapping"):
+                self.client.indices.put_mapping(index=self.index_name, body={"properties": missing})
 
     # --- writes ----------------------------------------------------------
 
@@ -474,6 +488,8 @@ def _document(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
         "domain": chunk.domain,
         "ordinal": chunk.ordinal,
         "text": chunk.text,
+        "ingested_by": chunk.ingested_by,
+        "ingested_at": chunk.ingested_at,
         "embed_text": chunk.embed_text,
         VECTOR_FIELD: [float(x) for x in vector],
     }

@@ -44,6 +44,9 @@ class S3ObjectEvent(BaseModel):
     bucket: str
     key: str  # decoded (S3 URL-encodes keys in notifications, spaces as '+')
     size: int | None = None
+    # provenance: the principal that wrote the object, and when
+    principal: str = ""
+    event_time: str | None = None
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> S3ObjectEvent:
@@ -53,6 +56,8 @@ class S3ObjectEvent(BaseModel):
             bucket=s3["bucket"]["name"],
             key=unquote_plus(s3["object"]["key"]),
             size=s3["object"].get("size"),
+            principal=str((record.get("userIdentity") or {}).get("principalId") or "unknown"),
+            event_time=record.get("eventTime"),
         )
 
     @property
@@ -139,7 +144,14 @@ class S3KnowledgeIngestor:
         text = body.decode("utf-8", errors="replace")
         # the same domain and source naming as `superbiz kb ingest` on a folder named knowledge
         domain = domain_for(source, self.prefix.rstrip("/").rsplit("/", 1)[-1])
-        chunks = self.kb.ingest_text(source, "", text, domain=domain)
+        chunks = self.kb.ingest_text(
+            source,
+            "",
+            text,
+            domain=domain,
+            ingested_by=f"s3:{obj.principal}",
+            ingested_at=obj.event_time,
+        )
         return DocumentOutcome(key=obj.key, source=source, action="indexed", chunks=chunks)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -79,6 +80,14 @@ def document_files(path: Path) -> tuple[Path, list[Path]]:
     raise FileNotFoundError(f"{path} does not exist")
 
 
+def _stamped(chunks: list[Chunk], by: str, at: str | None = None) -> list[Chunk]:
+    """Each chunk with its provenance: who or what ingested it, and when."""
+    when = at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for chunk in chunks:
+        chunk.ingested_by, chunk.ingested_at = by[:512], when
+    return chunks
+
+
 class KnowledgeBase:
     def __init__(self, index: KnowledgeIndex, embedder: Embedder) -> None:
         self.index = index
@@ -88,7 +97,9 @@ class KnowledgeBase:
 
     # -- ingestion ------------------------------------------------------------
 
-    def ingest_path(self, path: Path, *, progress: Progress | None = None) -> IngestSummary:
+    def ingest_path(
+        self, path: Path, *, progress: Progress | None = None, ingested_by: str = "local"
+    ) -> IngestSummary:
         """Ingest a .md/.txt file or a folder of them. Sources are relative to the
         ingested root, so re-ingesting the same root replaces changed documents and
         leaves unchanged ones alone (no re-embedding)."""
@@ -100,7 +111,7 @@ class KnowledgeBase:
             source = file.relative_to(root).as_posix()
             text = file.read_text(encoding="utf-8", errors="replace")
             chunks = chunk_document(source, text, domain=domain_for(source, root_name))
-            documents.append((doc_id_for(source), chunks))
+            documents.append((doc_id_for(source), _stamped(chunks, ingested_by)))
         removed, unchanged, total = self._write(documents, progress)
         return IngestSummary(
             documents=len(files),
@@ -110,10 +121,19 @@ class KnowledgeBase:
             seconds=time.perf_counter() - started,
         )
 
-    def ingest_text(self, source: str, title: str, text: str, domain: str = "") -> int:
+    def ingest_text(
+        self,
+        source: str,
+        title: str,
+        text: str,
+        domain: str = "",
+        *,
+        ingested_by: str = "local",
+        ingested_at: str | None = None,
+    ) -> int:
         """Ingest one inline document (e.g. a scenario's runbook); returns its chunk count."""
         chunks = chunk_document(source, text, title=title, domain=domain)
-        self._write([(doc_id_for(source), chunks)], None)
+        self._write([(doc_id_for(source), _stamped(chunks, ingested_by, ingested_at))], None)
         return len(chunks)
 
     def delete(self, source: str) -> int:

@@ -1,0 +1,105 @@
+"""Every knowledge chunk says who or what ingested it and when: the uploader of an S3
+object (from the event), or the local caller; an unchanged re-upload keeps it."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from typing import Any
+
+from superbiz.knowledge.base import Candidate, Chunk
+from superbiz.knowledge.s3_ingest import S3KnowledgeIngestor, parse_event
+from superbiz.knowledge.service import KnowledgeBase
+
+RUNBOOK = "# Pool exhaustion\n\n## Fix\nRaise maximumPoolSize and restart the pods.\n"
+
+
+class Index:
+    def __init__(self) -> None:
+        self.chunks: dict[str, Chunk] = {}
+
+    def upsert(self, chunks: list[Chunk], vectors: list[list[float]]) -> None:
+        self.chunks |= {c.chunk_id: c for c in chunks}
+
+    def delete_document(self, doc_id: str) -> int:
+        gone = [k for k, c in self.chunks.items() if c.doc_id == doc_id]
+        for k in gone:
+            del self.chunks[k]
+        return len(gone)
+
+    def document_chunk_ids(self, doc_id: str) -> list[str]:
+        mine = sorted(
+            (c for c in self.chunks.values() if c.doc_id == doc_id), key=lambda c: c.ordinal
+        )
+        return [c.chunk_id for c in mine]
+
+    def lexical(self, query: str, k: int) -> list[Candidate]:
+        return []
+
+    def vector(self, vector: list[float], k: int) -> list[Candidate]:
+        return []
+
+    def get(self, chunk_ids: list[str]) -> list[Chunk]:
+        return [self.chunks[c] for c in chunk_ids]
+
+    def count(self) -> int:
+        return len(self.chunks)
+
+
+class Embedder:
+    name, dimension = "hash", 4
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return [[b / 255 for b in hashlib.sha256(t.encode()).digest()[:4]] for t in texts]
+
+
+class Bucket:
+    """head_object / get_object over a dict: the two calls ingestion makes."""
+
+    def __init__(self, objects: dict[str, bytes]) -> None:
+        self.objects = objects
+
+    def head_object(self, Bucket: str, Key: str) -> dict[str, Any]:  # noqa: N803
+        return {"ContentLength": len(self.objects[Key])}
+
+    def get_object(self, Bucket: str, Key: str) -> dict[str, Any]:  # noqa: N803
+        return {"Body": io.BytesIO(self.objects[Key])}
+
+
+def _event(principal: str, at: str) -> dict[str, Any]:
+    return {
+        "Records": [
+            {
+                "eventName": "ObjectCreated:Put",
+                "eventTime": at,
+                "userIdentity": {"principalId": principal},
+                "s3": {"bucket": {"name": "b"}, "object": {"key": "knowledge/runbooks/pool.md"}},
+            }
+        ]
+    }
+
+
+def test_an_uploaded_runbook_records_its_uploader_and_time():
+    # Given a runbook uploaded under knowledge/ by an IAM principal
+    index = Index()
+    ingestor = S3KnowledgeIngestor(
+        KnowledgeBase(index, Embedder()), Bucket({"knowledge/runbooks/pool.md": RUNBOOK.encode()})
+    )
+    # When the upload's event is ingested
+    ingestor.ingest(parse_event(_event("AWS:AIDAEXAMPLE:alice", "2026-11-29T09:00:00.000Z")))
+    # Then every chunk names that principal and the upload time
+    chunks = list(index.chunks.values())
+    assert chunks
+    assert {c.ingested_by for c in chunks} == {"s3:AWS:AIDAEXAMPLE:alice"}
+    assert {c.ingested_at for c in chunks} == {"2026-11-29T09:00:00.000Z"}
+    # And re-uploading the same text by someone else changes nothing (no re-write)
+    ingestor.ingest(parse_event(_event("AWS:AIDAEXAMPLE:bob", "2026-11-29T10:00:00.000Z")))
+    assert {c.ingested_by for c in index.chunks.values()} == {"s3:AWS:AIDAEXAMPLE:alice"}
+
+
+def test_local_ingestion_is_stamped_too():
+    index = Index()
+    kb = KnowledgeBase(index, Embedder())
+    kb.ingest_text("inline/pool.md", "Pool", RUNBOOK, ingested_by="world:demo")
+    chunk = next(iter(index.chunks.values()))
+    assert chunk.ingested_by == "world:demo" and chunk.ingested_at.endswith("Z")
