@@ -165,3 +165,50 @@ def test_rule_evaluation():
     discovery = rule_evaluation("aiops_discovery", None, "x" * 50, {"query_alarms", "query_logs"})
     assert discovery["passed"]
     assert {r["rule"] for r in discovery["rules"]} >= {"discovered_firing_alarms"}
+
+
+def test_percentile_alarms_carry_their_extended_statistic():
+    # Given a latency alarm on p99 in each CloudWatch shape
+    sns = {
+        "AlarmName": "checkout-latency-p99",
+        "NewStateValue": "ALARM",
+        "Trigger": {"MetricName": "Latency", "ExtendedStatistic": "p99", "Period": 60},
+    }
+    described = {
+        "AlarmName": "checkout-latency-p99",
+        "StateValue": "ALARM",
+        "ExtendedStatistic": "p99.9",
+    }
+    event = {**EVENTBRIDGE, "detail": {**EVENTBRIDGE["detail"]}}
+    event["detail"]["configuration"] = {
+        "metrics": [{"metricStat": {"metric": {"name": "Latency"}, "period": 60, "stat": "tm99"}}]
+    }
+    # Then each parsed alarm keeps the percentile as its statistic
+    assert parse_alarm_payloads(sns)[0].statistic == "p99"
+    assert parse_alarm_payloads(described)[0].statistic == "p99.9"
+    assert parse_alarm_payloads(event)[0].statistic == "tm99"
+    assert parse_alarm_payloads({"name": "x-latency", "statistic": "P95"})[0].statistic == "p95"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"AlarmName": "a", "NewStateValue": "ALARM", "Trigger": []}, "Trigger"),
+        ({"AlarmName": "a", "StateValue": "ALARM", "Period": "often"}, "Period"),
+        (
+            {"AlarmName": "a", "StateValue": "ALARM", "ExtendedStatistic": "p1000"},
+            "ExtendedStatistic",
+        ),
+        ({"alerts": [{"labels": {"alertname": "x", "severity": 3}}]}, "alerts.0.labels.severity"),
+        ({"alerts": "many"}, "alerts"),
+        ({"name": "x", "resources": [1]}, "resources"),
+        ({**EVENTBRIDGE, "resources": [1]}, "resources.0"),
+        (
+            {**EVENTBRIDGE, "detail": {**EVENTBRIDGE["detail"], "configuration": []}},
+            "configuration",
+        ),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_named(body, field):
+    with pytest.raises(AlarmPayloadError, match=field.replace(".", r"\.")):
+        parse_alarm_payloads(body)

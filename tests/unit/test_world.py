@@ -286,3 +286,20 @@ def test_missing_file_and_bad_yaml_name_the_file(tmp_path):
         load_scenario(missing)
     with pytest.raises(ScenarioError, match=rf"^{broken}: invalid YAML: line \d+, column \d+"):
         load_scenario(broken)
+
+
+@pytest.mark.parametrize("statistic", ["p99", "p99.9", "tm99", "IQM"])
+def test_a_percentile_alarm_loads_and_its_event_carries_the_statistic(tmp_path, statistic):
+    # Given a world whose alarm watches a latency percentile
+    text = edited("      statistic: Sum\n", f"      statistic: {statistic}\n")
+    # When it is loaded
+    scenario = load_scenario(write_world(tmp_path, text))
+    # Then the statistic is kept, and the alarm event says it
+    assert scenario.world.alarms[0].statistic == statistic
+    stat = scenario.alarm_event()["detail"]["configuration"]["metrics"][0]["metricStat"]["stat"]
+    assert stat == statistic
+
+
+def test_an_unknown_statistic_is_named(tmp_path):
+    message = load_error(tmp_path, edited("      statistic: Sum\n", "      statistic: p999\n"))
+    assert "statistic" in message and "p99" in message

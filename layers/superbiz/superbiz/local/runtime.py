@@ -202,7 +202,7 @@ class LocalRuntime:
     def _provision(self) -> None:
         from superbiz import deps as deps_module
         from superbiz.aws import AwsClients
-        from superbiz.local import insights, moto_locks
+        from superbiz.local import insights, moto_locks, moto_percentiles
         from superbiz.settings import Settings
         from superbiz.store import create_table
 
@@ -221,6 +221,7 @@ class LocalRuntime:
         )
         insights.install()
         moto_locks.install()
+        moto_percentiles.install()
         if self.scenario is not None:
             from superbiz.world import seed_world
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import statistics
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
+from superbiz.cwstats import Statistic
 from superbiz.errors import ToolError
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
@@ -23,7 +24,6 @@ _RISE_FRACTION = 0.1  # an onset is at least a tenth of the way from baseline to
 _BASELINE_FRACTION = 0.05  # and at least 5 % above the baseline (88 % -> 100 % disk counts)
 _MAD_TO_SIGMA = 1.4826  # scales the median absolute deviation to a standard deviation
 
-StatisticName = Literal["Sum", "Average", "Maximum", "Minimum", "SampleCount"]
 
 
 class QueryMetricsInput(TimeWindow):
@@ -36,7 +36,11 @@ class QueryMetricsInput(TimeWindow):
         max_length=30,
         description="exact dimension set, e.g. {LoadBalancer: ...}",
     )
-    statistic: StatisticName = "Average"
+    statistic: Statistic = Field(
+        "Average",
+        description="Sum, Average, Maximum, Minimum, SampleCount, or a percentile such as "
+        "p99 or p99.9 (CloudWatch extended statistics: tm99, tc90, ts90, wm99, IQM)",
+    )
     period: int = Field(60, ge=60, description="seconds per datapoint, a multiple of 60")
 
     @field_validator("period")
