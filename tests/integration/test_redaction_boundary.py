@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import boto3
 import pytest
 
+from superbiz import runs
 from superbiz.aws import AwsClients
 from superbiz.contracts import (
     Citation,
@@ -14,12 +15,13 @@ from superbiz.contracts import (
     ClaimKind,
     ExecutorEvidence,
     GateVerdict,
+    StartRunInput,
     ToolCall,
     ToolEvent,
 )
 from superbiz.graph import gatekeeper
 from superbiz.settings import Settings
-from superbiz.store import RunRecord, RunStore, create_table
+from superbiz.store import AlarmClaim, RunRecord, RunStore, ToolInvocation, create_table
 from superbiz.tools.base import ToolContext
 from superbiz.tools.runner import execute
 
@@ -161,3 +163,134 @@ def test_tool_error_text_is_redacted_before_it_is_stored(aws, store, logs_with_s
     assert "log group(s) not found: /ecs/payment-api-[REDACTED:aws_access_key]" in inv.error
     assert ACCESS_KEY not in inv.output_preview
     assert inv.retrieval_details["redactions"] == {"aws_access_key": 1}
+
+
+# ------------------------------------------- what people type or send is stored redacted
+
+TOKEN = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+ALARM = {
+    "name": "payment-api-5xx",
+    "arn": "arn:aws:cloudwatch:us-east-1:123456789012:alarm:payment-api-5xx",
+    "state": "ALARM",
+    "reason": f"Threshold crossed; last error: postgres://app:{PASSWORD}@db.internal:5432/orders",
+    "description": f"Runbook: call {EMAIL}; deploy token {TOKEN}",
+    "dimensions": {"Service": "payment-api", "ApiKey": "k-9d8f7e6a5b4c3d2e1f"},
+    "state_changed_at": "2026-11-20T10:05:00Z",
+}
+
+
+def assert_no_secret(stored: str) -> None:
+    for secret in (ACCESS_KEY, PASSWORD, EMAIL, TOKEN, "k-9d8f7e6a5b4c3d2e1f"):
+        assert secret not in stored
+
+
+def test_question_and_alarm_payload_are_stored_redacted(aws, store):
+    # Given a question and an alarm payload that carry secrets
+    question = f"Why does payment-api reject key {ACCESS_KEY} for {EMAIL}?"
+    store.create_run(
+        RunRecord(
+            run_id="run-2",
+            session_id="s-1",
+            mode="aiops_targeted",
+            query=question,
+            alarm=ALARM,
+            started_at="2026-11-20T10:21:00.000000Z",
+        )
+    )
+    store.add_run_alarm("run-2", "dedup-1", ALARM, "opened")
+
+    # When the run is read back, as the API and every later node read it
+    trace = store.get_trace("run-2")
+
+    # Then neither the question nor the alarm holds a secret, and what identifies it is kept
+    assert_no_secret(trace.model_dump_json())
+    assert trace.run.query == (
+        "Why does payment-api reject key [REDACTED:aws_access_key] for [REDACTED:email]?"
+    )
+    assert trace.run.alarm is not None
+    assert trace.run.alarm["arn"] == ALARM["arn"]
+    assert trace.run.alarm["dimensions"] == {
+        "Service": "payment-api",
+        "ApiKey": "[REDACTED:api_key]",
+    }
+    assert trace.alarms[0]["name"] == "payment-api-5xx"
+    assert "[REDACTED:github_token]" in trace.alarms[0]["description"]
+    # and the session's history, which later questions are given, is redacted too
+    store.update_run("run-2", answer="checked")
+    assert_no_secret(str(store.session_history("s-1", before_run="run-3", turns=5)))
+
+
+def test_alarm_claim_keeps_its_execution_input_redacted(aws, store):
+    # Given the execution input an opening alarm keeps for a redelivery
+    start_input = runs.start_input(
+        f"Investigate payment-api-5xx ({EMAIL})", run_id="run-9", alarm=ALARM
+    ).model_dump_json()
+    store.claim_alarm(
+        AlarmClaim(
+            dedup_key="dedup-9",
+            alarm_name="payment-api-5xx",
+            service="payment-api",
+            received_at="2026-11-20T10:05:01Z",
+        )
+    )
+
+    # When the claim records it
+    store.update_alarm_claim("dedup-9", run_id="run-9", role="opened", start_input=start_input)
+
+    # Then the stored input is still a valid execution input, without the secrets
+    claim = store.get_alarm_claim("dedup-9")
+    assert claim is not None and claim.start_input is not None
+    assert_no_secret(claim.start_input)
+    replayed = StartRunInput.model_validate_json(claim.start_input)
+    assert replayed.run_id == "run-9"
+    assert replayed.alarm is not None and replayed.alarm["arn"] == ALARM["arn"]
+
+
+def test_feedback_comment_is_stored_redacted(aws, store):
+    # Given a comment that pastes a password URL and an e-mail address
+    comment = f"wrong: it was postgres://app:{PASSWORD}@db.internal, ask {EMAIL}"
+
+    # When the feedback is recorded
+    saved = store.add_feedback("run-1", useful=False, comment=comment)
+
+    # Then neither the feedback item, nor the run's summary, nor the response holds them
+    trace = store.get_trace("run-1")
+    assert_no_secret(trace.model_dump_json())
+    assert_no_secret(str(saved))
+    assert trace.feedback[0]["comment"] == (
+        "wrong: it was postgres://app:[REDACTED:password]@db.internal, ask [REDACTED:email]"
+    )
+
+
+def test_a_failed_call_recorded_outside_the_tool_runner_is_stored_redacted(aws, store):
+    # Given a tool Lambda that crashed, recorded by the Executor with the error it raised
+    message = f"ToolCrashed: AccessDenied for {ACCESS_KEY}; Authorization: Bearer {TOKEN}"
+
+    # When the store records the failed call
+    store.record_invocation(
+        "run-1",
+        ToolInvocation(
+            seq=101,
+            invocation_id="inv_0101_run-1",
+            call_id="r1c0",
+            tool_name="query_logs",
+            input_params={"service": "payment-api", "password": "hunter2"},
+            output_preview=f"query_logs failed: {message}",
+            success=False,
+            error=message,
+        ),
+    )
+
+    # Then the stored error, preview and parameters hold none of the secrets, and say so
+    (inv,) = store.get_trace("run-1").invocations
+    assert_no_secret(inv.model_dump_json())
+    assert "hunter2" not in inv.model_dump_json()
+    assert inv.error == (
+        "ToolCrashed: AccessDenied for [REDACTED:aws_access_key]; "
+        "Authorization: Bearer [REDACTED:github_token]"
+    )
+    assert inv.retrieval_details["redactions"] == {
+        "aws_access_key": 2,
+        "github_token": 2,
+        "password": 1,
+    }

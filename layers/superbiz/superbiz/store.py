@@ -20,6 +20,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, Field
 
 from superbiz.errors import RunNotFound, StoreError, StoreThrottled
+from superbiz.redaction import redact, redact_text
 
 _THROTTLE_CODES = {
     "ProvisionedThroughputExceededException",
@@ -225,6 +226,50 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# -- redaction at the write: what people typed or sent (a question, an alarm payload,
+# a feedback comment) and tool error text are stored, shown and logged redacted, whoever
+# writes them; redacting twice changes nothing, so callers may redact first
+
+
+def _redacted_run(run: RunRecord) -> RunRecord:
+    alarm = redact(run.alarm)[0] if run.alarm else run.alarm
+    return run.model_copy(update={"query": redact_text(run.query)[0], "alarm": alarm})
+
+
+def _redacted_invocation(inv: ToolInvocation) -> ToolInvocation:
+    """Error, preview and parameters redacted; what was found is added to the counts."""
+    params, found = redact(inv.input_params)
+    error, in_error = redact_text(inv.error) if inv.error else (inv.error, {})
+    preview, in_preview = redact_text(inv.output_preview)
+    counts = {**inv.retrieval_details.get("redactions", {})}
+    for kind, n in [*found.items(), *in_error.items(), *in_preview.items()]:
+        counts[kind] = counts.get(kind, 0) + n
+    details = {**inv.retrieval_details, "redactions": dict(sorted(counts.items()))}
+    return inv.model_copy(
+        update={
+            "input_params": params,
+            "error": error,
+            "output_preview": preview,
+            "retrieval_details": details if counts else inv.retrieval_details,
+        }
+    )
+
+
+def _redacted_start_input(text: str) -> str:
+    """A stored execution input (JSON) with its question and alarm payload redacted."""
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        return redact_text(text)[0]
+    if not isinstance(payload, dict):
+        return text
+    if isinstance(payload.get("query"), str):
+        payload["query"] = redact_text(payload["query"])[0]
+    if payload.get("alarm"):
+        payload["alarm"] = redact(payload["alarm"])[0]
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
 def _from_item(item: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, value in item.items():
@@ -335,6 +380,7 @@ class RunStore:
     # -- runs
     def create_run(self, run: RunRecord) -> bool:
         """Create the run and its session index entry; idempotent on retries."""
+        run = _redacted_run(run)
         created = self._put_new({"PK": run_pk(run.run_id), "SK": "META", **_to_item(run)})
         stored = run if created else self.get_run(run.run_id)
         self._put_new(
@@ -356,6 +402,10 @@ class RunStore:
     def update_run(self, run_id: str, **fields: Any) -> None:
         if not fields:
             return
+        if isinstance(fields.get("query"), str):
+            fields["query"] = redact_text(fields["query"])[0]
+        if fields.get("alarm"):
+            fields["alarm"] = redact(fields["alarm"])[0]
         names, values, sets = {}, {}, []
         for i, (name, value) in enumerate(fields.items()):
             names[f"#f{i}"] = name
@@ -421,6 +471,7 @@ class RunStore:
 
     def record_invocation(self, run_id: str, inv: ToolInvocation) -> ToolInvocation:
         """Record once: a retried tool Lambda gets the first recording back."""
+        inv = _redacted_invocation(inv)
         data = _to_item(inv)
         body = data.get("output", "null")
         if len(body.encode()) > self.inline_output_limit:
@@ -550,6 +601,7 @@ class RunStore:
     def add_feedback(self, run_id: str, useful: bool, comment: str = "") -> dict[str, Any]:
         """One feedback item, then the run's self_evaluation.feedback summary recomputed
         from every feedback item (so concurrent feedback converges)."""
+        comment = redact_text(comment)[0]
         run = self.get_run(run_id)
         now = utcnow_iso()
         item = {"useful": useful, "comment": comment, "created_at": now}
@@ -571,6 +623,10 @@ class RunStore:
     # -- alarm triggers: dedup and storm grouping
     def claim_alarm(self, claim: AlarmClaim) -> bool:
         """True for the first delivery of this state change; False for a duplicate."""
+        if claim.start_input:
+            claim = claim.model_copy(
+                update={"start_input": _redacted_start_input(claim.start_input)}
+            )
         return self._put_new({"PK": alarm_pk(claim.dedup_key), "SK": "META", **_to_item(claim)})
 
     def get_alarm_claim(self, dedup_key: str) -> AlarmClaim | None:
@@ -582,6 +638,8 @@ class RunStore:
         return AlarmClaim.model_validate(_from_item(got["Item"])) if "Item" in got else None
 
     def update_alarm_claim(self, dedup_key: str, **fields: Any) -> None:
+        if fields.get("start_input"):
+            fields["start_input"] = _redacted_start_input(fields["start_input"])
         names = {f"#f{i}": k for i, k in enumerate(fields)}
         values = {f":v{i}": v for i, v in enumerate(fields.values())}
         self._call(
@@ -644,6 +702,7 @@ class RunStore:
 
     def add_run_alarm(self, run_id: str, dedup_key: str, alarm: dict[str, Any], role: str) -> None:
         """Record an alarm in the run's partition (idempotent per state change)."""
+        alarm = redact(alarm)[0]
         self._put_new(
             {
                 "PK": run_pk(run_id),
