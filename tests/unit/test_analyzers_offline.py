@@ -46,19 +46,25 @@ def logs(*messages: str, inv_id: str = "inv_0001_abcdef") -> dict:
         {"timestamp": f"2026-11-20T10:0{i % 10}:00Z", "log_group": "/ecs/api", "message": m}
         for i, m in enumerate(messages)
     ]
+    output = {
+        "results": rows,
+        "truncated": False,
+        "log_groups": ["/ecs/api"],
+        "start": "2026-11-20T09:20:00Z",
+        "end": "2026-11-20T10:20:00Z",
+    }
+    if not rows:  # what the tool says of an empty result, as it does
+        output["no_evidence"] = (
+            "No log events matching the 'errors' template in /ecs/api "
+            "between 2026-11-20T09:20:00Z and 2026-11-20T10:20:00Z."
+        )
     return {
         "invocation_id": inv_id,
         "tool": "query_logs",
         "params": {},
         "success": True,
         "empty": not rows,
-        "output": {
-            "results": rows,
-            "truncated": False,
-            "log_groups": ["/ecs/api"],
-            "start": "2026-11-20T09:20:00Z",
-            "end": "2026-11-20T10:20:00Z",
-        },
+        "output": output,
     }
 
 
@@ -242,7 +248,7 @@ def test_the_last_step_of_a_timed_out_request_names_what_it_waited_on():
     request_log["params"] = {"template": "request", "request_id": rid}
     (stalled,) = analyzers.stalled_calls([request_log])
     assert "api.carrier-partner.example" in stalled.summary
-    assert stalled.citations[0].raw_path == "$.results[2].message"
+    assert stalled.citations[0].raw_path == "$.results[2]"
     assert (
         gatekeeper.check(build_evidence([stalled]), [as_invocation(request_log)]).verdict
         is GateVerdict.PASS

@@ -49,6 +49,8 @@ def run_result(runtime: Any, outcome: Any) -> dict[str, Any]:
         "answer": run.answer,
         "verifier_verdict": evaluation.get("verifier_evaluation", {}).get("verdict"),
         "gatekeeper": evaluation.get("gatekeeper"),
+        "verifier": evaluation.get("verifier_evaluation"),
+        "answer_check": evaluation.get("answer_check"),
         "orchestration_trace": orchestration,
         "execution": {
             "arn": outcome.execution_arn,

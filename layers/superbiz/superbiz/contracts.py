@@ -244,6 +244,7 @@ class ClaimOutcome(Contract):
     claim_id: str
     kind: ClaimKind
     passed: bool
+    statement: str = ""
     rule_ids: list[str] = Field(default_factory=list)
     citations: list[CitationOutcome] = Field(default_factory=list)
     # why the statement itself failed (unsupported specifics, missing telemetry)

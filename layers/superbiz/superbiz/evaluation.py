@@ -61,6 +61,40 @@ def _passed_claims(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in gate.get("claims", []) if c["passed"]]
 
 
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|`[^`]*`')
+_SUMMARY = re.compile(r"\*\*Summary:\*\*(.*)", re.IGNORECASE)
+
+
+def _section(answer: str, title: str) -> str:
+    """The text under a `## title` heading of the answer, up to the next heading."""
+    match = re.search(rf"^##\s*{title}\s*$(.*?)(?=^##\s|\Z)", answer, re.M | re.S | re.I)
+    return match.group(1) if match else ""
+
+
+def concluded(result: dict[str, Any]) -> dict[str, str]:
+    """What the run concluded, the only text an `expect` phrase is matched against:
+    the root causes that passed the Gatekeeper and reached the answer, the summary
+    line, and the actions; quoted evidence (log lines, runbook titles) never counts."""
+    answer = result.get("answer") or ""
+    allowed = (result.get("verifier") or {}).get("allowed_claims")
+    stated = [
+        c
+        for c in _passed_claims(result)
+        if (allowed is None or c["claim_id"] in allowed) and c.get("statement")
+    ]
+    summary = _SUMMARY.search(answer)
+
+    def bare(text: str) -> str:
+        return _QUOTED.sub(" ", text).lower()
+
+    return {
+        "root_cause": " \n".join(bare(c["statement"]) for c in stated if c["kind"] == "root_cause"),
+        "claims": " \n".join(bare(c["statement"]) for c in stated if c["kind"] != "negative"),
+        "summary": bare(summary.group(1)) if summary else "",
+        "actions": bare(_section(answer, "Actions")),
+    }
+
+
 def score(scenario: Any, result: dict[str, Any]) -> ScenarioScore:
     """Apply every `expect` check to one run's JSON view (see cli.run_result)."""
     expect = scenario.expect
@@ -68,17 +102,19 @@ def score(scenario: Any, result: dict[str, Any]) -> ScenarioScore:
     invocations = result["trace"]["invocations"]
     tool_of = {i["invocation_id"]: i["tool_name"] for i in invocations}
     passed_claims = _passed_claims(result)
+    said = concluded(result)
     checks: list[Check] = []
 
     if expect.root_cause.any_of:
-        hit = [p for p in expect.root_cause.any_of if p.lower() in answer]
+        cause_text = f"{said['root_cause']} \n{said['summary']}"
+        hit = [p for p in expect.root_cause.any_of if p.lower() in cause_text]
         checks.append(
             Check(
                 name="root_cause",
                 passed=bool(hit),
                 detail=f"named {hit}"
                 if hit
-                else f"none of {expect.root_cause.any_of} in the answer",
+                else f"none of {expect.root_cause.any_of} in a verified root cause or the summary",
             )
         )
     else:
@@ -106,13 +142,14 @@ def score(scenario: Any, result: dict[str, Any]) -> ScenarioScore:
                 detail=f"tools cited by verified claims: {sorted(t for t in cited_tools if t)}",
             )
         )
+    claimed = f"{said['claims']} \n{said['summary']} \n{said['actions']}"
     for phrase in expect.must_not_claim:
-        found = re.search(re.escape(phrase.lower()), answer) is not None
+        found = re.search(re.escape(phrase.lower()), claimed) is not None
         checks.append(
             Check(
                 name=f"must_not_claim:{phrase}",
                 passed=not found,
-                detail="present in the answer" if found else "",
+                detail="claimed (in a verified claim, the summary or the actions)" if found else "",
             )
         )
     verdict = result.get("verifier_verdict")

@@ -82,7 +82,9 @@ def fallback(event: NodeEvent, deps: Deps) -> GraphState:
     if collected:
         lines += ["### Evidence collected (raw tool results, no conclusions drawn)", ""]
         for inv in collected:
-            lines.append(f"- `{inv.invocation_id}` {inv.tool_name}: {inv.output_preview[:200]}")
+            # an empty result's preview restates the model's own parameters: never shown
+            said = "returned nothing" if inv.empty else inv.output_preview[:200]
+            lines.append(f"- `{inv.invocation_id}` {inv.tool_name}: {said}")
         lines.append("")
     lines += [
         "### Suggested manual next steps",

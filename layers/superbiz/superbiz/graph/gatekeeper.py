@@ -404,6 +404,7 @@ def check_claim(
         claim_id=claim.claim_id,
         kind=claim.kind,
         passed=passed,
+        statement=claim.statement,
         rule_ids=rule_ids,
         citations=outcomes,
         detail="; ".join(details),

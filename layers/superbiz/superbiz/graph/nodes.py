@@ -10,8 +10,10 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from superbiz import aiops, analyzers, budget, skills
+from superbiz import aiops, analyzers, budget, skills, specifics
 from superbiz.contracts import (
+    AnswerCheck,
+    Citation,
     ComposerOutput,
     Decision,
     ExecutorEvidence,
@@ -344,6 +346,8 @@ def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
         "claims_proposed": len(result.claims),
         "claims_passed": len(result.passed_ids),
         "claims": [c.model_dump(mode="json") for c in result.claims],
+        "actions": [a.model_dump(mode="json") for a in result.actions],
+        "gaps": [g.model_dump(mode="json") for g in result.gaps],
     }
     deps.store.update_run(state.run_id, self_evaluation=evaluation)
     state.decision = result.verdict.value
@@ -378,12 +382,14 @@ def verified_input(event: NodeEvent, deps: Deps) -> GraphState:
                 kind=claim.kind,
                 statement=claim.statement,
                 citations=citations,
+                derivations=claim.derivations,
             )
         )
+    # actions and gaps pass on only if the Gatekeeper let them through (rule A1)
     projection = VerifiedEvidence(
         claims=verified,
-        missing_info=evidence.missing_info,
-        recommended_actions=evidence.recommended_actions,
+        missing_info=[g["text"] for g in gate.get("gaps", []) if g["passed"]],
+        recommended_actions=[a["text"] for a in gate.get("actions", []) if a["passed"]],
         rejected_claim_count=len(evidence.claims) - len(verified),
     )
     record_code_step(deps, state.run_id, "verified_input", "verified_evidence", projection)
@@ -444,6 +450,16 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
     )
     claims = [c for c in verified["claims"] if c["claim_id"] in allowed]
     low_confidence = state.low_confidence or verdict.verdict is VerifierVerdict.LOW_CONFID
+    support = _answer_support(trace, claims)
+    # the Verifier's gaps are a model's words too: gated like the Executor's (rule A1)
+    verifier_gaps = [
+        g.text
+        for g in (
+            gatekeeper.check_text(m, support.gaps, gatekeeper.GAP_UNSUPPORTED, need_words=False)
+            for m in verdict.missing_info
+        )
+        if g.passed
+    ]
     context = {
         "query": trace.run.query,
         "session_history": _session_history(deps, trace),
@@ -451,9 +467,7 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
         "score": verdict.score,
         "low_confidence": low_confidence,
         "allowed_claims": claims,
-        "missing_info": list(
-            dict.fromkeys(verified.get("missing_info", []) + verdict.missing_info)
-        ),
+        "missing_info": list(dict.fromkeys(verified.get("missing_info", []) + verifier_gaps)),
         "recommended_actions": verified.get("recommended_actions", []),
         "rejected_claim_count": verified.get("rejected_claim_count", 0),
     }
@@ -468,6 +482,7 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
     )
     output = parse_output(turn, ComposerOutput, deps, state.run_id)
     answer = enforce_composer_rules(output.answer_markdown, low_confidence)
+    answer = _checked_answer(deps, state.run_id, trace, answer, context, support.answer)
     _record_final(deps, state.run_id, answer, "Composer", degraded=False)
     state.low_confidence = low_confidence
     state.termination_reason = state.termination_reason or (
@@ -479,6 +494,87 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
     )
     state.decision = None
     return state
+
+
+class _AnswerSupport:
+    """What the answer may draw on: the allowed claims with their cited values and
+    references, and (for gaps) what the run's tools reported."""
+
+    def __init__(self, answer: gatekeeper.Support, gaps: gatekeeper.Support) -> None:
+        self.answer = answer
+        self.gaps = gaps
+
+
+def _answer_support(trace: RunTrace, claims: list[dict[str, Any]]) -> _AnswerSupport:
+    by_id = {inv.invocation_id: inv for inv in trace.invocations}
+    texts: list[str] = []
+    causes: list[str] = []
+    for claim in claims:
+        texts.append(claim["statement"])
+        for c in claim["citations"]:
+            texts.append(f"{c['source_invocation_id']} {c['raw_path']}")
+            if c["source_invocation_id"] in by_id:
+                texts.append(gatekeeper.cited_text(Citation.model_validate(c), by_id))
+        if claim["kind"] in ("root_cause", "hypothesis"):
+            causes.append(claim["statement"])
+    outputs = [
+        " ".join(
+            t
+            for t in (inv.output_preview, (inv.output or {}).get("no_evidence"))
+            if isinstance(t, str)
+        )
+        for inv in trace.invocations
+        if inv.success and isinstance(inv.output, dict)
+    ]
+    return _AnswerSupport(
+        answer=gatekeeper.Support.of(texts, causes),
+        gaps=gatekeeper.Support.of(texts + outputs, causes),
+    )
+
+
+def _checked_answer(
+    deps: Deps,
+    run_id: str,
+    trace: RunTrace,
+    answer: str,
+    context: dict[str, Any],
+    support: gatekeeper.Support,
+) -> str:
+    """The Composer's text if every sentence is held by what passed; else the
+    deterministic rendering of the passed claims (rule A2), and why."""
+    from superbiz.render import render_report
+
+    rendered = render_report(context)
+    fixed = enforce_composer_rules(rendered.answer_markdown, context["low_confidence"])
+    # the fixed notes and the rendered report (passed claims, actions, gaps) are allowed text
+    allowed = gatekeeper.Support(
+        evidence=specifics.evidence_of([support.evidence.text, fixed.lower()]),
+        words=support.words | gatekeeper.words(fixed),
+        cause_words=support.cause_words,
+        has_cause=support.has_cause,
+    )
+    failed = gatekeeper.answer_check(answer, allowed)
+    check: dict[str, Any] = {
+        "passed": not failed,
+        "rule_ids": [gatekeeper.ANSWER_UNSUPPORTED] if failed else [],
+        "unsupported": [{"sentence": f.text, "why": f.detail} for f in failed[:10]],
+        "rendered_by": "deterministic" if failed else "composer",
+    }
+    evaluation = dict(deps.store.get_run(run_id).self_evaluation)
+    evaluation["answer_check"] = check
+    deps.store.update_run(run_id, self_evaluation=evaluation)
+    if failed:
+        record_code_step(
+            deps,
+            run_id,
+            "answer_check",
+            "answer_check",
+            AnswerCheck.model_validate(check),
+            thought=f"{len(failed)} sentence(s) of the Composer's answer are not held by a "
+            "passed claim; the answer is the deterministic rendering of the passed claims",
+        )
+        return fixed
+    return answer
 
 
 def enforce_composer_rules(answer: str, low_confidence: bool) -> str:
