@@ -14,183 +14,17 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from superbiz import signatures
 from superbiz.contracts import NO_EVIDENCE_PATH, Citation, Derivation, DerivationOp
 from superbiz.specifics import text_of
 from superbiz.untrusted import is_instruction_like
 
+# the catalogue is data (signatures.yaml); these names are the analyzers' API
+Signature = signatures.Signature
+detect = signatures.detect
 
-@dataclass(frozen=True)
-class Signature:
-    name: str
-    label: str
-    pattern: re.Pattern[str]
-    cause: str
-    actions: tuple[str, ...]
-    specific: bool = True  # a generic symptom (timeout, 5xx) never outranks a specific cause
-    # what to quote from a matching line when the match itself is not telling
-    focus: re.Pattern[str] | None = None
-
-    def detail(self, message: str) -> str | None:
-        """The telling part of a matching line, e.g. the exception class."""
-        match = (self.focus or self.pattern).search(message)
-        return match.group(0).strip(" :") if match else None
-
-    @property
-    def quote(self) -> re.Pattern[str]:
-        return self.focus or self.pattern
-
-
-def _sig(
-    name: str,
-    label: str,
-    regex: str,
-    cause: str,
-    actions: tuple[str, ...],
-    specific: bool = True,
-    focus: str | None = None,
-) -> Signature:
-    return Signature(
-        name,
-        label,
-        re.compile(regex, re.IGNORECASE),
-        cause,
-        actions,
-        specific,
-        re.compile(focus) if focus else None,
-    )
-
-
-# Ordered: the first matching signature names a log line.
-SIGNATURES: tuple[Signature, ...] = (
-    _sig(
-        "db_pool_exhaustion",
-        "database connection pool exhaustion",
-        r"connection is not available|pool (is )?exhausted|too many (db |database )?connections"
-        r"|remaining connection slots|unable to acquire (a )?(jdbc )?connection|HikariPool-\d+ - Connection"
-        r"|CannotGetJdbcConnectionException|Failed to obtain JDBC Connection|QueuePool limit",
-        "The database connection pool is exhausted: requests wait for a free connection and time out",
-        (
-            "Find what holds connections (slow queries, leaked connections, a new code path) and fix it",
-            "As a stopgap, raise the pool size only if the database has headroom for more connections",
-        ),
-    ),
-    _sig(
-        "cache_maxmemory",
-        "Redis maxmemory rejections",
-        r"OOM command not allowed|used memory > 'maxmemory'",
-        "The Redis cache is full: it has reached its maxmemory limit and rejects writes (OOM command not allowed)",
-        (
-            "Check the cache's memory usage, its maxmemory-policy and keys written without a TTL",
-            "Free memory (evict, expire or delete keys) or scale the cache node up or out",
-        ),
-    ),
-    _sig(
-        "out_of_memory",
-        "out-of-memory kills",
-        r"OutOfMemoryError|OOMKilled|out of memory|Cannot allocate memory|Killed process \d+|memory limit exceeded",
-        "The service runs out of memory and its processes are killed",
-        (
-            "Check memory usage against the limit and recent changes in payload size or caching",
-            "Raise the memory limit or fix the leak; restart affected tasks",
-        ),
-    ),
-    _sig(
-        "disk_full",
-        "disk full",
-        r"No space left on device|disk (is )?full|ENOSPC",
-        "A disk or volume is full, so writes fail",
-        ("Free space or grow the volume", "Find what filled it (logs, temp files) and bound it"),
-    ),
-    _sig(
-        "deadlock",
-        "database deadlocks",
-        r"deadlock",
-        "Transactions deadlock in the database and are rolled back",
-        (
-            "Find the conflicting transactions in the database's deadlock report",
-            "Make the lock order consistent or shorten the transactions",
-        ),
-    ),
-    _sig(
-        "tls_certificate",
-        "TLS certificate errors",
-        r"certificate (has )?expired|x509:|SSLHandshakeException|certificate verify failed|PKIX path",
-        "A TLS certificate is expired or untrusted, so connections fail during the handshake",
-        (
-            "Check the certificate's expiry and chain on the failing endpoint",
-            "Renew or replace the certificate",
-        ),
-    ),
-    _sig(
-        "throttling",
-        "throttling",
-        r"ThrottlingException|Rate exceeded|TooManyRequests|Throttled|SlowDown"
-        r"|ProvisionedThroughputExceeded|RequestLimitExceeded|TooManyRequestsException",
-        "A dependency is throttling requests: the service exceeds a rate limit or quota",
-        (
-            "Check the dependency's quota and current request rate",
-            "Add backoff with jitter, or request a quota increase",
-        ),
-    ),
-    _sig(
-        "connection_refused",
-        "refused or reset connections",
-        r"Connection refused|ECONNREFUSED|Connection reset|ECONNRESET|connect failed|No route to host",
-        "A dependency refuses or resets connections: it is down, restarting, or unreachable",
-        (
-            "Check the dependency's health and recent restarts",
-            "Check security groups and DNS for the endpoint",
-        ),
-    ),
-    _sig(
-        "lambda_timeout",
-        "Lambda invocations hitting their timeout",
-        r"Task timed out after [\d.]+ seconds",
-        "The function runs into its configured timeout: invocations are cut off while waiting, "
-        "usually on a slow downstream call",
-        (
-            "Find the call each timed-out invocation was waiting on (the last line logged before the timeout)",
-            "Set a client timeout on that call below the function timeout, and retry or fail fast",
-            "Raise the function timeout only if the downstream is healthy but legitimately slow",
-        ),
-    ),
-    _sig(
-        "timeout",
-        "timeouts",
-        r"timed out|timeout|deadline exceeded|Task timed out",
-        "Calls time out",
-        ("Find which dependency is slow and why",),
-        specific=False,
-    ),
-    _sig(
-        "http_5xx",
-        "5xx responses",
-        r"\b(status|code|statusCode|http_status)\"?[=: ]+5\d\d\b|HTTP/\d(\.\d)?\"? 5\d\d\b"
-        r"|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout",
-        "Requests fail with 5xx responses",
-        ("Find the error behind the 5xx responses in the service's logs",),
-        specific=False,
-    ),
-    _sig(
-        "exception",
-        "unhandled exceptions",
-        r"Traceback \(most recent call last\)|\b[A-Z]\w*(Exception|Error)\b|\bpanic:|\bFATAL\b|\[ERROR\]|\bERROR\b",
-        "The service raises errors",
-        ("Read the stack trace of the most frequent error and find the code path that raises it",),
-        specific=False,
-        focus=r"\b[\w.$]*[A-Z]\w*(Exception|Error)\b(: [^\n(\"]{0,60})?"
-        r"|Traceback \(most recent call last\)|panic: .{0,80}",
-    ),
-)
 
 _NUMBERS = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{8,}(-[0-9a-f]{4,})*\b|\d+(\.\d+)?", re.IGNORECASE)
-
-
-def detect(text: str) -> Signature | None:
-    for sig in SIGNATURES:
-        if sig.pattern.search(text):
-            return sig
-    return None
 
 
 def template(message: str) -> str:
@@ -240,7 +74,7 @@ def log_signatures(invocations: list[dict[str, Any]]) -> list[SignatureHit]:
             shape = template(row["message"])
             hit.templates.setdefault(shape, (inv["invocation_id"], i, row["message"]))
             hit.template_counts[shape] = hit.template_counts.get(shape, 0) + 1
-    order = {s.name: n for n, s in enumerate(SIGNATURES)}
+    order = {s.name: n for n, s in enumerate(signatures.catalogue())}
     return sorted(
         hits.values(), key=lambda h: (not h.signature.specific, -h.count, order[h.signature.name])
     )

@@ -1,0 +1,169 @@
+"""The failure-signature catalogue (`signatures.yaml`): data, not code branches.
+
+Each entry says what a log line showing the failure looks like, its fault
+family, whether it is an upstream event that explains others, which
+signatures are typically its effects, what resources it implicates and which
+changes can trigger it. The analyzers name lines with it, order causes before
+symptoms with it, and judge whether a change could have caused what is seen.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Family = Literal["dependency", "application", "data_store", "capacity"]
+# CloudTrail events of the service's own deploys: `deploy` in `triggered_by`
+DEPLOY_EVENTS = re.compile(
+    r"^(UpdateService|CreateDeployment|RegisterTaskDefinition|UpdateFunctionCode|"
+    r"PublishVersion|UpdateAlias|CreateService|StartDeployment|UpdateStack|ExecuteChangeSet|"
+    r"UpdateEnvironment|CreateApplicationVersion|PutImage)$"
+)
+
+
+class Entry(BaseModel):
+    """One catalogue entry as written in the YAML file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9_]+$")
+    family: Family
+    label: str
+    pattern: str
+    focus: str | None = None
+    cause: str
+    actions: list[str] = Field(min_length=1)
+    specific: bool = True
+    upstream: bool = False
+    effect_of: list[str] = Field(default_factory=list)
+    implicates: list[str] = Field(default_factory=list)
+    triggered_by: list[str] = Field(default_factory=list)
+    evidence: str = ""
+    examples: list[str] = Field(min_length=1)
+    not_examples: list[str] = Field(default_factory=list)
+
+    @field_validator("pattern", "focus")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"not a valid regular expression: {exc}") from None
+        return value
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    label: str
+    pattern: re.Pattern[str]
+    cause: str
+    actions: tuple[str, ...]
+    specific: bool = True  # a generic symptom (timeout, 5xx) never outranks a specific cause
+    # what to quote from a matching line when the match itself is not telling
+    focus: re.Pattern[str] | None = None
+    family: str = "application"
+    upstream: bool = False
+    effect_of: tuple[str, ...] = ()
+    implicates: tuple[str, ...] = ()
+    triggered_by: tuple[str, ...] = ()
+    evidence: str = ""
+
+    def detail(self, message: str) -> str | None:
+        """The telling part of a matching line, e.g. the exception class."""
+        match = (self.focus or self.pattern).search(message)
+        if match is None and self.focus is not None:
+            match = self.pattern.search(message)
+        return match.group(0).strip(" :") if match else None
+
+    @property
+    def quote(self) -> re.Pattern[str]:
+        return self.focus or self.pattern
+
+    def can_be_triggered_by(self, event: str) -> bool:
+        """Whether a change of this CloudTrail event name can produce the failure."""
+        for trigger in self.triggered_by:
+            if trigger == "deploy":
+                if DEPLOY_EVENTS.match(event):
+                    return True
+            elif re.fullmatch(trigger, event):
+                return True
+        return False
+
+
+class CatalogueError(ValueError):
+    """The catalogue file is malformed; the message names the entry."""
+
+
+def parse(entries: Any) -> tuple[Signature, ...]:
+    if not isinstance(entries, list):
+        raise CatalogueError("the signature catalogue must be a list of entries")
+    out: list[Signature] = []
+    names: set[str] = set()
+    for n, raw in enumerate(entries):
+        try:
+            entry = Entry.model_validate(raw)
+        except ValueError as exc:
+            label = raw.get("name") if isinstance(raw, dict) else None
+            raise CatalogueError(f"signature entry {n} ({label or '?'}): {exc}") from None
+        if entry.name in names:
+            raise CatalogueError(f"signature {entry.name!r} is defined twice")
+        names.add(entry.name)
+        out.append(
+            Signature(
+                name=entry.name,
+                label=entry.label,
+                pattern=re.compile(entry.pattern, re.IGNORECASE),
+                cause=entry.cause,
+                actions=tuple(entry.actions),
+                specific=entry.specific,
+                focus=re.compile(entry.focus) if entry.focus else None,
+                family=entry.family,
+                upstream=entry.upstream,
+                effect_of=tuple(entry.effect_of),
+                implicates=tuple(entry.implicates),
+                triggered_by=tuple(entry.triggered_by),
+                evidence=entry.evidence,
+            )
+        )
+    unknown = {e for s in out for e in s.effect_of} - names
+    if unknown:
+        raise CatalogueError(f"effect_of names unknown signatures: {sorted(unknown)}")
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> tuple[Signature, ...]:
+    import yaml
+
+    text = resources.files("superbiz").joinpath("signatures.yaml").read_text(encoding="utf-8")
+    return parse(yaml.safe_load(text))
+
+
+@lru_cache(maxsize=1)
+def examples() -> list[tuple[str, list[str], list[str]]]:
+    """(name, examples, not_examples) of every entry, for the catalogue's tests."""
+    import yaml
+
+    text = resources.files("superbiz").joinpath("signatures.yaml").read_text(encoding="utf-8")
+    return [
+        (e["name"], list(e.get("examples", [])), list(e.get("not_examples", [])))
+        for e in yaml.safe_load(text)
+    ]
+
+
+def by_name() -> dict[str, Signature]:
+    return {s.name: s for s in catalogue()}
+
+
+def detect(text: str) -> Signature | None:
+    for sig in catalogue():
+        if sig.pattern.search(text):
+            return sig
+    return None
