@@ -91,9 +91,10 @@ def test_composer_attacks_leave_the_answer_to_the_deterministic_rendering(report
 
 
 def test_markers_are_found_however_they_are_spelled():
-    # fullwidth digits, zero-width characters and case do not hide a marker from the check
+    # fullwidth digits, zero-width characters, look-alike dashes and case do not hide a marker
     assert fold("peaked at ９８７６５") == fold("PEAKED AT 98765")
     assert "fw-123" in fold("firewall change FW-1\u200b23")
+    assert "ora-01555" in fold("ORA\u201101555")
 
 
 def test_injection_text_in_the_world_does_not_steer_the_offline_diagnosis(runtime):
