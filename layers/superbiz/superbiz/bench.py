@@ -47,7 +47,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--skip",
         default="",
-        help="sections to leave out: imports, retrieval, trace (comma-separated)",
+        help="sections to leave out: imports, retrieval, trace, load (comma-separated)",
+    )
+    parser.add_argument(
+        "--load-chats", type=int, default=50, help="concurrent POST /api/chat (default 50)"
+    )
+    parser.add_argument(
+        "--load-readers",
+        type=int,
+        default=200,
+        help="concurrent status readers during the load section (default 200)",
     )
     parser.add_argument(
         "--corpus",
@@ -109,6 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     if "trace" not in skip:
         print()
         bench_trace_read()
+    if "load" not in skip:
+        from superbiz.local.load import bench_load
+
+        print()
+        report = bench_load(scenario, args.load_chats, args.load_readers)
+        if report.lost:
+            return 1
     return 0
 
 

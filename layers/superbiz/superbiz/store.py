@@ -569,6 +569,13 @@ class RunStore:
             run=run, steps=steps, invocations=invocations, feedback=feedback, alarms=alarms
         )
 
+    def run_alarms(self, run_id: str) -> list[dict[str, Any]]:
+        """The alarms a run investigates (a status read needs these, not the whole trace)."""
+        return [
+            {k: v for k, v in item.items() if k not in ("_sk", "item_type")}
+            for item in self._query(run_pk(run_id), "ALARM#")
+        ]
+
     def close_if_running(self, run_id: str, **fields: Any) -> bool:
         """Close a run that is still RUNNING (the reconciler); False when something else
         closed it first, so a run's own Finalize always wins."""

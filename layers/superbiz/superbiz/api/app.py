@@ -311,12 +311,22 @@ def _valid_id(kind: str, value: str) -> None:
         raise ApiError(400, "invalid_id", f"{kind} id {value[:80]!r} is not a valid id")
 
 
-def _trace(deps: EntryDeps, run_id: str, *, load_outputs: bool = True) -> RunTrace:
+def _trace(
+    deps: EntryDeps, run_id: str, *, load_outputs: bool = True, record_only: bool = False
+) -> RunTrace:
     """The run's trace, readable by this caller, closed first if its execution has
-    ended without closing it (the reconciler on read)."""
+    ended without closing it (the reconciler on read). `record_only`: the run record
+    and its alarms, without steps and invocations (a status read)."""
     _valid_id("run", run_id)
+
+    def load() -> RunTrace:
+        if record_only:
+            run = deps.store.get_run(run_id)
+            return RunTrace(run=run, steps=[], invocations=[], alarms=deps.store.run_alarms(run_id))
+        return deps.store.get_trace(run_id, load_outputs=load_outputs)
+
     try:
-        trace = deps.store.get_trace(run_id, load_outputs=load_outputs)
+        trace = load()
     except RunNotFound:
         pending = _starting(deps, run_id)
         if pending is None:
@@ -324,7 +334,7 @@ def _trace(deps: EntryDeps, run_id: str, *, load_outputs: bool = True) -> RunTra
         trace = pending
     _check_read(deps, trace.run.session_id)
     if trace.run.status == "RUNNING" and reconcile_run(deps, trace.run) is not None:
-        trace = deps.store.get_trace(run_id, load_outputs=load_outputs)
+        trace = load()
     return trace
 
 
@@ -536,7 +546,7 @@ def ai_ops(wait: WaitQuery = 0) -> Response[RunAccepted]:
 @app.get("/api/runs/<runId>", summary="A run's status and answer")
 def get_run(run_id: Annotated[str, Path(alias="runId")]) -> RunView:
     deps = _deps()
-    return _run_view(deps, _trace(deps, run_id, load_outputs=False))
+    return _run_view(deps, _trace(deps, run_id, record_only=True))
 
 
 @app.get("/api/sessions/<sessionId>", summary="A session and its runs")
@@ -742,7 +752,7 @@ def post_feedback(
     run_id: Annotated[str, Path(alias="runId")], body: FeedbackRequest
 ) -> Response[FeedbackView]:
     deps = _deps()
-    trace = _trace(deps, run_id, load_outputs=False)
+    trace = _trace(deps, run_id, record_only=True)
     if trace.run.status == "RUNNING":
         raise ApiError(409, "run_running", f"run {run_id!r} has no answer yet: rate it when done")
     saved = deps.store.add_feedback(run_id, body.useful, body.comment)

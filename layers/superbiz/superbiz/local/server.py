@@ -65,12 +65,18 @@ def proxy_event(
     }
 
 
+class _Server(ThreadingHTTPServer):
+    # the listen backlog: hundreds of callers connecting at once wait, not get refused
+    request_queue_size = 512
+    daemon_threads = True
+
+
 class ApiServer:
     """The API on `host:port` (port 0: any free port) over a running LocalRuntime."""
 
     def __init__(self, runtime: LocalRuntime, host: str = "127.0.0.1", port: int = 8765) -> None:
         self.runtime = runtime
-        self.httpd = ThreadingHTTPServer((host, port), self._handler_class())
+        self.httpd = _Server((host, port), self._handler_class())
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
         base = f"http://{host}:{self.port}"
