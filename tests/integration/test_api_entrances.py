@@ -580,3 +580,39 @@ def test_a_run_whose_start_failed_still_expires(runtime):
     )["Item"]
     expected = runtime.store.expires_at()
     assert abs(int(item["expires_at"]) - expected) < 600
+
+
+# ------------------------------------------------------------ bounded state
+
+
+def test_oversized_tool_parameters_never_enter_the_execution_state(runtime):
+    from superbiz.models.scripted import ScriptedModel
+
+    # Given an Executor that asks for a query_logs call with 20 KB of parameters
+    huge = {
+        "log_groups": ["/ecs/inventory-api"],
+        "query": "fields @message | filter " + "x" * 20_000,
+    }
+    offline = runtime.deps.model
+    runtime.use_model(
+        ScriptedModel(
+            {"executor": [{"tool_calls": [{"tool": "query_logs", "params": huge}]}]}, offline
+        )
+    )
+    try:
+        outcome = runtime.run("Why is inventory-api failing?")
+    finally:
+        runtime.use_model(offline)
+    # Then the run ends normally: the call is recorded as a tool input error the model read
+    trace = runtime.store.get_trace(outcome.run_id)
+    assert trace.run.status in ("SUCCEEDED", "DEGRADED") and trace.run.answer
+    [oversized] = [i for i in trace.invocations if i.seq == 1]
+    assert not oversized.success and oversized.tool_name == "query_logs"
+    assert "ToolInputInvalid" in oversized.error and "8000 bytes" in oversized.error
+    assert oversized.input_params["bytes"] > 20_000
+    # And no state the execution passed between states carried the parameters
+    for event in runtime.history(outcome.execution_arn):
+        for details in event.values():
+            if isinstance(details, dict):
+                for key in ("input", "output"):
+                    assert len(str(details.get(key, ""))) < 20_000
