@@ -140,10 +140,15 @@ def test_cloudtrail_write_events_become_changes_across_pages(cloudtrail):
         "user": "deploy-bot",
         "detail": "cluster=prod, service=payment-api, taskDefinition=payment-api:43, "
         "forceNewDeployment=false",
+        # every resource the request names: the service, its task definition, its cluster
+        "resources": ["payment-api", "payment-api:43", "prod"],
+        "error_code": None,
+        "error_message": None,
     }
     # And a resource listed by CloudTrail wins, and a failed attempt is marked as such
     assert changes[1]["resource"] == "settlement-export"
     assert changes[1]["detail"].startswith("FAILED AccessDenied; functionName=settlement-export")
+    assert changes[1]["error_code"] == "AccessDenied"
     # And every listed path resolves in the output a claim would cite
     for ref in result.evidence_refs:
         assert jsonpath.resolve(result.output, ref) is not None, ref

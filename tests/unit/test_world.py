@@ -228,8 +228,8 @@ def test_missing_log_file_names_the_file_key(tmp_path):
 
 
 def test_bad_log_line_names_the_line(tmp_path):
-    # Given a log file with a line that has no timestamp
-    bad = LOG_FILE + "Connection reset by peer\n"
+    # Given a log file with a line whose timestamp has no timezone
+    bad = LOG_FILE + "2026-11-20T10:06:00 Connection reset by peer\n"
 
     # Then the error names the file key, the file and the line number
     message = load_error(tmp_path, VALID, log_file=bad)

@@ -9,6 +9,7 @@ message names the file and the offending key.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -22,8 +23,10 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Discriminator,
     Field,
     PrivateAttr,
+    Tag,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -119,6 +122,7 @@ class Trigger(Spec):
 # --------------------------------------------------------------------- world
 
 AlarmState = Literal["OK", "ALARM", "INSUFFICIENT_DATA"]
+TreatMissingData = Literal["missing", "notBreaching", "breaching", "ignore"]
 Comparison = Literal[
     "GreaterThanThreshold",
     "GreaterThanOrEqualToThreshold",
@@ -134,7 +138,36 @@ Unit = Literal[
     "Megabits/Second", "Gigabits/Second", "Terabits/Second", "Count/Second", "None",
 ]  # fmt: skip
 
-Dimensions = Annotated[dict[str, str], Field(max_length=30)]
+
+def _dimension_values(value: Any) -> Any:
+    """CloudWatch dimension values are strings; YAML reads `Port: 5432` as a number."""
+    if not isinstance(value, dict):
+        return value
+    out: dict[Any, Any] = {}
+    for key, item in value.items():
+        if isinstance(item, bool):
+            raise ValueError(f"dimension {key!r}: a value must be a string or a number, not {item}")
+        out[key] = _number_text(item) if isinstance(item, int | float) else item
+    return out
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+Dimensions = Annotated[
+    dict[str, Annotated[str, Field(min_length=1, max_length=1024)]],
+    BeforeValidator(_dimension_values),
+    Field(max_length=30),
+]
+
+
+class AlarmHistorySpec(Spec):
+    """An earlier state of the alarm: it entered `state` at `t` for `reason`."""
+
+    t: UtcTime
+    state: AlarmState
+    reason: Text
 
 
 class AlarmSpec(Spec):
@@ -149,6 +182,13 @@ class AlarmSpec(Spec):
     state: AlarmState
     reason: Text
     description: str | None = None
+    # how CloudWatch evaluates it: M of N datapoints, and what a missing datapoint counts as
+    evaluation_periods: int = Field(1, ge=1)
+    datapoints_to_alarm: int | None = Field(None, ge=1)
+    treat_missing_data: TreatMissingData = "missing"
+    # when the alarm entered `state` (default: now) and its earlier states, oldest first
+    state_updated_at: UtcTime | None = None
+    history: list[AlarmHistorySpec] = Field(default_factory=list, max_length=100)
 
     @field_validator("period")
     @classmethod
@@ -156,6 +196,25 @@ class AlarmSpec(Spec):
         if value not in (10, 20, 30) and value % 60:
             raise ValueError("period must be 10, 20, 30 or a multiple of 60 seconds")
         return value
+
+    @model_validator(mode="after")
+    def _evaluation(self) -> AlarmSpec:
+        if (
+            self.datapoints_to_alarm is not None
+            and self.datapoints_to_alarm > self.evaluation_periods
+        ):
+            raise ValueError(
+                f"datapoints_to_alarm ({self.datapoints_to_alarm}) must not exceed "
+                f"evaluation_periods ({self.evaluation_periods})"
+            )
+        if self.period * self.evaluation_periods > 7 * 24 * 3600:
+            raise ValueError("period x evaluation_periods must not exceed one week (604800 s)")
+        times = [h.t for h in self.history]
+        if times != sorted(times):
+            raise ValueError("history entries must be in time order, oldest first")
+        if self.history and self.state_updated_at is not None and times[-1] > self.state_updated_at:
+            raise ValueError("history entries must precede state_updated_at")
+        return self
 
 
 class LogEvent(Spec):
@@ -215,21 +274,264 @@ class LogGroupSpec(Spec):
         return f"{basename}/default"
 
 
+class StatisticPoint(Spec):
+    """One period's statistic set, as PutMetricData's StatisticValues carries it."""
+
+    t: UtcTime
+    sample_count: float = Field(gt=0)
+    sum: float | None = None
+    average: float | None = None
+    minimum: float
+    maximum: float
+
+    @model_validator(mode="after")
+    def _consistent(self) -> StatisticPoint:
+        if self.sum is None and self.average is None:
+            raise ValueError("a statistic point needs sum or average (with sample_count)")
+        if self.sum is None:
+            assert self.average is not None
+            self.sum = self.average * self.sample_count
+        elif self.average is not None and not math.isclose(
+            self.average, self.sum / self.sample_count, rel_tol=1e-6, abs_tol=1e-9
+        ):
+            raise ValueError(
+                f"average {self.average} is not sum / sample_count "
+                f"({self.sum} / {self.sample_count} = {self.sum / self.sample_count:g})"
+            )
+        if self.minimum > self.maximum:
+            raise ValueError(f"minimum {self.minimum} is greater than maximum {self.maximum}")
+        mean = self.sum / self.sample_count
+        if not self.minimum - 1e-9 <= mean <= self.maximum + 1e-9:
+            raise ValueError(
+                f"the average {mean:g} lies outside minimum {self.minimum:g} .. maximum {self.maximum:g}"
+            )
+        return self
+
+
+def _point_kind(value: Any) -> str:
+    return "statistics" if isinstance(value, dict | StatisticPoint) else "pair"
+
+
+# `[t, value]` is one raw value; a mapping is a statistic set. The tags name the branch,
+# so an error is reported on the shape that was written (not both); `_loc` hides them.
+MetricPoint = Annotated[
+    Annotated[tuple[UtcTime, float], Tag("pair")] | Annotated[StatisticPoint, Tag("statistics")],
+    Discriminator(_point_kind),
+]
+_UNION_TAGS = {"pair", "statistics"}
+
+
 class MetricSpec(Spec):
     namespace: str = Field(min_length=1, max_length=255)
     name: str = Field(min_length=1, max_length=255)
     dimensions: Dimensions = Field(default_factory=dict)
     unit: Unit | None = None
-    points: list[tuple[UtcTime, float]] = Field(min_length=1)
+    # [timestamp, value] (one raw value) or {t, sample_count, sum | average, minimum, maximum}
+    points: list[MetricPoint] = Field(min_length=1)
+
+
+def point_time(point: tuple[datetime, float] | StatisticPoint) -> datetime:
+    return point.t if isinstance(point, StatisticPoint) else point[0]
 
 
 class ChangeSpec(Spec):
+    """A CloudTrail write event. `resources` lists everything it touched (CloudTrail's
+    Resources); `resource` is the main one (default: the first of `resources`). A failed
+    call carries `error_code` (and `error_message`) as CloudTrail records it."""
+
     t: UtcTime
     source: Text
     event: Text
-    resource: Text
+    resource: str | None = Field(None, min_length=1, max_length=2048)
+    resources: list[Annotated[str, Field(min_length=1, max_length=2048)]] = Field(
+        default_factory=list, max_length=50
+    )
     user: str = ""
     detail: str = ""
+    error_code: str | None = Field(None, min_length=1, max_length=200)
+    error_message: str | None = Field(None, min_length=1)
+
+    @model_validator(mode="after")
+    def _resource(self) -> ChangeSpec:
+        if self.resource is None:
+            if not self.resources:
+                raise ValueError("a change needs 'resource' and/or 'resources'")
+            self.resource = self.resources[0]
+        if not self.resource.strip():
+            raise ValueError("resource must not be blank")
+        if self.error_message is not None and self.error_code is None:
+            raise ValueError("error_message needs error_code (CloudTrail records both)")
+        return self
+
+
+# ----------------------------------------------------------------- resources
+
+# the resource types a world can hold: each is created in the local AWS with its tags, so
+# the Resource Groups Tagging API returns it as AWS would; value: the ARN AWS assigns
+# (None: AWS adds a generated id, so a world cannot name the ARN in advance)
+RESOURCE_ARNS: dict[str, str | None] = {
+    "lambda:function": "arn:aws:lambda:{region}:{account}:function:{name}",
+    "sqs:queue": "arn:aws:sqs:{region}:{account}:{name}",
+    "dynamodb:table": "arn:aws:dynamodb:{region}:{account}:table/{name}",
+    "s3:bucket": "arn:aws:s3:::{name}",
+    "rds:cluster": "arn:aws:rds:{region}:{account}:cluster:{name}",
+    "rds:db": "arn:aws:rds:{region}:{account}:db:{name}",
+    "elasticloadbalancing:loadbalancer": None,
+    "ecs:cluster": "arn:aws:ecs:{region}:{account}:cluster/{name}",
+    "ecs:service": "arn:aws:ecs:{region}:{account}:service/{name}",
+    "sns:topic": "arn:aws:sns:{region}:{account}:{name}",
+    "logs:log-group": "arn:aws:logs:{region}:{account}:log-group:{name}",
+}
+_RESOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-/#]{0,254}$")
+_TAG_KEY = re.compile(r"^[\w.:/=+\-@ ]{1,128}$")
+
+
+class ResourceSpec(Spec):
+    """A resource of the account and its tags. An ecs:service is named `<cluster>/<service>`."""
+
+    type: str
+    name: str
+    tags: dict[str, Annotated[str, Field(max_length=256)]] = Field(
+        default_factory=dict, max_length=50
+    )
+    arn: str | None = None
+
+    @field_validator("type")
+    @classmethod
+    def _type(cls, value: str) -> str:
+        if value not in RESOURCE_ARNS:
+            raise ValueError(f"unknown resource type {value!r}; known: {', '.join(RESOURCE_ARNS)}")
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _RESOURCE_NAME.match(value):
+            raise ValueError(
+                f"{value!r} is not a resource name (letters, digits, . _ - / #; up to 255)"
+            )
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: dict[str, str]) -> dict[str, str]:
+        for key in value:
+            if (
+                not _TAG_KEY.match(key)
+                or key.lower().startswith("aws:")
+                and not key.startswith("aws:cloudformation:")
+            ):
+                raise ValueError(f"{key!r} is not a tag key a world may set")
+        return value
+
+    @model_validator(mode="after")
+    def _shape(self) -> ResourceSpec:
+        if self.type == "ecs:service" and self.name.count("/") != 1:
+            raise ValueError(f"an ecs:service is named '<cluster>/<service>', not {self.name!r}")
+        if self.type != "ecs:service" and self.type != "logs:log-group" and "/" in self.name:
+            raise ValueError(f"a {self.type} name has no '/': {self.name!r}")
+        return self
+
+    def expected_arn(self, region: str, account: str = LOCAL_ACCOUNT_ID) -> str | None:
+        template = RESOURCE_ARNS[self.type]
+        return template.format(region=region, account=account, name=self.name) if template else None
+
+
+# -------------------------------------------------------------------- traces
+
+_TRACE_ID = re.compile(r"^1-[0-9a-f]{8}-[0-9a-f]{24}$")
+_SEGMENT_ID = re.compile(r"^[0-9a-f]{16}$")
+TRACE_MAX_AGE = timedelta(days=30)  # X-Ray keeps traces for 30 days
+
+
+class TraceCause(Spec):
+    """The exception recorded on a (sub)segment."""
+
+    type: str | None = Field(None, min_length=1, max_length=200)
+    message: Text
+
+
+class _TraceNode(Spec):
+    id: str | None = None
+    name: str = Field(min_length=1, max_length=200)
+    start: UtcTime
+    end: UtcTime
+    http_status: int | None = Field(None, ge=100, le=599)
+    method: str | None = Field(None, min_length=1, max_length=16)
+    url: str | None = Field(None, min_length=1, max_length=2048)
+    fault: bool = False
+    error: bool = False
+    throttle: bool = False
+    cause: TraceCause | None = None
+    subsegments: list[SubsegmentSpec] = Field(default_factory=list, max_length=100)
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str | None) -> str | None:
+        if value is not None and not _SEGMENT_ID.match(value):
+            raise ValueError(f"{value!r} is not a segment id (16 lowercase hex digits)")
+        return value
+
+    @model_validator(mode="after")
+    def _times(self) -> _TraceNode:
+        if self.end < self.start:
+            raise ValueError(f"end {iso_z(self.end)} is before start {iso_z(self.start)}")
+        return self
+
+
+class SubsegmentSpec(_TraceNode):
+    """A call the segment made: `namespace: aws` for an AWS SDK call (`operation`),
+    `remote` for any other downstream (`url`, or `sql` with `sql_url` for a database)."""
+
+    namespace: Literal["aws", "remote"] | None = None
+    operation: str | None = Field(None, min_length=1, max_length=100)
+    sql: str | None = Field(None, min_length=1, max_length=4000)
+    sql_url: str | None = Field(None, min_length=1, max_length=2048)
+
+
+class SegmentSpec(_TraceNode):
+    """The work one service did for the request; `origin` e.g. AWS::ECS::Container,
+    `parent_id` the id of the subsegment that called it (another service's segment)."""
+
+    origin: str | None = Field(None, min_length=1, max_length=100)
+    parent_id: str | None = None
+
+    @field_validator("parent_id")
+    @classmethod
+    def _parent(cls, value: str | None) -> str | None:
+        if value is not None and not _SEGMENT_ID.match(value):
+            raise ValueError(f"{value!r} is not a segment id (16 lowercase hex digits)")
+        return value
+
+
+_TraceNode.model_rebuild()
+SubsegmentSpec.model_rebuild()
+SegmentSpec.model_rebuild()
+
+
+class TraceSpec(Spec):
+    """One X-Ray trace: the segments of every service the request went through."""
+
+    id: str | None = None
+    segments: list[SegmentSpec] = Field(min_length=1, max_length=100)
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str | None) -> str | None:
+        if value is not None and not _TRACE_ID.match(value):
+            raise ValueError(f"{value!r} is not an X-Ray trace id (1-<8 hex>-<24 hex>)")
+        return value
+
+    @property
+    def start(self) -> datetime:
+        return min(s.start for s in self.segments)
+
+    def trace_id(self, index: int) -> str:
+        if self.id:
+            return self.id
+        epoch = f"{int(self.start.timestamp()):08x}"
+        digest = hashlib.sha256(f"trace/{index}/{iso_z(self.start)}".encode()).hexdigest()
+        return f"1-{epoch}-{digest[:24]}"
 
 
 class InlineDocument(Spec):
@@ -268,6 +570,21 @@ class World(Spec):
     metrics: list[MetricSpec] = Field(default_factory=list)
     changes: list[ChangeSpec] = Field(default_factory=list)
     knowledge: list[KnowledgeSpec] = Field(default_factory=list)
+    resources: list[ResourceSpec] = Field(default_factory=list, max_length=500)
+    traces: list[TraceSpec] = Field(default_factory=list, max_length=1000)
+
+    @field_validator("resources")
+    @classmethod
+    def _unique_resources(cls, resources: list[ResourceSpec]) -> list[ResourceSpec]:
+        seen: set[tuple[str, str]] = set()
+        for resource in resources:
+            key = (resource.type, resource.name)
+            if key in seen:
+                raise ValueError(
+                    f"resource {resource.type} {resource.name!r} appears more than once"
+                )
+            seen.add(key)
+        return resources
 
     @field_validator("alarms")
     @classmethod
@@ -357,6 +674,36 @@ class Scenario(Spec):
                     f"so its state must be ALARM, not {alarm.state}"
                 )
         now = self.now_dt
+        for i, alarm in enumerate(self.world.alarms):
+            latest = alarm.state_updated_at or (alarm.history[-1].t if alarm.history else None)
+            if latest is not None and latest > now:
+                raise ValueError(
+                    f"world.alarms[{i}]: state_updated_at and history must not be after now={self.now}"
+                )
+        for i, resource in enumerate(self.world.resources):
+            if resource.arn is None:
+                continue
+            expected = resource.expected_arn(self.region)
+            if expected is None:
+                raise ValueError(
+                    f"world.resources[{i}].arn: AWS assigns a {resource.type} ARN with a generated "
+                    "id; omit 'arn'"
+                )
+            if resource.arn != expected:
+                raise ValueError(
+                    f"world.resources[{i}].arn: {resource.arn!r} is not the ARN of {resource.type} "
+                    f"{resource.name!r} in {self.region} ({expected})"
+                )
+        for i, trace in enumerate(self.world.traces):
+            for segment in trace.segments:
+                if not (
+                    now - TRACE_MAX_AGE <= segment.start and segment.end <= now + LOG_MAX_AHEAD
+                ):
+                    raise ValueError(
+                        f"world.traces[{i}]: segment {segment.name!r} ({iso_z(segment.start)} to "
+                        f"{iso_z(segment.end)}) is outside what X-Ray keeps: 30 days before to "
+                        f"2 hours after now={self.now}"
+                    )
         for i, group in enumerate(self.world.logs):
             for event in group.events:
                 if not now - LOG_MAX_AGE <= event.t <= now + LOG_MAX_AHEAD:
@@ -400,7 +747,9 @@ class Scenario(Spec):
             return None
         else:
             alarm = self._trigger_alarm()
-        stamp = self.now_dt.strftime("%Y-%m-%dT%H:%M:%S.000+0000")
+        entered = alarm.state_updated_at or self.now_dt
+        stamp = entered.strftime("%Y-%m-%dT%H:%M:%S.000+0000")
+        previous = alarm.history[-1].state if alarm.history else "OK"
         digest = hashlib.sha256(f"{self.id}/{alarm.name}/{self.now}".encode()).hexdigest()
         event_id = f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
         return {
@@ -415,7 +764,7 @@ class Scenario(Spec):
             "detail": {
                 "alarmName": alarm.name,
                 "state": {"value": "ALARM", "reason": alarm.reason, "timestamp": stamp},
-                "previousState": {"value": "OK"},
+                "previousState": {"value": previous},
                 "configuration": {
                     "description": alarm.description or "",
                     "metrics": [
@@ -484,15 +833,20 @@ def load_scenario(path: str | Path) -> Scenario:
     return scenario
 
 
+_LOOKS_STAMPED = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+
 def parse_log_file(path: Path) -> list[LogEvent]:
-    """One event a line: '<ISO-8601 timestamp> <message>'; blank lines are skipped."""
+    """One event per '<ISO-8601 timestamp> <message>' line; a line that does not start with a
+    timestamp continues the event before it (a stack trace), as CloudWatch Logs keeps a
+    multi-line event whole. Blank lines are skipped."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise ValueError(f"log file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read log file {path}: {exc}") from None
-    events: list[LogEvent] = []
+    events: list[tuple[datetime, list[str]]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -500,13 +854,18 @@ def parse_log_file(path: Path) -> list[LogEvent]:
         try:
             t = _parse_time(stamp)
         except ValueError:
-            raise ValueError(
-                f"{path.name} line {number}: expected '<ISO-8601 timestamp> <message>', got {line[:80]!r}"
-            ) from None
+            if _LOOKS_STAMPED.match(line) or not events:
+                raise ValueError(
+                    f"{path.name} line {number}: expected '<ISO-8601 timestamp> <message>'"
+                    f"{' (a continuation line needs an event before it)' if not events else ''}, "
+                    f"got {line[:80]!r}"
+                ) from None
+            events[-1][1].append(line.rstrip())
+            continue
         if not message.strip():
             raise ValueError(f"{path.name} line {number}: the event has a timestamp but no message")
-        events.append(LogEvent(t=t, message=message.strip()))
-    return events
+        events.append((t, [message.strip()]))
+    return [LogEvent(t=t, message="\n".join(parts)) for t, parts in events]
 
 
 def _resolve(path: Path, info: ValidationInfo) -> Path:
@@ -535,6 +894,8 @@ def _describe(exc: ValidationError) -> str:
 def _loc(loc: tuple[str | int, ...]) -> str:
     out = ""
     for part in loc:
+        if part in _UNION_TAGS:
+            continue
         if isinstance(part, int):
             out += f"[{part}]"
         else:
@@ -573,7 +934,8 @@ def moto_clock(now: datetime) -> Iterator[None]:
 
 
 def seed_world(scenario: Scenario, clients: AwsClients) -> None:
-    """Populate the (moto-backed) AWS with the scenario's logs, metrics and alarms.
+    """Populate the (moto-backed) AWS with the scenario's logs, metrics, alarms, tagged
+    resources and X-Ray traces.
 
     Changes and knowledge are not AWS resources here: the knowledge index and
     the changes source read them from the scenario.
@@ -586,6 +948,8 @@ def seed_world(scenario: Scenario, clients: AwsClients) -> None:
             _seed_logs(scenario, clients.logs, label)
             _seed_metrics(scenario, clients.cloudwatch)
             _seed_alarms(scenario, clients.cloudwatch)
+            _seed_resources(scenario, clients)
+            _seed_traces(scenario, clients._client("xray"), label)
     except (ClientError, BotoCoreError) as exc:
         raise ScenarioError(f"{label}: seeding the local AWS failed: {exc}") from exc
 
@@ -637,13 +1001,21 @@ def _log_batches(events: list[LogEvent]) -> Iterator[list[LogEvent]]:
 def _seed_metrics(scenario: Scenario, cloudwatch: Any) -> None:
     by_namespace: dict[str, list[dict[str, Any]]] = {}
     for spec in scenario.world.metrics:
-        for t, value in sorted(spec.points, key=lambda p: p[0]):
+        for point in sorted(spec.points, key=point_time):
             datum: dict[str, Any] = {
                 "MetricName": spec.name,
                 "Dimensions": _dimensions(spec.dimensions),
-                "Timestamp": t,
-                "Value": value,
+                "Timestamp": point_time(point),
             }
+            if isinstance(point, StatisticPoint):
+                datum["StatisticValues"] = {
+                    "SampleCount": point.sample_count,
+                    "Sum": point.sum,
+                    "Minimum": point.minimum,
+                    "Maximum": point.maximum,
+                }
+            else:
+                datum["Value"] = point[1]
             if spec.unit:
                 datum["Unit"] = spec.unit
             by_namespace.setdefault(spec.namespace, []).append(datum)
@@ -664,17 +1036,233 @@ def _seed_alarms(scenario: Scenario, cloudwatch: Any) -> None:
             # a percentile alarm carries ExtendedStatistic instead of Statistic
             ("ExtendedStatistic" if is_extended(alarm.statistic) else "Statistic"): alarm.statistic,
             "Period": alarm.period,
-            "EvaluationPeriods": 1,
+            "EvaluationPeriods": alarm.evaluation_periods,
             "Threshold": alarm.threshold,
             "ComparisonOperator": alarm.comparison,
+            "TreatMissingData": alarm.treat_missing_data,
             "ActionsEnabled": False,
         }
+        if alarm.datapoints_to_alarm is not None:
+            params["DatapointsToAlarm"] = alarm.datapoints_to_alarm
         if alarm.description:
             params["AlarmDescription"] = alarm.description
-        cloudwatch.put_metric_alarm(**params)
-        cloudwatch.set_alarm_state(
-            AlarmName=alarm.name, StateValue=alarm.state, StateReason=alarm.reason
+        first = alarm.history[0].t if alarm.history else None
+        # the alarm exists before its first recorded state change
+        with moto_clock(first or scenario.now_dt):
+            cloudwatch.put_metric_alarm(**params)
+        for entry in alarm.history:  # each state change stamped at its own time
+            with moto_clock(entry.t):
+                cloudwatch.set_alarm_state(
+                    AlarmName=alarm.name, StateValue=entry.state, StateReason=entry.reason
+                )
+        with moto_clock(alarm.state_updated_at or scenario.now_dt):
+            cloudwatch.set_alarm_state(
+                AlarmName=alarm.name, StateValue=alarm.state, StateReason=alarm.reason
+            )
+
+
+def _seed_resources(scenario: Scenario, clients: AwsClients) -> None:
+    """Create each resource with its tags, so GetResources returns it as AWS would."""
+    for resource in scenario.world.resources:
+        _RESOURCE_SEEDERS[resource.type](clients, resource, scenario.region)
+
+
+def _tag_list(tags: dict[str, str], key: str = "Key", value: str = "Value") -> list[dict[str, str]]:
+    return [{key: k, value: v} for k, v in tags.items()]
+
+
+def _seed_lambda(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    iam = clients._client("iam")
+    role = "superbiz-world-function-role"
+    with suppress(iam.exceptions.EntityAlreadyExistsException):
+        iam.create_role(RoleName=role, AssumeRolePolicyDocument='{"Version": "2012-10-17"}')
+    clients._client("lambda").create_function(
+        FunctionName=spec.name,
+        Runtime="python3.12",
+        Role=f"arn:aws:iam::{LOCAL_ACCOUNT_ID}:role/{role}",
+        Handler="index.handler",
+        Code={"ZipFile": _EMPTY_ZIP},
+        Tags=dict(spec.tags),
+    )
+
+
+# an empty zip archive: the function's code is never run
+_EMPTY_ZIP = b"PK\x05\x06" + b"\x00" * 18
+
+
+def _seed_sqs(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    clients._client("sqs").create_queue(QueueName=spec.name, tags=dict(spec.tags))
+
+
+def _seed_dynamodb(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    clients.dynamodb.create_table(
+        TableName=spec.name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+        **({"Tags": _tag_list(spec.tags)} if spec.tags else {}),
+    )
+
+
+def _seed_s3(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    extra = (
+        {}
+        if region == "us-east-1"
+        else {"CreateBucketConfiguration": {"LocationConstraint": region}}
+    )
+    clients.s3.create_bucket(Bucket=spec.name, **extra)
+    if spec.tags:
+        clients.s3.put_bucket_tagging(Bucket=spec.name, Tagging={"TagSet": _tag_list(spec.tags)})
+
+
+def _seed_rds_cluster(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    clients._client("rds").create_db_cluster(
+        DBClusterIdentifier=spec.name,
+        Engine="aurora-postgresql",
+        MasterUsername="world",
+        MasterUserPassword="world-password",
+        Tags=_tag_list(spec.tags),
+    )
+
+
+def _seed_rds_db(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    clients._client("rds").create_db_instance(
+        DBInstanceIdentifier=spec.name,
+        DBInstanceClass="db.t3.micro",
+        Engine="postgres",
+        MasterUsername="world",
+        MasterUserPassword="world-password",
+        AllocatedStorage=20,
+        Tags=_tag_list(spec.tags),
+    )
+
+
+def _seed_load_balancer(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    ec2 = clients._client("ec2")
+    subnets = [s["SubnetId"] for s in ec2.describe_subnets()["Subnets"]][:2]
+    clients._client("elbv2").create_load_balancer(
+        Name=spec.name, Subnets=subnets, Type="application", Tags=_tag_list(spec.tags)
+    )
+
+
+def _seed_ecs_cluster(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    ecs = clients._client("ecs")
+    ecs.create_cluster(clusterName=spec.name, tags=_tag_list(spec.tags, "key", "value"))
+
+
+def _seed_ecs_service(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    ecs = clients._client("ecs")
+    cluster, service = spec.name.split("/")
+    if not ecs.describe_clusters(clusters=[cluster])["clusters"]:
+        ecs.create_cluster(clusterName=cluster)
+    ecs.create_service(
+        cluster=cluster,
+        serviceName=service,
+        desiredCount=1,
+        **({"tags": _tag_list(spec.tags, "key", "value")} if spec.tags else {}),
+    )
+
+
+def _seed_sns(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    clients._client("sns").create_topic(Name=spec.name, Tags=_tag_list(spec.tags))
+
+
+def _seed_log_group(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    logs = clients.logs
+    with suppress(logs.exceptions.ResourceAlreadyExistsException):
+        logs.create_log_group(logGroupName=spec.name)
+    if spec.tags:
+        arn = spec.expected_arn(region)
+        logs.tag_resource(resourceArn=arn, tags=dict(spec.tags))
+
+
+_RESOURCE_SEEDERS: dict[str, Any] = {
+    "lambda:function": _seed_lambda,
+    "sqs:queue": _seed_sqs,
+    "dynamodb:table": _seed_dynamodb,
+    "s3:bucket": _seed_s3,
+    "rds:cluster": _seed_rds_cluster,
+    "rds:db": _seed_rds_db,
+    "elasticloadbalancing:loadbalancer": _seed_load_balancer,
+    "ecs:cluster": _seed_ecs_cluster,
+    "ecs:service": _seed_ecs_service,
+    "sns:topic": _seed_sns,
+    "logs:log-group": _seed_log_group,
+}
+_TRACE_BATCH = 50
+
+
+def segment_documents(scenario: Scenario) -> list[dict[str, Any]]:
+    """The X-Ray segment documents of the world's traces, as an instrumented service sends them."""
+    documents: list[dict[str, Any]] = []
+    for i, trace in enumerate(scenario.world.traces):
+        trace_id = trace.trace_id(i)
+        for j, segment in enumerate(trace.segments):
+            document = _node_document(segment, f"{trace_id}/{j}")
+            document["trace_id"] = trace_id
+            if segment.origin:
+                document["origin"] = segment.origin
+            if segment.parent_id:
+                document["parent_id"] = segment.parent_id
+            documents.append(document)
+    return documents
+
+
+def _node_document(node: _TraceNode, seed: str) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "name": node.name,
+        "id": node.id or hashlib.sha256(seed.encode()).hexdigest()[:16],
+        "start_time": node.start.timestamp(),
+        "end_time": node.end.timestamp(),
+    }
+    http: dict[str, Any] = {}
+    if node.method or node.url:
+        http["request"] = {
+            k: v for k, v in (("method", node.method), ("url", node.url)) if v is not None
+        }
+    if node.http_status is not None:
+        http["response"] = {"status": node.http_status}
+    if http:
+        document["http"] = http
+    for flag in ("fault", "error", "throttle"):
+        if getattr(node, flag):
+            document[flag] = True
+    if node.cause is not None:
+        exception: dict[str, Any] = {
+            "id": hashlib.sha256(f"{seed}/cause".encode()).hexdigest()[:16],
+            "message": node.cause.message,
+        }
+        if node.cause.type:
+            exception["type"] = node.cause.type
+        document["cause"] = {"exceptions": [exception]}
+    if isinstance(node, SubsegmentSpec):
+        if node.namespace:
+            document["namespace"] = node.namespace
+        if node.operation:
+            document["aws"] = {"operation": node.operation}
+        if node.sql or node.sql_url:
+            document["sql"] = {
+                k: v for k, v in (("sanitized_query", node.sql), ("url", node.sql_url)) if v
+            }
+    if node.subsegments:
+        document["subsegments"] = [
+            _node_document(sub, f"{seed}/{k}") for k, sub in enumerate(node.subsegments)
+        ]
+    return document
+
+
+def _seed_traces(scenario: Scenario, xray: Any, label: str) -> None:
+    import json
+
+    documents = [json.dumps(d) for d in segment_documents(scenario)]
+    for start in range(0, len(documents), _TRACE_BATCH):
+        response = xray.put_trace_segments(
+            TraceSegmentDocuments=documents[start : start + _TRACE_BATCH]
         )
+        if response.get("UnprocessedTraceSegments"):
+            raise ScenarioError(
+                f"{label}: X-Ray rejected trace segments: {response['UnprocessedTraceSegments']}"
+            )
 
 
 def _dimensions(dimensions: dict[str, str]) -> list[dict[str, str]]:

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Protocol
+from typing import Annotated, Any, ClassVar, Protocol
 
 from pydantic import Field
 
@@ -24,6 +24,8 @@ LOOKUP_PAGE_SIZE = 50  # LookupEvents' maximum
 MAX_LOOKUP_PAGES = 20  # LookupEvents allows 2 calls/s per account and region: stay bounded
 DETAIL_CHARS = 300
 DETAIL_VALUE_CHARS = 80
+ERROR_MESSAGE_CHARS = 300
+MAX_RESOURCES = 20  # per change, as CloudTrail's Resources rarely name more
 PREVIEW_CHANGES = 5
 
 # requestParameters keys that name the changed resource, most specific first
@@ -56,7 +58,11 @@ _RESOURCE_KEYS = (
 
 @dataclass(frozen=True)
 class Change:
-    """One write to the environment: who changed what, when."""
+    """One write to the environment: who changed what, when, and whether it failed.
+
+    `resource` is the main resource; `resources` everything the event names (CloudTrail's
+    Resources, or the request's identifying parameters), `resource` first.
+    """
 
     t: datetime
     source: str
@@ -64,30 +70,54 @@ class Change:
     resource: str
     user: str = ""
     detail: str = ""
+    resources: tuple[str, ...] = ()
+    error_code: str | None = None
+    error_message: str | None = None
 
     @classmethod
     def of(cls, value: Any) -> Change:
-        """From a Change or anything shaped like one (a scenario's ChangeSpec)."""
+        """From a Change or anything shaped like one (a scenario's ChangeSpec), bounded
+        exactly as a CloudTrail event is."""
         if isinstance(value, Change):
             return value
+        resources = list(getattr(value, "resources", None) or [])
+        error_code = getattr(value, "error_code", None)
+        error_message = getattr(value, "error_message", None)
         return cls(
             t=_utc(value.t),
             source=value.source,
             event=value.event,
             resource=value.resource,
             user=value.user or "",
-            detail=value.detail or "",
+            detail=_bounded(value.detail or "", DETAIL_CHARS),
+            resources=tuple(dict.fromkeys([value.resource, *resources])),
+            error_code=error_code or None,
+            error_message=_bounded(error_message, ERROR_MESSAGE_CHARS) if error_message else None,
         )
 
-    def as_output(self) -> dict[str, str]:
+    @property
+    def failed(self) -> bool:
+        return self.error_code is not None
+
+    def touched(self) -> tuple[str, ...]:
+        return self.resources or (self.resource,)
+
+    def as_output(self) -> dict[str, Any]:
         return {
             "t": iso_ms(self.t),
             "source": self.source,
             "event": self.event,
             "resource": self.resource,
+            "resources": list(self.touched()),
             "user": self.user,
             "detail": self.detail,
+            "error_code": self.error_code,
+            "error_message": self.error_message,
         }
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class ChangeSource(Protocol):
@@ -144,24 +174,28 @@ def change_from_event(event: dict[str, Any]) -> Change:
     record = _record(event.get("CloudTrailEvent"))
     params = record.get("requestParameters")
     params = params if isinstance(params, dict) else {}
-    resource = next(
-        (r["ResourceName"] for r in event.get("Resources") or [] if r.get("ResourceName")),
-        None,
-    ) or _resource_from(params)
+    named = [r["ResourceName"] for r in event.get("Resources") or [] if r.get("ResourceName")]
+    from_params = _resources_from(params)
+    resources = list(dict.fromkeys([*named, *from_params]))[:MAX_RESOURCES]
+    resource = resources[0] if resources else ""
     identity = record.get("userIdentity") or {}
     user = event.get("Username") or identity.get("userName") or identity.get("arn") or ""
     detail = _summary(params)
-    error = record.get("errorCode")
+    error = record.get("errorCode") or None
+    message = record.get("errorMessage") or None
     if error:  # an attempted change that failed is still worth seeing, marked as such
-        detail = f"FAILED {error}" + (f"; {detail}" if detail else "")
+        detail = _bounded(f"FAILED {error}" + (f"; {detail}" if detail else ""), DETAIL_CHARS)
     stamp = event.get("EventTime") or record.get("eventTime")
     return Change(
         t=_utc(stamp if isinstance(stamp, datetime) else _parse(str(stamp))),
         source=event.get("EventSource") or record.get("eventSource") or "",
         event=event.get("EventName") or record.get("eventName") or "",
-        resource=resource or "",
+        resource=resource,
         user=str(user),
         detail=detail,
+        resources=tuple(resources),
+        error_code=str(error) if error else None,
+        error_message=_bounded(str(message), ERROR_MESSAGE_CHARS) if message else None,
     )
 
 
@@ -175,12 +209,9 @@ def _record(raw: Any) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
-def _resource_from(params: dict[str, Any]) -> str | None:
-    for key in _RESOURCE_KEYS:
-        value = params.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
+def _resources_from(params: dict[str, Any]) -> list[str]:
+    """The request parameters that name a resource, most specific first."""
+    return [value for key in _RESOURCE_KEYS if isinstance(value := params.get(key), str) and value]
 
 
 def _summary(params: dict[str, Any]) -> str:
@@ -222,6 +253,16 @@ class RecentChangesInput(TimeWindow):
         max_length=200,
         description="only changes whose resource name contains this (case-insensitive)",
     )
+    resources: list[Annotated[str, Field(min_length=1, max_length=2048)]] = Field(
+        default_factory=list,
+        max_length=50,
+        description="implicated resources, names or ARNs: only changes that touched one of them "
+        "(any of a change's resources contains it, case-insensitive; an ARN also matches by its "
+        "resource name)",
+    )
+    include_failed: bool = Field(
+        True, description="include calls that failed (error_code set): attempted changes"
+    )
     sources: list[str] = Field(
         default_factory=list,
         max_length=20,
@@ -234,8 +275,9 @@ class RecentChangesTool:
     name: ClassVar[str] = "recent_changes"
     description: ClassVar[str] = (
         "What changed? Deploys and configuration changes (CloudTrail write events) in a bounded "
-        "time window, oldest first: time, event source, API call, resource, who, and a summary "
-        "of the request. Filter by resource name substring and event sources."
+        "time window, oldest first: time, event source, API call, the resources it touched, who, "
+        "a summary of the request, and error_code/error_message when the call failed. Filter by "
+        "implicated resources (names or ARNs), a resource name substring and event sources."
     )
     input_model: ClassVar[type[ToolInput]] = RecentChangesInput
     observations: ClassVar[Observations] = Observations(EvidenceSource.TELEMETRY, ("$.changes[*]",))
@@ -265,6 +307,13 @@ class RecentChangesTool:
             for i in range(len(shown))
             for field in ("t", "event", "resource", "user", "detail")
         ]
+        refs += [
+            f"$.changes[{i}].{field}"
+            for i, change in enumerate(shown)
+            if change.failed
+            for field in ("error_code", "error_message")
+            if getattr(change, field)
+        ]
         listed = "; ".join(_line(c) for c in shown[-PREVIEW_CHANGES:])
         earlier = (
             f"{len(shown) - PREVIEW_CHANGES} earlier; " if len(shown) > PREVIEW_CHANGES else ""
@@ -277,7 +326,14 @@ class RecentChangesTool:
 
 
 def _matches(change: Change, params: RecentChangesInput) -> bool:
-    if params.resource and params.resource.lower() not in change.resource.lower():
+    if not params.include_failed and change.failed:
+        return False
+    touched = [r.lower() for r in change.touched()]
+    if params.resource and not any(params.resource.lower() in r for r in touched):
+        return False
+    if params.resources and not any(
+        needle in r for needle in _needles(params.resources) for r in touched
+    ):
         return False
     if params.sources:
         wanted = {s.strip().lower() for s in params.sources}
@@ -287,10 +343,27 @@ def _matches(change: Change, params: RecentChangesInput) -> bool:
     return True
 
 
+def _needles(resources: list[str]) -> set[str]:
+    """Each name as given, and an ARN also by its resource name (a change may name either)."""
+    needles: set[str] = set()
+    for value in resources:
+        needles.add(value.lower())
+        if value.startswith("arn:"):
+            tail = value.split(":", 5)[-1]
+            for part in (tail.rsplit("/", 1)[-1], tail.rsplit(":", 1)[-1]):
+                if part:
+                    needles.add(part.lower())
+    return needles
+
+
 def _criteria(params: RecentChangesInput) -> str:
     parts = []
     if params.resource:
         parts.append(f"to resources containing {params.resource!r}")
+    if params.resources:
+        parts.append(f"touching {', '.join(params.resources)}")
+    if not params.include_failed:
+        parts.append("(successful calls only)")
     if params.sources:
         parts.append(f"from {', '.join(params.sources)}")
     return " ".join(parts) + " " if parts else ""
@@ -298,4 +371,5 @@ def _criteria(params: RecentChangesInput) -> str:
 
 def _line(change: Change) -> str:
     by = f" by {change.user}" if change.user else ""
-    return f"{change.t:%H:%M} {change.event} {change.resource}{by}"
+    failed = f" FAILED {change.error_code}" if change.failed else ""
+    return f"{change.t:%H:%M} {change.event} {change.resource}{by}{failed}"

@@ -40,7 +40,16 @@ class QueryLogsInput(TimeWindow):
     log_group_names: list[str] = Field(
         default_factory=list,
         max_length=MAX_LOG_GROUPS,
-        description="log groups to search; empty means discover them from `service`",
+        description="log groups to search (up to 50, e.g. from list_log_groups); empty means "
+        "discover them from `service`",
+    )
+    stream_contains: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="only events whose log stream name contains this (case-insensitive): a "
+        "service logging into a shared group (/ecs/prod-apps, Container Insights) is named in "
+        "its streams",
     )
     service: str | None = Field(
         None,
@@ -95,7 +104,9 @@ class QueryLogsTool:
     description: ClassVar[str] = (
         "Search CloudWatch Logs (Logs Insights) for events matching a regular expression in a "
         "bounded time window. Returns matching events oldest first, each with timestamp, log "
-        "group, stream and message. Without filter_pattern it looks for error markers."
+        "group, stream and message. Without filter_pattern it looks for error markers. Search up "
+        "to 50 named groups (log_group_names) or the groups named after a service, and narrow "
+        "to streams whose name contains a text (stream_contains)."
     )
     input_model: ClassVar[type[ToolInput]] = QueryLogsInput
     observations: ClassVar[Observations] = Observations(EvidenceSource.TELEMETRY, ("$.results[*]",))
@@ -112,7 +123,12 @@ class QueryLogsTool:
         query = (
             "fields @timestamp, @message, @logStream, @log"
             f" | filter @message like /{_slash_escape(pattern)}/"
-            " | sort @timestamp desc"
+            + (
+                f" | filter @logStream like /(?i){_slash_escape(re.escape(params.stream_contains))}/"
+                if params.stream_contains
+                else ""
+            )
+            + " | sort @timestamp desc"
             f" | limit {params.limit}"
         )
         window = f"between {iso(start)} and {iso(end)}"
@@ -157,7 +173,14 @@ class QueryLogsTool:
             matching = (
                 f"/{pattern}/" if params.filter_pattern else f"the '{params.template}' template"
             )
-            output["no_evidence"] = f"No log events matching {matching} in {where} {window}."
+            streams = (
+                f" in streams containing {params.stream_contains!r}"
+                if params.stream_contains
+                else ""
+            )
+            output["no_evidence"] = (
+                f"No log events matching {matching}{streams} in {where} {window}."
+            )
             return ToolResult.nothing_found(output, output["no_evidence"])
         preview = f"{len(results)} matching log events in {where} {window}"
         if output["truncated"]:
