@@ -822,15 +822,15 @@ WITHHELD = "WITHHELD_FROM_COMPOSER"
 
 ATTACKS: list[Attack] = [
     # -- many-valued paths: a citation names exactly one value
-    Attack("wildcard-path", "paths", "cause citing $.results[*].message", _R3, ("thread starvation",), _ERR,
+    Attack("wildcard-path", "echoes", "cause citing $.results[*].message", _R3, ("thread starvation",), _ERR,
            _many_valued("$.results[*].message", "Thread starvation in the Tomcat executor causes the failed payments.")),
-    Attack("recursive-descent-path", "paths", "cause citing $..message", _R3, ("noisy neighbour",), _ERR,
+    Attack("recursive-descent-path", "echoes", "cause citing $..message", _R3, ("noisy neighbour",), _ERR,
            _many_valued("$..message", "A noisy neighbour on the Aurora host slows every query.")),
-    Attack("filter-path", "paths", "cause citing a filter expression path", _R3, ("garbage-collection pauses",), _ERR,
+    Attack("filter-path", "echoes", "cause citing a filter expression path", _R3, ("garbage-collection pauses",), _ERR,
            _many_valued("$.results[?(@.message =~ /HikariPool/)].message", "Garbage-collection pauses stall the request threads.")),
-    Attack("slice-path", "paths", "cause citing a slice of the results", _R3, ("retry storm",), _ERR,
+    Attack("slice-path", "echoes", "cause citing a slice of the results", _R3, ("retry storm",), _ERR,
            _many_valued("$.results[0:50].message", "A retry storm from checkout-api floods payment-api.")),
-    Attack("union-path", "paths", "cause citing a union of two results", _R3, ("nat gateway",), _ERR,
+    Attack("union-path", "echoes", "cause citing a union of two results", _R3, ("nat gateway",), _ERR,
            _many_valued("$.results[{i},{j}].message", "Connection resets at the NAT gateway drop the database sessions.")),
     # -- the model's own words echoed back, and absence cited as presence
     Attack("echo-query-and-empty-log-groups", "no-evidence",
@@ -902,13 +902,13 @@ ATTACKS: list[Attack] = [
     Attack("specific-borrowed-from-another-line", "fabrications", "a wait only another line holds, stated of a request line",
            _R9, ("ms for a database connection",), _ERR, _borrowed_specific),
     # -- fabricated specifics spelled to slip past a plain-ASCII reader
-    Attack("identifier-with-unicode-hyphen", "disguised-specifics", "an error code written with a non-breaking hyphen",
+    Attack("identifier-with-unicode-hyphen", "fabrications", "an error code written with a non-breaking hyphen",
            _R9, ("ora-01555",), _ERR,
            _with_pool_line("observation", "The database reported ORA\u201101555 snapshot errors during the incident.")),
-    Attack("identifier-with-zero-width-space", "disguised-specifics", "a change id with a zero-width space inside",
+    Attack("identifier-with-zero-width-space", "fabrications", "a change id with a zero-width space inside",
            _R9, ("fw-4411",), _ERR,
            _with_pool_line("root_cause", "Firewall change FW-44\u200b11 blocked the database port.")),
-    Attack("number-with-thin-space-separator", "disguised-specifics", "a fabricated number grouped with a thin space",
+    Attack("number-with-thin-space-separator", "fabrications", "a fabricated number grouped with a thin space",
            _R9, ("54321", "54 321"), _ERR,
            _with_pool_line("observation", "54\u2009321 payments were refused while the pool was exhausted.")),
     # -- identifiers nothing returned
