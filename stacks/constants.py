@@ -205,7 +205,13 @@ ALARM_TRIGGER = EntrySpec(
 KNOWLEDGE_INGEST = EntrySpec(
     "KnowledgeIngest", "kb_ingest", 300, 512, "S3 upload under knowledge/ -> knowledge index"
 )
-ENTRY_FUNCTIONS: tuple[EntrySpec, ...] = (API, ALARM_TRIGGER, KNOWLEDGE_INGEST)
+# A run whose execution ended without closing it (stopped, timed out, an error no Catch takes)
+# is closed by this sweep; the API also closes such a run when it is read.
+RUN_RECONCILER = EntrySpec(
+    "RunReconciler", "run_reconciler", 120, 256, "schedule -> close runs of ended executions"
+)
+RECONCILE_EVERY_MINUTES = 15
+ENTRY_FUNCTIONS: tuple[EntrySpec, ...] = (API, ALARM_TRIGGER, KNOWLEDGE_INGEST, RUN_RECONCILER)
 
 # The API's routes (issue 6): path -> methods, all proxied to the api function.
 API_ROUTES: dict[str, tuple[str, ...]] = {

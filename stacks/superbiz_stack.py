@@ -21,6 +21,7 @@ from stacks.constructs.notifications import Notifications
 from stacks.constructs.secrets import ModelSecret
 from stacks.constructs.storage import Storage
 from stacks.constructs.triggers import AlarmTrigger
+from stacks.constructs.triggers_reconcile import RunReconciler
 
 
 class SuperBizStack(Stack):
@@ -115,6 +116,13 @@ class SuperBizStack(Stack):
             diagnosis=self.diagnosis,
             removal_policy=removal_policy,
         )
+        self.run_reconciler = RunReconciler(
+            self,
+            "RunReconciler",
+            functions=self.functions,
+            table=self.storage.table,
+            diagnosis=self.diagnosis,
+        )
         self.monitoring = Monitoring(
             self,
             "Monitoring",
@@ -144,6 +152,7 @@ class SuperBizStack(Stack):
         functions: dict[str, Any] = dict(self.diagnosis.functions)
         functions[c.API.module] = self.api.function
         functions[c.ALARM_TRIGGER.module] = self.alarm_trigger.function
+        functions[c.RUN_RECONCILER.module] = self.run_reconciler.function
         if self.knowledge is not None:
             functions[c.KNOWLEDGE_INGEST.module] = self.knowledge.ingest_function
         return functions

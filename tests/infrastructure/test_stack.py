@@ -91,6 +91,9 @@ ENTRY_ACTIONS = {
     | set(c.OPENSEARCH_API_ACTIONS)
     | READ_SECRET,
     "alarm_trigger": BASELINE_ACTIONS | set(c.GRAPH_NODE_TABLE_ACTIONS) | {"states:StartExecution"},
+    "run_reconciler": BASELINE_ACTIONS
+    | set(c.GRAPH_NODE_TABLE_ACTIONS)
+    | {"states:ListExecutions", "states:DescribeExecution"},
     "kb_ingest": BASELINE_ACTIONS
     | {"s3:GetObject"}
     | set(c.OPENSEARCH_WRITE_ACTIONS)
@@ -325,7 +328,7 @@ def test_one_function_per_node_tool_and_entrance_each_with_its_own_role(
         f"{module}.lambda_handler" for module in ENTRY_FUNCTIONS.values()
     ]
     assert handlers == sorted(expected)
-    assert len(handlers) == 16 + 3
+    assert len(handlers) == 16 + 4
     roles = {json.dumps(f["Properties"]["Role"]) for f in functions.values()}
     assert len(roles) == len(functions)
     # And each function is named as the library's catalog names it
@@ -496,7 +499,7 @@ def test_bucket_is_encrypted_private_and_tls_only(synth: Synthesised) -> None:
 def test_every_log_group_is_encrypted_and_expires(synth: Synthesised) -> None:
     groups = synth.resources("AWS::Logs::LogGroup")
     # one per function, the state machine's, the API's access log, three of the domain
-    assert len(groups) == 19 + 1 + 1 + 3
+    assert len(groups) == 20 + 1 + 1 + 3
     assert all("KmsKeyId" in g["Properties"] for g in groups.values())
     assert {g["Properties"]["RetentionInDays"] for g in groups.values()} == {30}
     for fn in synth.own_functions().values():
@@ -705,6 +708,23 @@ def test_finalize_publishes_only_to_the_topic(synth: Synthesised) -> None:
     assert machine in json.dumps(env[c.ENV_STATE_MACHINE_ARN])
 
 
+def test_a_schedule_closes_runs_whose_execution_ended_uncaught(synth: Synthesised) -> None:
+    reconciler_id, reconciler = synth.function_by_module("run_reconciler")
+    [machine_id] = synth.resources("AWS::StepFunctions::StateMachine")
+    rules = [
+        r["Properties"]
+        for r in synth.resources("AWS::Events::Rule").values()
+        if "ScheduleExpression" in r["Properties"]
+    ]
+    [rule] = [r for r in rules if r["Targets"][0]["Arn"] == {"Fn::GetAtt": [reconciler_id, "Arn"]}]
+    assert rule["ScheduleExpression"] == f"rate({c.RECONCILE_EVERY_MINUTES} minutes)"
+    env = reconciler["Properties"]["Environment"]["Variables"]
+    assert env[c.ENV_STATE_MACHINE_ARN] == {"Ref": machine_id}
+    statements = synth.role_statements(synth.role_of("run_reconciler"))
+    [listing] = [s for s in statements if "states:ListExecutions" in _actions([s])]
+    assert listing["Resource"] == {"Ref": machine_id}
+
+
 def test_no_api_route_writes_knowledge_and_the_api_may_only_search(synth: Synthesised) -> None:
     paths = {
         _api_paths(synth)[m["Properties"]["ResourceId"]["Ref"]]
@@ -746,7 +766,7 @@ def test_a_run_record_the_state_machine_writes_itself_expires(asl: dict) -> None
 def test_alarm_rule_matches_alarm_state_changes_to_alarm_except_our_own(
     synth: Synthesised,
 ) -> None:
-    [rule] = synth.resources("AWS::Events::Rule").values()
+    [rule] = _alarm_rules(synth)
     props = rule["Properties"]
     assert props["EventPattern"] == {
         "source": ["aws.cloudwatch"],
@@ -765,8 +785,13 @@ def test_alarm_rule_matches_alarm_state_changes_to_alarm_except_our_own(
         assert alarm["Properties"]["AlarmName"].startswith(c.OWN_ALARM_PREFIX)
 
 
+def _alarm_rules(synth: Synthesised) -> list[dict[str, Any]]:
+    rules = synth.resources("AWS::Events::Rule").values()
+    return [r for r in rules if "EventPattern" in r["Properties"]]
+
+
 def test_alarm_rule_honours_configured_prefixes(configured: Synthesised) -> None:
-    [rule] = configured.resources("AWS::Events::Rule").values()
+    [rule] = _alarm_rules(configured)
     assert rule["Properties"]["EventPattern"]["detail"]["alarmName"] == [
         {"prefix": "payment-"},
         {"prefix": "checkout-"},

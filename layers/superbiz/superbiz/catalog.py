@@ -33,6 +33,7 @@ ENTRY_FUNCTIONS: dict[str, str] = {
     "Api": "api",  # API Gateway REST API (Powertools APIGatewayRestResolver)
     "AlarmTrigger": "alarm_trigger",  # EventBridge "CloudWatch Alarm State Change" -> run
     "KnowledgeIngest": "kb_ingest",  # S3 uploads under knowledge/ -> knowledge index
+    "RunReconciler": "run_reconciler",  # schedule -> close runs whose execution ended uncaught
 }
 
 FUNCTION_NAME_PREFIX = "superbiz-"

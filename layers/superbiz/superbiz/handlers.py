@@ -86,6 +86,23 @@ def alarm_trigger() -> Handler:
     return lambda_handler
 
 
+def run_reconciler() -> Handler:
+    """EventBridge schedule -> close the runs whose execution ended without closing them."""
+    from superbiz.deps import get_entry_deps
+    from superbiz.reconcile import sweep
+
+    @logger.inject_lambda_context
+    @metrics.log_metrics
+    @tracer.capture_lambda_handler(capture_response=False)
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        result = sweep(get_entry_deps())
+        logger.info("run reconciler", extra=result)
+        metrics.add_metric(name="RunsReconciled", unit="Count", value=result["runs_closed"])
+        return result
+
+    return lambda_handler
+
+
 def api() -> Handler:
     """API Gateway REST proxy -> the Powertools resolver in superbiz.api."""
     from superbiz.api.app import handle
