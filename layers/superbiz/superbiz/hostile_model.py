@@ -33,7 +33,8 @@ CONTEXT = re.compile(r"<context>\s*(.*)\s*</context>", re.DOTALL)
 MAX_CALLS_PER_TURN = 8
 
 SERVICE = "payment-api"
-CONTROL_CALL = {"tool": "query_logs", "arguments": {"service": SERVICE, "minutes": 60}}
+CONTROL_QUERY: dict[str, Any] = {"service": SERVICE, "minutes": 60}
+CONTROL_CALL: dict[str, Any] = {"tool": "query_logs", "arguments": CONTROL_QUERY}
 CONTROL_ID = "control"
 # what an honest model may recommend and admit from the control claim alone
 CONTROL_ACTION = "Find what holds the HikariPool-1 connections before raising the pool size."
@@ -110,7 +111,7 @@ class Shown:
     def control(self) -> Citation:
         """The honest citation: a connection-pool line of the service's error query,
         cut to the part after the logger name (all of it verbatim)."""
-        params = CONTROL_CALL["arguments"]
+        params = CONTROL_QUERY
         try:
             found = self.line(params, "HikariPool-1 - ")
         except ScriptError:
@@ -185,7 +186,7 @@ class HostileModel:
         return {
             "content": {
                 "fault_category": "http_5xx",
-                "steps": [{"tool": "query_logs", "params": CONTROL_CALL["arguments"]}],
+                "steps": [{"tool": "query_logs", "params": CONTROL_QUERY}],
                 "decision": "EXECUTE",
                 "rationale": f"Read the error logs of {SERVICE}.",
                 "entities": [SERVICE],
