@@ -16,7 +16,7 @@ A phrase is flagged when it speaks to a model ("ignore previous instructions",
 "as the assistant you must", "do not mention", "<|system|>"). A bare role
 label that ordinary logs also use ("system:", "[System]" in MySQL's error
 log) is flagged only together with words addressed to the reader ("you",
-"your", "must", "instructions").
+"your", "instructions", "respond").
 """
 
 from __future__ import annotations
@@ -79,7 +79,8 @@ _HOMOGLYPHS = str.maketrans(
 # zero-width, joiners, bidi embeddings/overrides/isolates, soft hyphen, BOM, tags (category Cf)
 _INVISIBLE = re.compile(r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0]")
 _WHITESPACE = re.compile(r"\s+")
-# digits and signs that stand for letters, read only inside a word that has letters
+# digits and signs that stand for letters; a text is also read this way only when
+# one sits between letters or starts a word, which timestamps and ids rarely do
 _LEET = str.maketrans(
     {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"}
 )
