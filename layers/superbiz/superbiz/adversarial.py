@@ -593,12 +593,8 @@ def _echo(
     return build
 
 
-def _total(view: dict[str, Any]) -> str:
-    return str(view["total_matched"])
-
-
 def _bookkeeping_count(s: Shown) -> dict:
-    n = _total(s.view("query_logs", ERRORS))
+    n = str(s.view("query_logs", ERRORS)["total_matched"])
     return _claim_body(
         "observation",
         f"Exactly {n} payment requests failed in the last hour.",
