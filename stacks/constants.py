@@ -87,6 +87,11 @@ OWN_LOGS_DENIED_ACTIONS = (
     "logs:StartLiveTail",
 )
 
+# list_log_groups reads stream metadata (last event time); denied on the system's own groups.
+OWN_LOG_STREAMS_DENIED_ACTIONS = ("logs:DescribeLogStreams",)
+# The tools that read CloudWatch Logs and must never read the system's own log groups.
+LOG_READING_TOOLS = ("tool_query_logs", "tool_list_log_groups")
+
 # DynamoDB actions RunStore performs. Nothing deletes, scans or batch-writes.
 GRAPH_NODE_TABLE_ACTIONS = (
     "dynamodb:GetItem",
@@ -176,6 +181,10 @@ TOOLS: tuple[FunctionSpec, ...] = (
     _tool("read_skill", "ReadSkillFunctionArn", 50),
     _tool("lookup_knowledge", "LookupKnowledgeFunctionArn", 50, reads_knowledge=True),
     _tool("get_current_time", "GetCurrentTimeFunctionArn", 50),
+    _tool("find_resources", "FindResourcesFunctionArn", 50),
+    _tool("list_log_groups", "ListLogGroupsFunctionArn", 50),
+    _tool("list_metrics", "ListMetricsFunctionArn", 50),
+    _tool("query_traces", "QueryTracesFunctionArn", 50),
 )
 
 DIAGNOSIS_FUNCTIONS: tuple[FunctionSpec, ...] = GRAPH_NODES + TOOLS

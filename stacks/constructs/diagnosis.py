@@ -133,7 +133,7 @@ class Diagnosis(Construct):
         if spec.module == "finalize":
             env[c.ENV_NOTIFY_TOPIC_ARN] = self._notifications.topic.topic_arn
             env[c.ENV_STATE_MACHINE_ARN] = self._state_machine_arn()
-        if spec.module == "tool_query_logs":
+        if spec.module in c.LOG_READING_TOOLS:
             env[c.ENV_LOG_GROUP_PREFIXES] = json.dumps(list(self._config.log_group_prefixes))
         return env
 
@@ -204,24 +204,34 @@ class Diagnosis(Construct):
                 cast(logs.CfnLogGroup, group.node.default_child).log_group_name or "", patterns
             )
         ]
-        function = self.functions["tool_query_logs"]
-        function.add_environment(c.ENV_OWN_LOG_GROUPS, stack.to_json_string([*patterns, *exact]))
         names = [*patterns, *(n for name in exact for n in (name, f"{name}:*"))]
-        denied = iam.PolicyStatement(
-            effect=iam.Effect.DENY,
-            actions=list(c.OWN_LOGS_DENIED_ACTIONS),
-            resources=[
-                stack.format_arn(
-                    service="logs",
-                    resource="log-group",
-                    resource_name=name,
-                    arn_format=ArnFormat.COLON_RESOURCE_NAME,
-                )
-                for name in names
-            ],
-        )
-        policy = iam.Policy(self, "QueryLogsOwnLogsDenied", statements=[denied])
-        policy.attach_to_role(cast(iam.IRole, function.role))
+        own_arns = [
+            stack.format_arn(
+                service="logs",
+                resource="log-group",
+                resource_name=name,
+                arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            )
+            for name in names
+        ]
+        denied_actions = {
+            "tool_query_logs": c.OWN_LOGS_DENIED_ACTIONS,
+            "tool_list_log_groups": c.OWN_LOG_STREAMS_DENIED_ACTIONS,
+        }
+        for module in c.LOG_READING_TOOLS:
+            function = self.functions[module]
+            function.add_environment(
+                c.ENV_OWN_LOG_GROUPS, stack.to_json_string([*patterns, *exact])
+            )
+            denied = iam.PolicyStatement(
+                effect=iam.Effect.DENY, actions=list(denied_actions[module]), resources=own_arns
+            )
+            policy = iam.Policy(
+                self,
+                f"{construct_id(module.removeprefix('tool_'))}OwnLogsDenied",
+                statements=[denied],
+            )
+            policy.attach_to_role(cast(iam.IRole, function.role))
 
     def _tool_sources(self) -> dict[str, _SourceAccess]:
         log_groups = self._log_group_arns()
@@ -301,6 +311,62 @@ class Diagnosis(Construct):
                         "cloudtrail:LookupEvents reads the account's management-event history and "
                         "has no resource-level permissions (the CloudTrail permissions reference "
                         "lists '*' only); it is the tool's only CloudTrail action and is read-only."
+                    )
+                },
+            ),
+            "tool_find_resources": _SourceAccess(
+                statements=(iam.PolicyStatement(actions=["tag:GetResources"], resources=["*"]),),
+                acknowledgements={
+                    "AwsSolutions-IAM5[Resource::*]": (
+                        "tag:GetResources lists the account's tagged resources and has no "
+                        "resource-level permissions (the Resource Groups Tagging API permissions "
+                        "reference lists '*' only); it is the tool's only action and is read-only."
+                    )
+                },
+            ),
+            "tool_list_log_groups": _SourceAccess(
+                statements=(
+                    iam.PolicyStatement(actions=["logs:DescribeLogGroups"], resources=["*"]),
+                    # the newest stream's last event time, only in the readable groups
+                    iam.PolicyStatement(actions=["logs:DescribeLogStreams"], resources=log_groups),
+                ),
+                acknowledgements={
+                    **{
+                        "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:"
+                        f"<AWS::AccountId>:log-group:{prefix}*]": (
+                            "Which log groups exist is learnt at run time; logs:DescribeLogStreams "
+                            f"(stream names and times, no events) is limited to {scope}."
+                        )
+                        for prefix in (self._config.log_group_prefixes or ("",))
+                    },
+                    "AwsSolutions-IAM5[Resource::*]": (
+                        "logs:DescribeLogGroups lists group names and sizes and is not scoped by "
+                        "log group ARN; it reads no events."
+                    ),
+                },
+            ),
+            "tool_list_metrics": _SourceAccess(
+                statements=(
+                    iam.PolicyStatement(actions=["cloudwatch:ListMetrics"], resources=["*"]),
+                ),
+                acknowledgements={
+                    "AwsSolutions-IAM5[Resource::*]": (
+                        "cloudwatch:ListMetrics has no resource-level permissions; it is the "
+                        "tool's only action and is read-only."
+                    )
+                },
+            ),
+            "tool_query_traces": _SourceAccess(
+                statements=(
+                    iam.PolicyStatement(
+                        actions=["xray:GetTraceSummaries", "xray:BatchGetTraces"], resources=["*"]
+                    ),
+                ),
+                acknowledgements={
+                    "AwsSolutions-IAM5[Resource::*]": (
+                        "xray:GetTraceSummaries and xray:BatchGetTraces read the account's traces "
+                        "and have no resource-level permissions (the X-Ray permissions reference "
+                        "lists '*' only); they are the tool's only actions and are read-only."
                     )
                 },
             ),

@@ -59,6 +59,11 @@ TOOL_SOURCE_ACTIONS = {
     "tool_read_skill": set(),
     "tool_lookup_knowledge": {"es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
     "tool_get_current_time": set(),
+    "tool_find_resources": {"tag:GetResources"},
+    # the newest stream's last event time; denied on the stack's own groups
+    "tool_list_log_groups": {"logs:DescribeLogGroups", "logs:DescribeLogStreams"},
+    "tool_list_metrics": {"cloudwatch:ListMetrics"},
+    "tool_query_traces": {"xray:GetTraceSummaries", "xray:BatchGetTraces"},
 }
 READ_SECRET = {"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
 # What a graph function may do beyond the table, tool outputs and its tool's source.
@@ -83,6 +88,9 @@ UNSCOPABLE_ACTIONS = {
     "cloudwatch:DescribeAlarms",
     "cloudwatch:DescribeAlarmHistory",
     "cloudtrail:LookupEvents",
+    "tag:GetResources",
+    "xray:GetTraceSummaries",
+    "xray:BatchGetTraces",
 }
 ENTRY_ACTIONS = {
     "api": BASELINE_ACTIONS
@@ -328,7 +336,7 @@ def test_one_function_per_node_tool_and_entrance_each_with_its_own_role(
         f"{module}.lambda_handler" for module in ENTRY_FUNCTIONS.values()
     ]
     assert handlers == sorted(expected)
-    assert len(handlers) == 16 + 4
+    assert len(handlers) == 20 + 4  # 9 graph nodes, 11 tools; 4 entrances
     roles = {json.dumps(f["Properties"]["Role"]) for f in functions.values()}
     assert len(roles) == len(functions)
     # And each function is named as the library's catalog names it
@@ -453,6 +461,65 @@ def test_query_logs_reads_logs_and_nothing_else(synth: Synthesised) -> None:
     }
 
 
+def test_every_tool_has_its_choice_branch_to_its_own_task(asl: dict) -> None:
+    # Given the RunTools map's Choice on the tool name
+    processor = asl["States"]["RunTools"]["ItemProcessor"]["States"]
+    choices = {ch["StringEquals"]: ch["Next"] for ch in processor["ChooseTool"]["Choices"]}
+    # Then every tool of the catalogue, the discovery tools and traces among them, has a
+    # branch to a Task calling its own function, with the same retries and catch as the others
+    tools = {spec.state: spec for spec in c.TOOLS}
+    assert set(choices) == set(tools)
+    assert {"find_resources", "list_log_groups", "list_metrics", "query_traces"} <= set(choices)
+    for name, spec in tools.items():
+        task = processor[choices[name]]
+        assert task["Resource"] == "${" + spec.substitution + "}"
+        assert task["Catch"][0]["Next"] == "ToolFailed"
+        assert task["TimeoutSeconds"] > spec.timeout_seconds
+
+
+@pytest.mark.parametrize("fixture", ["synth", "configured"])
+def test_list_log_groups_is_refused_the_stacks_own_log_groups(
+    fixture: str, request: pytest.FixtureRequest
+) -> None:
+    stack: Synthesised = request.getfixturevalue(fixture)
+    # Given the list_log_groups role and environment
+    role = stack.role_of("tool_list_log_groups")
+    statements = stack.role_statements(role)
+    [deny] = [s for s in statements if s["Effect"] == "Deny"]
+    env = stack.function_by_module("tool_list_log_groups")[1]["Properties"]["Environment"]
+    query_env = stack.function_by_module("tool_query_logs")[1]["Properties"]["Environment"]
+    # Then reading the stack's own streams is denied, and the tool is told the same own groups
+    # and readable prefixes as query_logs
+    denied_actions = [deny["Action"]] if isinstance(deny["Action"], str) else deny["Action"]
+    assert set(denied_actions) >= set(c.OWN_LOG_STREAMS_DENIED_ACTIONS)
+    query_deny = [s for s in stack.role_statements(stack.role_of("tool_query_logs"))
+                  if s["Effect"] == "Deny"][0]  # fmt: skip
+    assert deny["Resource"] == query_deny["Resource"]
+    for key in (c.ENV_OWN_LOG_GROUPS, c.ENV_LOG_GROUP_PREFIXES):
+        assert env["Variables"][key] == query_env["Variables"][key]
+    # And stream metadata is readable only in the log groups query_logs may read
+    [streams] = [s for s in statements if s["Effect"] == "Allow"
+                 and "logs:DescribeLogStreams" in _actions([s])]  # fmt: skip
+    [start] = [s for s in stack.role_statements(stack.role_of("tool_query_logs"))
+               if "logs:StartQuery" in _actions([s]) and s["Effect"] == "Allow"]  # fmt: skip
+    assert streams["Resource"] == start["Resource"]
+
+
+def test_discovery_and_trace_tools_only_read(synth: Synthesised) -> None:
+    # Given the roles of the discovery and trace tools
+    for module, service in (
+        ("tool_find_resources", "tag:"),
+        ("tool_list_metrics", "cloudwatch:"),
+        ("tool_query_traces", "xray:"),
+    ):
+        actions = _actions(synth.role_statements(synth.role_of(module)))
+        # Then each reads its one source and writes nothing there (X-Ray tracing of the
+        # function itself aside)
+        own = {a for a in actions if a.startswith(service)} - BASELINE_ACTIONS
+        assert own == TOOL_SOURCE_ACTIONS[module], module
+        assert all(a.split(":")[1].startswith(("Get", "List", "BatchGet")) for a in own), module
+
+
 # -- storage
 
 
@@ -499,7 +566,7 @@ def test_bucket_is_encrypted_private_and_tls_only(synth: Synthesised) -> None:
 def test_every_log_group_is_encrypted_and_expires(synth: Synthesised) -> None:
     groups = synth.resources("AWS::Logs::LogGroup")
     # one per function, the state machine's, the API's access log, three of the domain
-    assert len(groups) == 20 + 1 + 1 + 3
+    assert len(groups) == 24 + 1 + 1 + 3
     assert all("KmsKeyId" in g["Properties"] for g in groups.values())
     assert {g["Properties"]["RetentionInDays"] for g in groups.values()} == {30}
     for fn in synth.own_functions().values():

@@ -37,6 +37,10 @@ DEFAULT_BUDGETS: dict[str, int] = {
     "query_alarms": 800,
     # a playbook from prompts/skills, ours and bounded: the Executor needs all of it
     "read_skill": 4000,
+    "find_resources": 900,
+    "list_log_groups": 700,
+    "list_metrics": 700,
+    "query_traces": 1200,
 }
 OTHER_TOOLS_BUDGET = 600
 
@@ -166,6 +170,8 @@ def prompt_view(invocation: ToolInvocation, max_tokens: int | None = None) -> di
     - query_metrics: the `summary` whole and up to ~30 `points` rows
       ("$.points[i].v = v at t"), onset and peak always among them;
     - query_alarms: `alarms`, each with its `path`, at most 3 history entries;
+    - find_resources, list_log_groups, list_metrics, query_traces: the found items, each
+      with its `path`, in brief while they fit, then in full;
     - any other tool: the output, with long lists and strings cut.
 
     `max_tokens` defaults to the tool's entry in `DEFAULT_BUDGETS`. The whole
@@ -725,8 +731,91 @@ def _generic_view(base: dict[str, Any], output: Any, budget: int) -> dict[str, A
     return base | {"view": {"json_prefix": text[:lo] + "…"}, "truncated_view": True}
 
 
+# ---------------------------------------------------------------- discovery tools and traces
+
+
+def _brief_resource(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: item[k] for k in ("arn", "type", "name") if k in item}
+
+
+def _brief_log_group(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: item[k] for k in ("name", "last_event_at") if k in item}
+
+
+def _brief_metric(item: dict[str, Any]) -> dict[str, Any]:
+    return dict(item)
+
+
+def _brief_trace(item: dict[str, Any]) -> dict[str, Any]:
+    segment = item.get("segment") if isinstance(item.get("segment"), dict) else {}
+    downstream = item.get("downstream") if isinstance(item.get("downstream"), dict) else {}
+    brief: dict[str, Any] = {k: item[k] for k in ("trace_id", "start", "chain") if k in item}
+    if segment:
+        brief["segment"] = {k: segment.get(k) for k in ("name", "http_status", "cause")}
+    if downstream:
+        brief["downstream"] = {
+            k: downstream.get(k) for k in ("name", "namespace", "remote_host", "fault")
+        }
+    return brief
+
+
+def _items_view(
+    list_key: str, brief: Callable[[dict[str, Any]], dict[str, Any]]
+) -> Callable[[dict[str, Any], dict[str, Any], int], dict[str, Any] | None]:
+    """A list of found things: every item in brief (with the path that cites it whole) as
+    long as they fit, then in full, in the tool's own order."""
+
+    def build(base: dict[str, Any], output: dict[str, Any], budget: int) -> dict[str, Any] | None:
+        items = output.get(list_key)
+        if not isinstance(items, list):
+            return None
+        body: dict[str, Any] = {k: v for k, v in output.items() if k != list_key}
+        body[list_key] = []
+        body[f"omitted_{list_key}"] = len(items)
+        view = base | {"view": body, "truncated_view": False}
+
+        def render(levels: list[int]) -> None:
+            shown = []
+            for i, level in enumerate(levels):
+                item = items[i]
+                if not isinstance(item, dict):
+                    shown.append({"path": f"$.{list_key}[{i}]", "value": item})
+                    continue
+                detail = item if level else brief(item)
+                shown.append({"path": f"$.{list_key}[{i}]", **detail})
+            body[list_key] = shown
+            body[f"omitted_{list_key}"] = len(items) - len(shown)
+            view["truncated_view"] = bool(body[f"omitted_{list_key}"]) or any(
+                level == 0 and isinstance(items[i], dict) and brief(items[i]) != items[i]
+                for i, level in enumerate(levels)
+            )
+
+        levels: list[int] = []
+        render(levels)
+        if not _fits(view, budget):
+            return None
+        while len(levels) < len(items):
+            render([*levels, 0])
+            if not _fits(view, budget):
+                break
+            levels.append(0)
+        for i in range(len(levels)):
+            trial = [*levels[:i], 1, *levels[i + 1 :]]
+            render(trial)
+            if _fits(view, budget):
+                levels = trial
+        render(levels)
+        return view
+
+    return build
+
+
 _BUILDERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int], dict[str, Any] | None]] = {
     "query_logs": _logs_view,
     "query_metrics": _metrics_view,
     "query_alarms": _alarms_view,
+    "find_resources": _items_view("resources", _brief_resource),
+    "list_log_groups": _items_view("log_groups", _brief_log_group),
+    "list_metrics": _items_view("metrics", _brief_metric),
+    "query_traces": _items_view("traces", _brief_trace),
 }

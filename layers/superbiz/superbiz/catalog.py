@@ -24,6 +24,10 @@ TOOL_FUNCTIONS: dict[str, str] = {
     "ReadSkillFunctionArn": "tool_read_skill",
     "LookupKnowledgeFunctionArn": "tool_lookup_knowledge",
     "GetCurrentTimeFunctionArn": "tool_get_current_time",
+    "FindResourcesFunctionArn": "tool_find_resources",
+    "ListLogGroupsFunctionArn": "tool_list_log_groups",
+    "ListMetricsFunctionArn": "tool_list_metrics",
+    "QueryTracesFunctionArn": "tool_query_traces",
 }
 
 ALL_FUNCTIONS: dict[str, str] = GRAPH_FUNCTIONS | TOOL_FUNCTIONS

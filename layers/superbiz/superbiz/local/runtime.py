@@ -202,7 +202,7 @@ class LocalRuntime:
     def _provision(self) -> None:
         from superbiz import deps as deps_module
         from superbiz.aws import AwsClients
-        from superbiz.local import insights, moto_locks, moto_percentiles
+        from superbiz.local import insights, moto_locks, moto_percentiles, moto_xray
         from superbiz.settings import Settings
         from superbiz.store import create_table
 
@@ -222,6 +222,7 @@ class LocalRuntime:
         insights.install()
         moto_locks.install()
         moto_percentiles.install()
+        moto_xray.install()
         if self.scenario is not None:
             from superbiz.world import seed_world
 

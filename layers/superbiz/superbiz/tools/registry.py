@@ -11,9 +11,13 @@ from superbiz.tools.base import Tool
 from superbiz.tools.changes import RecentChangesTool
 from superbiz.tools.clock import GetCurrentTimeTool
 from superbiz.tools.knowledge import LookupKnowledgeTool
+from superbiz.tools.loggroups import ListLogGroupsTool
 from superbiz.tools.logs import QueryLogsTool
+from superbiz.tools.metric_catalog import ListMetricsTool
 from superbiz.tools.metrics import QueryMetricsTool
+from superbiz.tools.resources import FindResourcesTool
 from superbiz.tools.skills import ReadSkillTool
+from superbiz.tools.traces import QueryTracesTool
 
 TOOLS: dict[str, Tool] = {
     t.name: t
@@ -25,6 +29,10 @@ TOOLS: dict[str, Tool] = {
         ReadSkillTool(),
         LookupKnowledgeTool(),
         GetCurrentTimeTool(),
+        FindResourcesTool(),
+        ListLogGroupsTool(),
+        ListMetricsTool(),
+        QueryTracesTool(),
     )
 }
 
