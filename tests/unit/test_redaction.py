@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -626,3 +627,24 @@ def test_markers_hold_no_digits_and_no_at_sign():
     # so that no digit-based rule and no e-mail rule can ever match a marker
     for kind in CLASSES:
         assert re.fullmatch(r"\[REDACTED:[a-z_]+\]", marker(kind))
+
+
+def test_redacting_mixtures_of_examples_twice_changes_nothing():
+    # Given log text made of pieces of every example, glued by the separators logs use
+    pieces = [
+        p
+        for t in [t for t, *_ in POSITIVES] + NEGATIVES + REALISTIC_LOG_LINES + MORE_SECRETS
+        for p in t.split(" ")
+    ]
+    separators = [" ", "", "=", ":", "; ", "\n", '"', "'", ",", "&", "@", "/", "://", "\\n"]
+    rng = random.Random(4)
+    for _ in range(3000):
+        text = "".join(
+            rng.choice(pieces) + rng.choice(separators) for _ in range(rng.randint(1, 6))
+        )
+
+        # When it is redacted once and then again
+        once, _ = redact_text(text)
+
+        # Then the second time changes nothing and counts nothing
+        assert redact_text(once) == (once, {}), text

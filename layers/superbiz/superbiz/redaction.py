@@ -193,7 +193,12 @@ def _guarded(check: Callable[[str], bool]) -> Callable[[re.Match[str]], Span | N
 
     def pick(m: re.Match[str]) -> Span | None:
         span = _value_span(m)
-        return span if span and check(m.string[span[0] : span[1]]) else None
+        if span is None:
+            return None
+        value = m.string[span[0] : span[1]]
+        # a value already holding a marker has lost its secret, and the marker's
+        # letters must not make it look random the second time round
+        return span if "[REDACTED:" not in value and check(value) else None
 
     return pick
 
@@ -270,8 +275,9 @@ _AUTH_SCHEMES = (
 _AUTH_PARAMS = (
     r"""[\w-]+=(?:"[^"\r\n]*"|[^\s,"']*)(?:[ \t]*,[ \t]*[\w-]+=(?:"[^"\r\n]*"|[^\s,"']*))*"""
 )
-# a credential that is a marker and nothing more; "[REDACTED:aws_access_key]:sig" is not
-_NOT_WHOLE_MARKER = r"""(?!\[REDACTED:[a-z_]+\](?![^\s"'\\,;]))"""
+# a credential that is a marker and nothing more ("[REDACTED:x]", "[REDACTED:x]: ...");
+# "[REDACTED:aws_access_key]:signature" is more
+_NOT_WHOLE_MARKER = r"""(?!\[REDACTED:[a-z_]+\](?![^\s"'\\,;:]|:[^\s"'\\,;]))"""
 _BOUNDED_END = r"(?![\w-]|[.,]\d)"  # not followed by more of an identifier or a decimal
 # exactly 40 base64 characters, mixed case and a digit or sign: not a hex git SHA
 _AWS_SECRET_40 = (
@@ -338,12 +344,13 @@ _RULES: tuple[_Rule, ...] = (
         hints=("://",),
         pick=_guarded(_looks_random),
     ),
-    # an AWS secret key beside its access key id, whatever (if anything) labels it
+    # an AWS secret key beside its access key id, whatever (if anything) labels it; the
+    # id after a secret is only looked at, so a second secret after it is found too
     _Rule(
         "aws_secret_key",
         re.compile(
             rf"{_AWS_KEY_ID}[^\r\n]{{0,80}}?(?P<v>{_AWS_SECRET_40})"
-            rf"|(?P<v2>{_AWS_SECRET_40})[^\r\n]{{0,80}}?{_AWS_KEY_ID}"
+            rf"|(?P<v2>{_AWS_SECRET_40})(?=[^\r\n]{{0,80}}?{_AWS_KEY_ID})"
         ),
         hints=("akia", "asia", "redacted:aws_access_key"),
     ),
@@ -372,8 +379,8 @@ _RULES: tuple[_Rule, ...] = (
                 {_AUTH_SCHEMES}[ \t]+{_NOT_WHOLE_MARKER}(?P<v>{_AUTH_PARAMS}|[^\s"'\\,;]+)
               | (?>[A-Za-z][A-Za-z_-]{{1,29}}[ \t]+){_NOT_WHOLE_MARKER}
                 (?P<v2>{_AUTH_PARAMS}|[^\s"'\\,;]{{8,}})
-              | {_NOT_WHOLE_MARKER}(?!{_AUTH_SCHEMES}\b)(?P<v3>[^\s"'\\,;]{{8,}})
-                (?![ \t]+\[REDACTED:)
+              | {_NOT_WHOLE_MARKER}(?!{_AUTH_SCHEMES}\b)(?![A-Za-z_-]+[ \t]+\[REDACTED:)
+                (?P<v3>[^\s"'\\,;]{{8,}}+)
             )""",
             re.VERBOSE,
         ),
@@ -438,7 +445,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "email",
         re.compile(
-            r"(?<![\w.%+-])(?<!://)[A-Za-z0-9_%+-][A-Za-z0-9._%+-]*@"
+            r"(?<![\w.%+\]-])(?<!://)[A-Za-z0-9_%+-][A-Za-z0-9._%+-]*@"
             r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
             r"(?!(?:png|jpe?g|gif|svg|webp|ico|js|css|map)\b)[A-Za-z]{2,24}\b"
         ),
