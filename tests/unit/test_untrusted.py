@@ -164,6 +164,26 @@ def test_obfuscated_spellings_are_recognised(name):
     assert is_instruction_like(text)
 
 
+# each disguise, applied to every phrasing
+_CYRILLIC = str.maketrans(dict(zip("aeopcxyis", "аеорсхуіѕ", strict=True)))
+DISGUISES = {
+    "fullwidth": lambda t: "".join(
+        chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else "\u3000" if c == " " else c for c in t
+    ),
+    "zero-width between letters": lambda t: "\u200b".join(t),
+    "zero-width for spaces": lambda t: t.replace(" ", "\u200b"),
+    "bidi override": lambda t: f"\u202e{t}\u202c",
+    "Cyrillic look-alikes": lambda t: t.translate(_CYRILLIC),
+    "leetspeak": lambda t: t.translate(str.maketrans({"o": "0", "i": "1", "e": "3"})),
+}
+
+
+@pytest.mark.parametrize("disguise", sorted(DISGUISES))
+def test_every_phrasing_is_recognised_under_every_disguise(disguise):
+    disguised = [DISGUISES[disguise](text) for text in PHRASINGS]
+    assert [t for t in disguised if not is_instruction_like(t)] == []
+
+
 @pytest.mark.parametrize("text", LOG_LINES)
 def test_ordinary_log_lines_are_not_flagged(text):
     assert not is_instruction_like(text)
