@@ -166,8 +166,9 @@ class _AlarmsWhileComposing:
 
     def complete(self, request: Any) -> Any:
         if request.role == "composer" and self.delivered is None:
-            self.delivered = self.runtime.invoke("alarm_trigger", self.event)
+            # the run composing now is the service's open investigation
             run_id = self.runtime.store.open_investigation("race-svc", "x", "", "")
+            self.delivered = self.runtime.invoke("alarm_trigger", self.event)
             self.runtime.store.add_run_alarm(
                 run_id,
                 "raced",
