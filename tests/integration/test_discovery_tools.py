@@ -11,7 +11,7 @@ from moto import mock_aws
 from superbiz import jsonpath
 from superbiz.aws import AwsClients
 from superbiz.errors import ToolInputInvalid
-from superbiz.local import insights, moto_xray
+from superbiz.local import insights, moto_alarm_history, moto_xray
 from superbiz.settings import Settings
 from superbiz.tools.alarms import QueryAlarmsInput, QueryAlarmsTool
 from superbiz.tools.base import ToolContext
@@ -168,6 +168,7 @@ def seeded(tmp_path_factory):
     with mock_aws():
         insights.install()
         moto_xray.install()
+        moto_alarm_history.install()
         clients = AwsClients(region="us-east-1")
         scenario = load_scenario(path)
         seed_world(scenario, clients)
@@ -394,7 +395,17 @@ def test_alarm_evaluation_settings_state_time_and_history_are_seeded(world, aws)
     assert described["DatapointsToAlarm"] == 2
     assert described["TreatMissingData"] == "notBreaching"
     result = QueryAlarmsTool().run(QueryAlarmsInput(names=["orders-api-5xx"]), context(world, aws))
-    assert result.output["alarms"][0]["state_updated_at"] == "2026-11-20T10:07:00Z"
+    alarm = result.output["alarms"][0]
+    assert alarm["state_updated_at"] == "2026-11-20T10:07:00Z"
+    assert (alarm["evaluation_periods"], alarm["datapoints_to_alarm"]) == (3, 2)
+    assert alarm["treat_missing_data"] == "notBreaching"
+    # And its history reads as CloudWatch's, newest first, each change at its own time
+    assert [(h["t"], h["summary"]) for h in alarm["history"]] == [
+        ("2026-11-20T10:07:00Z", "Alarm updated from OK to ALARM"),
+        ("2026-11-20T09:01:00Z", "Alarm updated from INSUFFICIENT_DATA to OK"),
+        ("2026-11-20T09:00:00Z", "Alarm updated from OK to INSUFFICIENT_DATA"),
+    ]
+    assert "history_unavailable" not in result.output
     # And the trigger event says it came from the last state in its history
     event = world.alarm_event(name="orders-api-5xx")
     assert event["detail"]["previousState"] == {"value": "OK"}

@@ -439,9 +439,15 @@ def test_alarms_report_state_and_reason(world, aws):
         "Sum",
     )
     assert alarm["description"] == "Payment API is returning 5xx"
-    # moto has no DescribeAlarmHistory: the history is empty and says why
-    assert alarm["history"] == []
-    assert "DescribeAlarmHistory" in out["history_unavailable"]
+    # And its history is the change the world made, as CloudWatch records it
+    assert alarm["history"] == [
+        {
+            "t": "2026-11-20T10:20:00Z",
+            "type": "StateUpdate",
+            "summary": "Alarm updated from OK to ALARM",
+        }
+    ]
+    assert "history_unavailable" not in out
 
 
 def test_alarms_filters_combine_and_firing_alarms_come_first(world, aws):

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 _MARK = "__superbiz_xray__"
+_original: Any = None  # moto's own summary, while ours is installed
 _TOKEN = re.compile(
     r"""\s*(?:
         (?P<service>service\(\s*"(?P<name>[^"\\]*)"\s*\))
@@ -187,6 +188,8 @@ def install() -> None:
 
     if getattr(SegmentCollection.summary, _MARK, False):
         return
+    global _original
+    _original = SegmentCollection.summary
 
     def summary(
         self: Any,
@@ -234,3 +237,11 @@ def install() -> None:
 
     setattr(summary, _MARK, True)
     SegmentCollection.summary = summary  # type: ignore[method-assign]
+
+
+def uninstall() -> None:
+    """Back to moto's own GetTraceSummaries."""
+    from moto.xray.models import SegmentCollection
+
+    if getattr(SegmentCollection.summary, _MARK, False) and _original is not None:
+        SegmentCollection.summary = _original  # type: ignore[method-assign]

@@ -202,7 +202,13 @@ class LocalRuntime:
     def _provision(self) -> None:
         from superbiz import deps as deps_module
         from superbiz.aws import AwsClients
-        from superbiz.local import insights, moto_locks, moto_percentiles, moto_xray
+        from superbiz.local import (
+            insights,
+            moto_alarm_history,
+            moto_locks,
+            moto_percentiles,
+            moto_xray,
+        )
         from superbiz.settings import Settings
         from superbiz.store import create_table
 
@@ -223,6 +229,7 @@ class LocalRuntime:
         moto_locks.install()
         moto_percentiles.install()
         moto_xray.install()
+        moto_alarm_history.install()
         if self.scenario is not None:
             from superbiz.world import seed_world
 

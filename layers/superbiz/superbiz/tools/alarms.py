@@ -146,6 +146,10 @@ def _alarm(alarm: dict[str, Any], history: list[dict[str, Any]]) -> dict[str, An
         "period": alarm.get("Period"),
         "threshold": clean_number(threshold) if threshold is not None else None,
         "comparison": alarm.get("ComparisonOperator"),
+        # M of N: DatapointsToAlarm of EvaluationPeriods, and what a missing datapoint counts as
+        "evaluation_periods": alarm.get("EvaluationPeriods"),
+        "datapoints_to_alarm": alarm.get("DatapointsToAlarm") or alarm.get("EvaluationPeriods"),
+        "treat_missing_data": alarm.get("TreatMissingData") or "missing",
         "description": alarm.get("AlarmDescription"),
         "history": history,
     }
