@@ -236,7 +236,7 @@ def install() -> None:
         }
 
     setattr(summary, _MARK, True)
-    SegmentCollection.summary = summary  # type: ignore[method-assign]
+    SegmentCollection.summary = summary  # type: ignore[method-assign,assignment]
 
 
 def uninstall() -> None:

@@ -169,14 +169,14 @@ class FindResourcesTool:
                 )
                 truncated |= cut
                 for mapping in pages:
-                    value = _tag(mapping.get("Tags") or [], key)
-                    if value is not None and any(
-                        value.lower() == s.lower()
+                    tag_value = _tag(mapping.get("Tags") or [], key)
+                    if tag_value is not None and any(
+                        tag_value.lower() == s.lower()
                         if s.lower() in exact
-                        else s.lower() in value.lower()
+                        else s.lower() in tag_value.lower()
                         for s in wanted
                     ):
-                        add(mapping, f"tag {key}={value}")
+                        add(mapping, f"tag {key}={tag_value}")
         # 3. exact tags and types, when asked for without a service
         if params.tags or (params.resource_types and not wanted and not params.dimensions):
             filters = [

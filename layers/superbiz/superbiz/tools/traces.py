@@ -28,6 +28,7 @@ TEXT_CHARS = 500
 PREVIEW_TRACES = 5
 
 Status = Literal["fault", "error", "throttle"]
+ALL_STATUSES: tuple[Status, ...] = ("fault", "error", "throttle")
 
 
 class QueryTracesInput(TimeWindow):
@@ -39,7 +40,7 @@ class QueryTracesInput(TimeWindow):
         description="X-Ray service name (the segment name, e.g. the service or function name)",
     )
     status: list[Status] = Field(
-        default_factory=lambda: ["fault", "error", "throttle"],
+        default_factory=lambda: list(ALL_STATUSES),
         max_length=3,
         description="traces with any of these: fault (5xx), error (4xx), throttle (429); "
         "empty means any status",
@@ -267,11 +268,15 @@ def _downstream(segment: dict[str, Any]) -> dict[str, Any] | None:
     return max(calls, key=lambda n: (_failed(n), _duration(n) or 0.0))
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _call(node: dict[str, Any], segment: dict[str, Any]) -> dict[str, Any]:
-    http = node.get("http") if isinstance(node.get("http"), dict) else {}
-    request = http.get("request") if isinstance(http.get("request"), dict) else {}
-    sql = node.get("sql") if isinstance(node.get("sql"), dict) else {}
-    aws = node.get("aws") if isinstance(node.get("aws"), dict) else {}
+    http = _dict(node.get("http"))
+    request = _dict(http.get("request"))
+    sql = _dict(node.get("sql"))
+    aws = _dict(node.get("aws"))
     url = request.get("url") or sql.get("url")
     return {
         "name": node.get("name", ""),
@@ -317,9 +322,7 @@ def _cause(node: dict[str, Any], segment: dict[str, Any]) -> str | None:
 
 
 def _status(node: dict[str, Any]) -> int | None:
-    http = node.get("http") if isinstance(node.get("http"), dict) else {}
-    response = http.get("response") if isinstance(http.get("response"), dict) else {}
-    status = response.get("status")
+    status = _dict(_dict(node.get("http")).get("response")).get("status")
     return status if isinstance(status, int) else None
 
 
