@@ -256,3 +256,33 @@ def test_change_of_a_scenario_spec_keeps_every_field():
     change = Change.of(SCENARIO_CHANGES[2])
     assert change.as_output()["resource"] == "Payment-API"
     assert change.t == at("10:02")
+
+
+def test_implicated_resources_are_looked_up_one_by_one_reads_dropped(cloudtrail):
+    client, stubber = cloudtrail
+    # Given a busy account, and a function implicated by its ARN
+    arn = "arn:aws:lambda:us-east-1:123456789012:function:settlement-export"
+    read = dict(lambda_update_code("e9", at("10:05")), EventName="GetFunction")
+    read["CloudTrailEvent"] = json.dumps({"eventName": "GetFunction", "readOnly": True})
+    for name, events in (
+        (arn, []),
+        ("settlement-export", [lambda_update_code("e2", at("10:11")), read]),
+    ):
+        stubber.add_response(
+            "lookup_events",
+            {"Events": events},
+            {
+                "LookupAttributes": [{"AttributeKey": "ResourceName", "AttributeValue": name}],
+                "StartTime": START,
+                "EndTime": NOW,
+                "MaxResults": 50,
+            },
+        )
+    # When its changes are asked for
+    tool_ctx = ctx(**{CHANGE_SOURCE_EXTRA: CloudTrailChangeSource(client)})
+    result = RecentChangesTool().run(RecentChangesInput(resources=[arn]), tool_ctx)
+    # Then CloudTrail is asked by the ARN and by the name it records, and only the write
+    # (a failed one, with its error code) comes back
+    assert [(c["event"], c["error_code"]) for c in result.output["changes"]] == [
+        ("UpdateFunctionCode20150331v2", "AccessDenied")
+    ]

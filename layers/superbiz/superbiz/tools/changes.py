@@ -8,7 +8,8 @@ Both sit behind `ChangeSource`; the tool only filters, orders and cites.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Protocol
@@ -26,6 +27,8 @@ DETAIL_CHARS = 300
 DETAIL_VALUE_CHARS = 80
 ERROR_MESSAGE_CHARS = 300
 MAX_RESOURCES = 20  # per change, as CloudTrail's Resources rarely name more
+# more implicated names than this: one window scan instead of a lookup per name
+MAX_RESOURCE_LOOKUPS = 6
 PREVIEW_CHANGES = 5
 
 # requestParameters keys that name the changed resource, most specific first
@@ -121,7 +124,9 @@ def _bounded(text: str, limit: int) -> str:
 
 
 class ChangeSource(Protocol):
-    def lookup(self, start: datetime, end: datetime) -> list[Change]: ...
+    def lookup(
+        self, start: datetime, end: datetime, resources: Sequence[str] = ()
+    ) -> list[Change]: ...
 
 
 class StaticChangeSource:
@@ -132,7 +137,8 @@ class StaticChangeSource:
     def __init__(self, changes: Iterable[Any]) -> None:
         self._changes = [Change.of(c) for c in changes]
 
-    def lookup(self, start: datetime, end: datetime) -> list[Change]:
+    def lookup(self, start: datetime, end: datetime, resources: Sequence[str] = ()) -> list[Change]:
+        """Every change in the window; the tool filters by resource."""
         start, end = _utc(start), _utc(end)
         return [c for c in self._changes if start <= c.t <= end]
 
@@ -149,24 +155,69 @@ class CloudTrailChangeSource:
         self.max_pages = max_pages
         self.truncated = False
 
-    def lookup(self, start: datetime, end: datetime) -> list[Change]:
+    def lookup(self, start: datetime, end: datetime, resources: Sequence[str] = ()) -> list[Change]:
+        """Write events in the window; with a few implicated resources, one lookup per
+        resource name (LookupEvents' ResourceName attribute), so a busy account's other
+        changes cannot crowd them out of the page budget."""
+        self.truncated = False
+        names = _lookup_names(resources)
+        if not names or len(names) > MAX_RESOURCE_LOOKUPS:
+            attribute = {"AttributeKey": "ReadOnly", "AttributeValue": "false"}
+            return self._pages(start, end, attribute, self.max_pages)
+        seen: dict[str, Change] = {}
+        pages = max(1, self.max_pages // len(names))
+        for name in names:
+            attribute = {"AttributeKey": "ResourceName", "AttributeValue": name}
+            for key, change in self._pages(start, end, attribute, pages, keyed=True):
+                seen.setdefault(key, change)
+        return list(seen.values())
+
+    def _pages(
+        self,
+        start: datetime,
+        end: datetime,
+        attribute: dict[str, str],
+        max_pages: int,
+        keyed: bool = False,
+    ) -> list[Any]:
         kwargs: dict[str, Any] = {
-            "LookupAttributes": [{"AttributeKey": "ReadOnly", "AttributeValue": "false"}],
+            "LookupAttributes": [attribute],
             "StartTime": start,
             "EndTime": end,
             "MaxResults": LOOKUP_PAGE_SIZE,
         }
-        changes: list[Change] = []
-        self.truncated = False
-        for _ in range(self.max_pages):
+        found: list[Any] = []
+        for _ in range(max_pages):
             page = sdk_call("CloudTrail LookupEvents", self.client.lookup_events, **kwargs)
-            changes.extend(change_from_event(e) for e in page.get("Events", []))
+            for event in page.get("Events", []):
+                if keyed and _read_only(event):
+                    continue  # a ResourceName lookup returns reads too
+                change = change_from_event(event)
+                found.append((event.get("EventId") or repr(change), change) if keyed else change)
             token = page.get("NextToken")
             if not token:
-                return changes
+                return found
             kwargs["NextToken"] = token
         self.truncated = True
-        return changes
+        return found
+
+
+def _lookup_names(resources: Sequence[str]) -> list[str]:
+    """The names to look up: each as given, and an ARN's resource name too (CloudTrail
+    records some services' resources by name, others by ARN)."""
+    names: list[str] = []
+    for value in resources:
+        names.append(value)
+        if value.startswith("arn:"):
+            tail = value.split(":", 5)[-1]
+            names.append(re.split(r"[/:]", tail)[-1])
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def _read_only(event: dict[str, Any]) -> bool:
+    record = _record(event.get("CloudTrailEvent"))
+    value = record.get("readOnly", event.get("ReadOnly"))
+    return value is True or str(value).lower() == "true"
 
 
 def change_from_event(event: dict[str, Any]) -> Change:
@@ -287,7 +338,7 @@ class RecentChangesTool:
         source: ChangeSource | None = ctx.extras.get(CHANGE_SOURCE_EXTRA)
         if source is None:
             source = CloudTrailChangeSource(ctx.clients.cloudtrail)
-        found = [c for c in source.lookup(start, end) if _matches(c, params)]
+        found = [c for c in source.lookup(start, end, params.resources) if _matches(c, params)]
         found.sort(key=lambda c: c.t)
         truncated = len(found) > params.limit or bool(getattr(source, "truncated", False))
         shown = found[-params.limit :]  # the newest: the ones closest to the symptom
