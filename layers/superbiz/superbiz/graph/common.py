@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from superbiz.contracts import ExecutorEvidence, GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import ModelError, ModelOutputInvalid
+from superbiz.graph.routes import Route
 from superbiz.models.base import ModelRequest, ModelResponse, Role
 from superbiz.models.pricing import cost_usd
 from superbiz.prompts import load_prompt
@@ -31,7 +32,7 @@ def enter(event: NodeEvent, node: str, deps: Deps) -> GraphState:
         state.counters.transitions = event.transitions
     if event.retry_count:
         deps.store.append_flow(state.run_id, f"{node}{RETRY_MARK}{event.retry_count})")
-    elif state.decision == "TOOLS" and state.tool_results:
+    elif state.decision == Route.TOOLS and state.tool_results:
         # the RunTools Map has no Lambda of its own to record its visit
         deps.store.append_flow(state.run_id, "RunTools", node)
     else:

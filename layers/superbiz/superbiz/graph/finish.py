@@ -19,6 +19,7 @@ from superbiz.graph.common import (
     latest_output,
     record_code_step,
 )
+from superbiz.graph.routes import Route
 from superbiz.observability import metrics
 from superbiz.store import RunTrace, utcnow_iso
 
@@ -161,7 +162,7 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     rejected = gate.get("claims_proposed", 0) - gate.get("claims_passed", 0)
     if rejected:
         metrics.add_metric(name="GatekeeperRejectedClaims", unit=MetricUnit.Count, value=rejected)
-    state.decision = "DEGRADED" if degraded else "DONE"
+    state.decision = Route.DEGRADED if degraded else Route.DONE
     return state
 
 

@@ -17,6 +17,7 @@ from superbiz.contracts import (
     ComposerOutput,
     Decision,
     ExecutorEvidence,
+    GateVerdict,
     GraphState,
     NodeEvent,
     PlannerPlan,
@@ -38,6 +39,7 @@ from superbiz.graph.common import (
     parse_output,
     record_code_step,
 )
+from superbiz.graph.routes import Route
 from superbiz.observability import metrics
 from superbiz.state_bounds import bound_tool_calls
 from superbiz.store import RunRecord, RunTrace, utcnow_iso
@@ -179,7 +181,7 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
             {f.data["signature"] for f in _findings(trace) if f.kind == "error_signature"}
         ),
     }
-    if state.counters.evidence_retries and state.decision == "LOW_CONFID":
+    if state.counters.evidence_retries and state.decision == Route.LOW_CONFID:
         # this Planner call is the evidence retry itself (not a later AIOps loop)
         verdict = latest_output(trace, "verifier_output") or {}
         context["retry_context"] = {
@@ -306,12 +308,12 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         state.pending_tool_calls = bound_tool_calls(
             deps.store, state.run_id, state.counters.tool_rounds, calls[:MAX_CALLS_PER_ROUND]
         )
-        state.decision = "TOOLS"
+        state.decision = Route.TOOLS
         return state
     parse_output(turn, ExecutorEvidence, deps, state.run_id)
     state.pending_tool_calls = []
     state.tool_results = []
-    state.decision = "EVIDENCE"
+    state.decision = Route.EVIDENCE
     return state
 
 
@@ -351,7 +353,7 @@ def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
     }
     deps.store.update_run(state.run_id, self_evaluation=evaluation)
     state.decision = result.verdict.value
-    if result.verdict.value == "REJECT":
+    if result.verdict is GateVerdict.REJECT:
         state.termination_reason = "gatekeeper_reject"
     return state
 

@@ -1,0 +1,47 @@
+"""Route decisions: the values a node writes to `GraphState.decision` and the state
+machine's Choice states read (docs/ARCHITECTURE.md, "The diagnosis graph").
+
+The ASL file repeats these values as strings; `tests/unit/test_routes.py` fails when
+a Choice state tests a value that is not here, or that the node before it cannot
+write, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from superbiz.contracts import Decision, GateVerdict, VerifierVerdict
+
+
+class Route(StrEnum):
+    # Planner (contracts.Decision)
+    PLAN = "PLAN"
+    EXECUTE = "EXECUTE"
+    FINISH = "FINISH"
+    # Executor: another tool round, or its evidence
+    TOOLS = "TOOLS"
+    EVIDENCE = "EVIDENCE"
+    # Gatekeeper (contracts.GateVerdict) and Verifier (contracts.VerifierVerdict)
+    PASS = "PASS"
+    PARTIAL = "PARTIAL"
+    REJECT = "REJECT"
+    LOW_CONFID = "LOW_CONFID"
+    # Finalize: how the run ended (read by callers of the execution's output)
+    DONE = "DONE"
+    DEGRADED = "DEGRADED"
+
+
+PLANNER_ROUTES = frozenset(Route(d.value) for d in Decision)
+EXECUTOR_ROUTES = frozenset({Route.TOOLS, Route.EVIDENCE})
+GATEKEEPER_ROUTES = frozenset(Route(v.value) for v in GateVerdict)
+VERIFIER_ROUTES = frozenset(Route(v.value) for v in VerifierVerdict)
+FINALIZE_ROUTES = frozenset({Route.DONE, Route.DEGRADED})
+
+# Each Choice state on `$.decision` and the routes the node before it may write; a
+# route the Choice does not test takes its Default branch.
+CHOICE_ROUTES: dict[str, frozenset[Route]] = {
+    "AfterPlanner": PLANNER_ROUTES,
+    "AfterExecutor": EXECUTOR_ROUTES,
+    "AfterGatekeeper": GATEKEEPER_ROUTES,
+    "AfterVerifier": VERIFIER_ROUTES,
+}
