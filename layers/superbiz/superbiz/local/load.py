@@ -72,6 +72,8 @@ def _call(base: str, method: str, path: str, body: Any = None) -> tuple[int, dic
             status, payload = response.status, json.loads(response.read() or b"{}")
     except urllib.error.HTTPError as err:
         status, payload = err.code, json.loads(err.read() or b"{}")
+    except (urllib.error.URLError, OSError) as exc:  # refused, reset, timed out: counted
+        status, payload = 0, {"message": f"{type(exc).__name__}: {exc}"}
     return status, payload, (time.perf_counter() - started) * 1000
 
 
