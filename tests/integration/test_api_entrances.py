@@ -23,7 +23,8 @@ from superbiz.api.app import openapi_json
 from superbiz.faults import crashing
 from superbiz.local.runtime import LocalRuntime
 from superbiz.local.server import proxy_event
-from superbiz.store import ToolInvocation, invocation_id_for, run_pk
+from superbiz.records import ToolInvocation, invocation_id_for
+from superbiz.store import run_pk
 
 pytestmark = pytest.mark.integration
 
@@ -361,7 +362,7 @@ def test_knowledge_is_not_written_through_the_api(runtime):
 def big_run(runtime) -> str:
     """A finished run of Alice's with 60 steps and 45 tool outputs of 150-400 KB:
     about 12 MB in all, twice what one Lambda response may carry."""
-    from superbiz.store import AgentStep, RunRecord
+    from superbiz.records import AgentStep, RunRecord
 
     store = runtime.store
     store.ensure_session("big-session", principal=ALICE)
@@ -488,7 +489,7 @@ def _failing_execution(runtime: LocalRuntime, error: str) -> str:
 
 
 def test_a_run_whose_execution_ended_uncaught_is_closed_on_read(runtime):
-    from superbiz.store import RunRecord
+    from superbiz.records import RunRecord
 
     # Given a RUNNING run whose execution failed with an error no Catch takes
     execution = _failing_execution(runtime, "States.DataLimitExceeded")
@@ -514,7 +515,7 @@ def test_a_run_whose_execution_ended_uncaught_is_closed_on_read(runtime):
 
 def test_the_scheduled_sweep_closes_runs_of_executions_that_failed(runtime):
     from superbiz.reconcile import sweep
-    from superbiz.store import RunRecord
+    from superbiz.records import RunRecord
 
     execution = _failing_execution(runtime, "States.DataLimitExceeded")
     run_id = execution.rsplit(":", 1)[-1]

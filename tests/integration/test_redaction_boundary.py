@@ -20,8 +20,9 @@ from superbiz.contracts import (
     ToolEvent,
 )
 from superbiz.graph import gatekeeper
+from superbiz.records import AlarmClaim, RunRecord, ToolInvocation
 from superbiz.settings import Settings
-from superbiz.store import AlarmClaim, RunRecord, RunStore, ToolInvocation, create_table
+from superbiz.store import RunStore, create_table
 from superbiz.tools.base import ToolContext
 from superbiz.tools.runner import execute
 

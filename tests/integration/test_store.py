@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from superbiz.errors import RunNotFound
-from superbiz.store import AgentStep, RunRecord, RunStore, S3BlobStore, ToolInvocation, create_table
+from superbiz.records import AgentStep, RunRecord, ToolInvocation
+from superbiz.store import RunStore, S3BlobStore, create_table
 
 pytestmark = pytest.mark.integration
 

@@ -14,7 +14,7 @@ import pytest
 from superbiz import budget
 from superbiz.bench import synthetic_logs_invocation
 from superbiz.jsonpath import resolve
-from superbiz.store import ToolInvocation
+from superbiz.records import ToolInvocation
 from superbiz.tools.base import iso
 from superbiz.tools.metrics import summarise
 

@@ -15,8 +15,8 @@ from superbiz import jsonpath
 from superbiz.aws import AwsClients
 from superbiz.budget import count_tokens, dump, prompt_view
 from superbiz.local.moto_xray import FilterError, parse_filter, trace_facts
+from superbiz.records import ToolInvocation
 from superbiz.settings import Settings
-from superbiz.store import ToolInvocation
 from superbiz.tools.base import ToolContext
 from superbiz.tools.loggroups import ListLogGroupsInput
 from superbiz.tools.metric_catalog import ListMetricsInput

@@ -6,7 +6,7 @@ import pytest
 
 from superbiz.contracts import Citation, Claim, ClaimKind, ExecutorEvidence, GateVerdict
 from superbiz.graph import gatekeeper as gk
-from superbiz.store import ToolInvocation
+from superbiz.records import ToolInvocation
 
 LOG_LINE = "ERROR HikariPool-1 - Connection is not available, request timed out after 30000ms."
 

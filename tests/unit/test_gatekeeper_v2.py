@@ -16,7 +16,7 @@ from superbiz.contracts import (
     ExecutorEvidence,
 )
 from superbiz.graph import gatekeeper as gk
-from superbiz.store import ToolInvocation
+from superbiz.records import ToolInvocation
 
 LINE = (
     "2026-11-20 10:05:12.000 ERROR HikariPool-1 - Connection is not available, "

@@ -6,7 +6,7 @@ import pytest
 
 from superbiz.contracts import Claim, ExecutorEvidence
 from superbiz.graph import gatekeeper as gk
-from superbiz.store import ToolInvocation
+from superbiz.records import ToolInvocation
 
 EMPTY = ToolInvocation(
     seq=1,

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from superbiz.errors import ToolInputInvalid
+from superbiz.records import ToolInvocation
 from superbiz.replay import RecordedAnswers, ToolNotRecorded, comparable
-from superbiz.store import ToolInvocation
 from superbiz.tools.base import ToolContext
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from superbiz import store
+from superbiz import records, store
 
 
 def test_run_items_share_one_partition_and_sort_in_order():
@@ -25,8 +25,10 @@ def test_session_index_sorts_runs_by_start_time():
 
 
 def test_invocation_ids_are_scoped_to_their_run():
-    assert store.invocation_id_for("run-000000-abcdef", 3) == "inv_0003_abcdef"
-    assert store.invocation_id_for("run-1-abcdef", 3) != store.invocation_id_for("run-1-fedcba", 3)
+    assert records.invocation_id_for("run-000000-abcdef", 3) == "inv_0003_abcdef"
+    assert records.invocation_id_for("run-1-abcdef", 3) != records.invocation_id_for(
+        "run-1-fedcba", 3
+    )
 
 
 def test_alarm_dedup_key():

@@ -52,7 +52,7 @@ from superbiz.hostile_model import (
     Shown,
 )
 from superbiz.models.base import ModelRequest, ModelResponse
-from superbiz.store import RunTrace, ToolInvocation
+from superbiz.records import RunTrace, ToolInvocation
 
 MARKER = "adversarial-case"
 INJECTED_CAUSE = "DNS outage"

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from superbiz.cli import DEMO_WORLD
-from superbiz.store import ToolInvocation
+from superbiz.records import ToolInvocation
 
 DEFAULT_LOG_SIZES = (1_000, 10_000, 100_000)
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -232,7 +232,9 @@ def bench_trace_read(steps: int = 200, invocations: int = 200, repeats: int = 5)
     from moto import mock_aws
 
     from superbiz.aws import AwsClients
-    from superbiz.store import AgentStep, RunRecord, RunStore, create_table, utcnow_iso
+    from superbiz.records import AgentStep, RunRecord
+    from superbiz.store import RunStore, create_table
+    from superbiz.times import utcnow_iso
 
     with mock_aws():
         clients = AwsClients(region="us-east-1")

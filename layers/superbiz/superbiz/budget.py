@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from superbiz.store import ToolInvocation
+from superbiz.records import ToolInvocation
 
 # ---------------------------------------------------------------- budgets
 

@@ -10,7 +10,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from superbiz import runs
 from superbiz.deps import Deps
 from superbiz.observability import logger
-from superbiz.store import RunTrace
+from superbiz.records import RunTrace
 
 SUBJECT_LIMIT = 100  # SNS rejects longer subjects
 MESSAGE_LIMIT = 200_000  # SNS allows 256 KB

@@ -23,7 +23,8 @@ from superbiz import runs
 from superbiz.deps import Deps, EntryDeps
 from superbiz.errors import RunNotFound, StoreError
 from superbiz.observability import logger
-from superbiz.store import RunRecord, utcnow_iso
+from superbiz.records import RunRecord
+from superbiz.times import utcnow_iso
 
 ENDED_BADLY = ("FAILED", "TIMED_OUT", "ABORTED")
 # how often one process asks Step Functions about the same running run

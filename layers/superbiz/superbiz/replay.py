@@ -31,7 +31,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from superbiz import errors
 from superbiz.errors import SuperBizError, ToolError, ToolUnavailable
-from superbiz.store import AgentStep, RunRecord, RunStore, RunTrace, ToolInvocation
+from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
+from superbiz.store import RunStore
 from superbiz.tools.base import Retrieval, ToolContext, ToolResult
 
 RUN_FILE_FORMAT = "superbiz-run/1"

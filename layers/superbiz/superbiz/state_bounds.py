@@ -15,8 +15,9 @@ import json
 from collections.abc import Sequence
 
 from superbiz.contracts import ToolCall
+from superbiz.records import ToolInvocation, invocation_id_for
 from superbiz.redaction import redact_text
-from superbiz.store import RunStore, ToolInvocation, invocation_id_for
+from superbiz.store import RunStore
 from superbiz.tools.runner import invocation_seq
 
 MAX_PARAMS_BYTES = 8_000

@@ -38,7 +38,9 @@ from superbiz.aiops import AlarmPayload, AlarmPayloadError, from_eventbridge, qu
 from superbiz.contracts import Limits, RunMode, StartRunInput
 from superbiz.deps import Deps, EntryDeps
 from superbiz.errors import RunNotFound
-from superbiz.store import AlarmClaim, RunStore, RunTrace, utcnow_iso
+from superbiz.records import AlarmClaim, RunTrace
+from superbiz.store import RunStore
+from superbiz.times import utcnow_iso
 
 DETAIL_TYPE = "CloudWatch Alarm State Change"
 # once a run has entered one of these nodes its Planner has had its last turn (an evidence

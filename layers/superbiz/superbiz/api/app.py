@@ -43,7 +43,7 @@ from superbiz.deps import EntryDeps, get_entry_deps
 from superbiz.errors import RunNotFound, StoreThrottled, SuperBizError, ToolUnavailable
 from superbiz.observability import logger
 from superbiz.reconcile import reconcile_run
-from superbiz.store import AgentStep, RunRecord, RunTrace, SessionRecord, ToolInvocation
+from superbiz.records import AgentStep, RunRecord, RunTrace, SessionRecord, ToolInvocation
 
 API_VERSION = "1.1.0"
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"

@@ -18,7 +18,7 @@ from superbiz.graph.routes import Route
 from superbiz.models.base import ModelRequest, ModelResponse, Role
 from superbiz.models.pricing import cost_usd
 from superbiz.prompts import load_prompt
-from superbiz.store import AgentStep, RunTrace
+from superbiz.records import AgentStep, RunTrace
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -21,7 +21,8 @@ from superbiz.graph.common import (
 )
 from superbiz.graph.routes import Route
 from superbiz.observability import metrics
-from superbiz.store import RunTrace, utcnow_iso
+from superbiz.records import RunTrace
+from superbiz.times import utcnow_iso
 
 SAFE_ANSWER = (
     "SuperBizAgent could not complete this diagnosis and has no verified finding to report. "

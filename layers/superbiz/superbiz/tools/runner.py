@@ -17,8 +17,9 @@ from pydantic import ValidationError
 from superbiz.contracts import ToolEvent, ToolResultRef
 from superbiz.errors import ToolError, ToolInputInvalid
 from superbiz.observability import logger, metrics
+from superbiz.records import ToolInvocation, invocation_id_for
 from superbiz.redaction import redact, redact_text
-from superbiz.store import RunStore, ToolInvocation, invocation_id_for
+from superbiz.store import RunStore
 from superbiz.tools.base import ToolContext, ToolResult
 from superbiz.tools.registry import get_tool
 
