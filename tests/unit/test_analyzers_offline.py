@@ -12,7 +12,7 @@ from superbiz.contracts import ClaimKind, GateVerdict
 from superbiz.graph import gatekeeper
 from superbiz.models.base import ModelRequest
 from superbiz.models.offline import OfflineModel, build_evidence, services_in
-from superbiz.store import ToolInvocation
+from superbiz.records import ToolInvocation
 
 
 @pytest.mark.parametrize(
@@ -217,9 +217,9 @@ def test_change_shortly_before_onset_is_correlated():
                     "t": "2026-11-20T09:55:00Z",
                     "source": "ecs",
                     "event": "UpdateService",
-                    "resource": "orders",
+                    "resource": "api",
                     "user": "deploy-bot",
-                    "detail": "orders:7 -> orders:8",
+                    "detail": "task definition api:7 -> api:8",
                 },
             ]
         },
@@ -228,7 +228,7 @@ def test_change_shortly_before_onset_is_correlated():
     correlated = [f for f in found if f.kind == "change_before_onset"]
     assert len(correlated) == 1 and correlated[0].data["minutes_before_onset"] == 5
     cause = next(c for c in build_evidence(found).claims if c.kind is ClaimKind.ROOT_CAUSE)
-    assert "orders:7 -> orders:8" in cause.statement
+    assert "api:7 -> api:8" in cause.statement
     assert {c.source_invocation_id for c in cause.citations} == {
         "inv_0001_abcdef",
         "inv_0003_abcdef",
@@ -253,3 +253,82 @@ def test_the_last_step_of_a_timed_out_request_names_what_it_waited_on():
         gatekeeper.check(build_evidence([stalled]), [as_invocation(request_log)]).verdict
         is GateVerdict.PASS
     )
+
+
+def _change(resource: str, event: str, detail: str, t: str = "2026-11-20T09:55:00Z") -> dict:
+    return {
+        "invocation_id": "inv_0003_abcdef",
+        "tool": "recent_changes",
+        "params": {},
+        "success": True,
+        "empty": False,
+        "output": {
+            "changes": [
+                {
+                    "t": t,
+                    "source": "x",
+                    "event": event,
+                    "resource": resource,
+                    "user": "u",
+                    "detail": detail,
+                }
+            ]
+        },
+    }
+
+
+def test_change_to_something_the_failing_lines_do_not_name_is_considered_not_blamed():
+    # Given an upstream partner's 503s and a deploy of the service minutes before them
+    log_inv = logs(*["ERROR 503 from api.partner.example.com on POST /v1/charge"] * 3)
+    found = analyzers.findings(
+        [log_inv, _change("api", "UpdateService", "task definition api:7 -> api:8")]
+    )
+    # Then the deploy is listed as considered, with why, and never becomes the trigger
+    assert not [f for f in found if f.kind == "change_before_onset"]
+    (considered,) = [f for f in found if f.kind == "change_considered"]
+    assert "cannot produce errors returned by an upstream service" in considered.summary
+    evidence = build_evidence(found)
+    cause = next(c for c in evidence.claims if c.kind is ClaimKind.ROOT_CAUSE)
+    assert "upstream" in cause.statement and "api:7" not in cause.statement
+    assert not any("Roll back" in a for a in evidence.recommended_actions)
+
+
+def test_harmless_change_is_never_the_trigger():
+    log_inv = logs(*["ERROR java.lang.NullPointerException at c.s.orders.PriceService.quote"] * 3)
+    found = analyzers.findings(
+        [log_inv, _change("api", "UpdateService", "LOG_LEVEL DEBUG -> INFO")]
+    )
+    assert [f.data["why"] for f in found if f.kind == "change_considered"] == [
+        "a harmless change (tags, log level or description only)"
+    ]
+
+
+def test_policy_change_on_the_role_a_denied_call_names_is_the_trigger():
+    line = (
+        "ERROR AccessDeniedException: User: arn:aws:sts::123456789012:assumed-role/orders-task-role/x "
+        "is not authorized to perform: sqs:SendMessage on resource: arn:aws:sqs:us-east-1:123456789012:orders"
+    )
+    found = analyzers.findings(
+        [
+            logs(*[line] * 3),
+            _change("orders-task-role", "DeleteRolePolicy", "policy send-orders removed"),
+        ]
+    )
+    assert [f.kind for f in found if f.kind.startswith("change")] == ["change_before_onset"]
+
+
+def test_symptom_after_an_upstream_event_is_reported_as_its_effect():
+    # Given a failover at 10:00 and pool errors from 10:01
+    rows = logs(
+        "FATAL: terminating connection due to administrator command",
+        "ERROR HikariPool-1 - Connection is not available, request timed out after 30000ms.",
+        "ERROR HikariPool-1 - Connection is not available, request timed out after 30000ms.",
+    )
+    found = analyzers.findings([rows])
+    sigs = [f for f in found if f.kind == "error_signature"]
+    # Then the failover leads and the pool errors are its effect
+    assert [f.data["signature"] for f in sigs] == ["db_failover", "db_pool_exhaustion"]
+    assert sigs[1].data["effect_of"] == "db_failover"
+    cause = next(c for c in build_evidence(found).claims if c.kind is ClaimKind.ROOT_CAUSE)
+    assert cause.statement.startswith("The database failed over")
+    assert "its effect" in cause.statement

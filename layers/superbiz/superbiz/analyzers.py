@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from superbiz import signatures
 from superbiz.contracts import NO_EVIDENCE_PATH, Citation, Derivation, DerivationOp
 from superbiz.specifics import text_of
+from superbiz.times import parse_iso
 from superbiz.untrusted import is_instruction_like
 
 # the catalogue is data (signatures.yaml); these names are the analyzers' API
@@ -159,7 +160,7 @@ def _cite(
 
 
 def _parse(ts: str) -> datetime:
-    return datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    return parse_iso(ts)
 
 
 def _usable(inv: dict[str, Any], tool: str) -> bool:
@@ -281,9 +282,16 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                     "last_at": last_at,
                     "log_groups": groups,
                     "truncated": truncated,
+                    "family": hit.signature.family,
+                    "upstream": hit.signature.upstream,
+                    # what the failing lines name, and who wrote them: what a change must touch
+                    "implicated": implicated_names([rows[i] for i in matching]),
+                    # the hosts the exemplar line names (a dependency outside the service)
+                    "hosts": [m.group(0).lower() for m in _HOST.finditer(message)][:3],
                 },
             )
         )
+    found = cause_before_symptom(found)
     found += change_correlation(invocations, anomalies, found)
     found += knowledge_matches(invocations)
     found += stalled_calls(invocations)
@@ -327,13 +335,148 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
     return found
 
 
+_HOST = re.compile(
+    r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|co|dev|app|cloud|internal|"
+    r"local|example|aws|test|corp|lan|svc|us|uk|de|eu)\b",
+    re.I,
+)
+_ARN = re.compile(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d*:[\w./:@+=,-]+")
+_NAMED = re.compile(
+    r"\b(?:queue|table|bucket|function|role|topic|key|cluster|instance|service|host|stream)"
+    r"[\s:=/]+['\"]?([A-Za-z0-9][\w.-]{2,80})",
+    re.I,
+)
+_NOT_HOSTS = re.compile(r"\.(java|py|js|ts|go|rb|kt|scala|class|log|json|yaml|yml|sql|conf)$", re.I)
+
+
+def implicated_names(rows: list[dict[str, Any]]) -> list[str]:
+    """The resources failing lines name (hosts, ARNs and their names, named queues,
+    tables, buckets, roles...) and the services that wrote them (log group and
+    stream names): what a change must touch to be the trigger."""
+    names: set[str] = set()
+    for row in rows[:200]:
+        message = row.get("message", "")
+        for arn in _ARN.findall(message):
+            names.add(arn.rstrip(".,;)"))
+            tail = re.split(r"[:/]", arn.rstrip(".,;)"))[-1]
+            if len(tail) >= 3:
+                names.add(tail)
+        for match in _HOST.finditer(message):
+            host = match.group(0)
+            if not _NOT_HOSTS.search(host) and not host.lower().startswith(("com.", "org.", "io.")):
+                names.add(host.lower())
+        for match in _NAMED.finditer(message):
+            names.add(match.group(1).rstrip(".,;)"))
+        group = row.get("log_group", "")
+        if group:
+            names.add(group.rstrip("/").rsplit("/", 1)[-1])
+        stream = row.get("log_stream", "")
+        if stream and "/" in stream:
+            names.add(stream.split("/", 1)[0])
+    return sorted(n for n in names if len(n) >= 3)
+
+
+def _early(a: str, b: str, minutes: float = 2.0) -> bool:
+    """Whether timestamp `a` is no later than `b` plus a small tolerance."""
+    try:
+        return (_parse(a) - _parse(b)).total_seconds() <= minutes * 60
+    except ValueError:
+        return False
+
+
+def cause_before_symptom(found: list[Finding]) -> list[Finding]:
+    """Order the error signatures cause first: the earliest upstream event that a
+    later signature is a typical effect of is the candidate cause, the others its
+    effects (`data["effect_of"]`). Everything else keeps its order."""
+    sigs = [f for f in found if f.kind == "error_signature"]
+    if len(sigs) < 2:
+        return found
+    catalogue = signatures.by_name()
+    for finding in sigs:
+        sig = catalogue[finding.data["signature"]]
+        for other in sigs:
+            if other is finding or not other.data.get("specific"):
+                continue
+            explains = other.data["signature"] in sig.effect_of or (
+                other.data.get("upstream")
+                and not sig.upstream
+                and other.data["signature"] != finding.data["signature"]
+            )
+            if explains and _early(other.data["first_at"], finding.data["first_at"]):
+                finding.data["effect_of"] = other.data["signature"]
+                finding.data["effect_of_label"] = other.data["label"]
+                break
+
+    def rank(f: Finding) -> tuple[int, int, str, int]:
+        return (
+            not f.data.get("specific"),
+            "effect_of" in f.data,
+            f.data.get("first_at") or "",
+            -int(f.data.get("count") or 0),
+        )
+
+    ordered = iter(sorted(sigs, key=rank))
+    return [next(ordered) if f.kind == "error_signature" else f for f in found]
+
+
+# harmless changes: they never trigger a failure (tags, log levels, descriptions)
+_HARMLESS_EVENTS = re.compile(
+    r"^(Tag\w*|Untag\w*|PutRetentionPolicy|DeleteRetentionPolicy|PutDashboard|PutMetricAlarm|"
+    r"SetAlarmState|DescribeAlarms|PutResourcePolicy(?=Logs)|UpdateDashboard)$"
+)
+_HARMLESS_DETAIL = re.compile(
+    r"\b(log[ _-]?level|LOG_LEVEL|loglevel|description|tags?|comment|annotation|retention)\b", re.I
+)
+_SUBSTANTIVE_DETAIL = re.compile(
+    r"\b(image|task definition|version|code|timeout|memory|concurrency|policy|rule|endpoint|url|"
+    r"pool|size|limit|record|replicas?|instance|cluster|throughput|capacity|key|permission)\b",
+    re.I,
+)
+
+
+def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[bool, str]:
+    """Whether a change before the onset is the likely trigger, and why (not)."""
+    event = change.get("event", "")
+    detail = change.get("detail") or ""
+    if _HARMLESS_EVENTS.match(event) or (
+        _HARMLESS_DETAIL.search(detail) and not _SUBSTANTIVE_DETAIL.search(detail)
+    ):
+        return False, "a harmless change (tags, log level or description only)"
+    if leading is None:
+        return True, "no failure signature to test it against"
+    sig = signatures.by_name()[leading.data["signature"]]
+    touched = [change.get("resource", ""), *change.get("resources", [])]
+    names = [n.lower() for n in leading.data.get("implicated", [])]
+    touches = any(
+        t and n and (t.lower() in n or n in t.lower() or _short(t) == _short(n))
+        for t in touched
+        for n in names
+    )
+    if not sig.can_be_triggered_by(event):
+        return False, f"{event} cannot produce {sig.label}"
+    if not touches:
+        shown = ", ".join(leading.data.get("implicated", [])[:5]) or "nothing it touches"
+        return False, f"it touches none of what the failing lines name ({shown})"
+    return True, f"{event} touches what the failing lines name and can produce {sig.label}"
+
+
+def _short(name: str) -> str:
+    return re.split(r"[:/]", name.lower().rstrip("/"))[-1]
+
+
 def change_correlation(
     invocations: list[dict[str, Any]], anomalies: list[dict[str, Any]], found: list[Finding]
 ) -> list[Finding]:
-    """Deploys or config changes shortly before the onset of the trouble.
+    """Changes shortly before the onset of the trouble, each judged: the likely
+    trigger only if it touches what the failing lines name and its type can
+    produce the leading signature; otherwise considered and not implicated.
 
     The onset is the earliest metric anomaly, else the first line of the leading
     error signature (one stray older error line must not move it)."""
+    leading = next(
+        (f for f in found if f.kind == "error_signature" and f.data.get("specific")),
+        next((f for f in found if f.kind == "error_signature"), None),
+    )
     # the onset and the citation that shows it
     onset_ref: Citation
     if anomalies:
@@ -341,7 +484,6 @@ def change_correlation(
         onset_text = first_anomaly["summary"]["onset_at"]
         onset_ref = _cite(first_anomaly["invocation_id"], "$.summary.onset_at", onset_text)
     else:
-        leading = next((f for f in found if f.kind == "error_signature"), None)
         if leading is None or not leading.data.get("first_at"):
             return []
         onset_text = leading.data["first_at"]
@@ -349,36 +491,47 @@ def change_correlation(
     onset = _parse(onset_text)
     onset_iso = onset.strftime("%Y-%m-%dT%H:%M:%SZ")
     correlated = []
+    seen: set[tuple[str, str, str]] = set()
     for inv in invocations:
         if not _usable(inv, "recent_changes"):
             continue
         for i, change in enumerate(inv["output"].get("changes", [])):
+            key = (change["t"], change["event"], change.get("resource", ""))
+            if key in seen:
+                continue
+            seen.add(key)
             minutes = (onset - _parse(change["t"])).total_seconds() / 60
-            if 0 <= minutes <= CHANGE_WINDOW_MINUTES:
-                what = f"{change['event']} on {change['resource']} by {change.get('user') or 'unknown'}"
-                correlated.append(
-                    Finding(
-                        kind="change_before_onset",
-                        summary=(
-                            f"{what} at {change['t']} ({change.get('detail', '')}) came "
-                            f"{round(minutes)} minute(s) before the onset at {onset_iso}."
+            if not 0 <= minutes <= CHANGE_WINDOW_MINUTES:
+                continue
+            relevant, why = change_relevance(change, leading)
+            what = f"{change['event']} on {change['resource']} by {change.get('user') or 'unknown'}"
+            when = (
+                f"{what} at {change['t']} ({change.get('detail', '')}) came "
+                f"{round(minutes)} minute(s) before the onset at {onset_iso}"
+            )
+            correlated.append(
+                Finding(
+                    kind="change_before_onset" if relevant else "change_considered",
+                    summary=f"{when}."
+                    if relevant
+                    else f"{when}; considered, not implicated: {why}.",
+                    citations=[
+                        _cite(
+                            inv["invocation_id"],
+                            f"$.changes[{i}]",
+                            change.get("detail") or change["event"],
                         ),
-                        citations=[
-                            _cite(
-                                inv["invocation_id"],
-                                f"$.changes[{i}]",
-                                change.get("detail") or change["event"],
-                            ),
-                            onset_ref,
-                        ],
-                        derivations=[_minutes_between(change["t"], onset_iso, round(minutes))],
-                        data={
-                            "change": change,
-                            "minutes_before_onset": round(minutes, 1),
-                            "onset": onset_iso,
-                        },
-                    )
+                        onset_ref,
+                    ],
+                    derivations=[_minutes_between(change["t"], onset_iso, round(minutes))],
+                    data={
+                        "change": change,
+                        "minutes_before_onset": round(minutes, 1),
+                        "onset": onset_iso,
+                        "why": why,
+                    },
                 )
+            )
     return correlated
 
 

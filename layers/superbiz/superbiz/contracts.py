@@ -310,6 +310,16 @@ class ClaimSupport(Contract):
     reason: str = ""
 
 
+class LogicCheck(Contract):
+    """One check of whether the conclusion holds together (docs/ARCHITECTURE.md, Verifier)."""
+
+    check: Literal[
+        "onset_order", "change_implicated", "earlier_signature", "remedy_addresses_cause"
+    ]
+    passed: bool
+    reason: str = ""
+
+
 class VerifierOutput(Contract):
     """`verifier_output`."""
 
@@ -319,6 +329,9 @@ class VerifierOutput(Contract):
     allowed_claims: list[str] = Field(default_factory=list)
     missing_info: list[str] = Field(default_factory=list)
     retry_context: str = ""
+    # the logic check: the cause precedes the symptom, a blamed change is implicated,
+    # no earlier upstream failure is ignored, the fix addresses the cause
+    logic: list[LogicCheck] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------- composer

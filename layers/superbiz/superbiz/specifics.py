@@ -12,7 +12,6 @@ answer check's concern; what it states as data is checked here.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -115,19 +114,21 @@ class Evidence:
     numbers: set[Decimal] = field(default_factory=set)
     seconds: set[Decimal] = field(default_factory=set)  # durations, in seconds
     bytes_: set[Decimal] = field(default_factory=set)
+    percents: set[Decimal] = field(default_factory=set)
+    unitless: set[Decimal] = field(default_factory=set)  # numbers written with no unit
 
 
-def text_of(value: object) -> str:
-    """A stored value as the text a citation is checked against: a string as it
-    is; anything else as its JSON, followed by its string leaves unescaped (so
-    an excerpt of a message inside a cited object matches as written)."""
-    if isinstance(value, str):
-        return value
-    leaves: list[str] = []
+def leaves(value: object) -> list[str]:
+    """The string and number values inside a stored value, each on its own."""
+    out: list[str] = []
 
     def walk(v: object) -> None:
         if isinstance(v, str):
-            leaves.append(v)
+            out.append(v)
+        elif isinstance(v, bool) or v is None:
+            return
+        elif isinstance(v, int | float):
+            out.append(str(v))
         elif isinstance(v, dict):
             for item in v.values():
                 walk(item)
@@ -136,7 +137,16 @@ def text_of(value: object) -> str:
                 walk(item)
 
     walk(value)
-    return "\n".join([json.dumps(value, ensure_ascii=False, sort_keys=True), *leaves])
+    return out
+
+
+def text_of(value: object) -> str:
+    """A stored value as the text its specifics are read from: a string as it is;
+    an object or list as its values, one a line (never its JSON syntax, so nothing
+    matches across two values)."""
+    if isinstance(value, str):
+        return value
+    return "\n".join(leaves(value))
 
 
 def _fold(text: str) -> str:
@@ -217,6 +227,10 @@ def evidence_of(texts: list[str]) -> Evidence:
                 ev.seconds.add(number * _TIME_UNITS[unit])
             elif unit in _SIZE_UNITS:
                 ev.bytes_.add(number * _SIZE_UNITS[unit])
+            elif unit in ("%", "percent"):
+                ev.percents.add(number)
+            else:
+                ev.unitless.add(number)
         # numbers glued to letters or signs (maximumPoolSize=10, timeout:30000ms, x-5)
         for m in re.finditer(r"\d+(?:\.\d+)?", text):
             number = _decimal(m.group(0))
@@ -334,13 +348,15 @@ def supported(spec: Specific, ev: Evidence) -> bool:
         if parsed is None:
             return False
         value, unit = parsed
-        if value in ev.numbers or -value in ev.numbers:
-            return True
+        # a quantity with a unit must match one of the same dimension (30000ms = 30 s,
+        # never 30000 s), or a number the evidence wrote with no unit at all
         if unit in _TIME_UNITS:
-            return value * _TIME_UNITS[unit] in ev.seconds
+            return value * _TIME_UNITS[unit] in ev.seconds or value in ev.unitless
         if unit.lower() in _SIZE_UNITS:
-            return value * _SIZE_UNITS[unit.lower()] in ev.bytes_
-        return False
+            return value * _SIZE_UNITS[unit.lower()] in ev.bytes_ or value in ev.unitless
+        if unit in ("%", "percent"):
+            return value in ev.percents or value in ev.unitless
+        return value in ev.numbers or -value in ev.numbers
     return False
 
 

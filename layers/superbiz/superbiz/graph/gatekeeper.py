@@ -40,7 +40,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from superbiz import jsonpath, specifics
+from superbiz import jsonpath, signatures, specifics
 from superbiz.contracts import (
     NO_EVIDENCE_PATH,
     Citation,
@@ -56,7 +56,7 @@ from superbiz.contracts import (
     TextOutcome,
 )
 from superbiz.observations import EvidenceSource, Observations
-from superbiz.store import ToolInvocation
+from superbiz.records import ToolInvocation
 from superbiz.untrusted import is_instruction_like
 
 RULE_SET_VERSION = "gatekeeper-rules/2.0"
@@ -75,12 +75,17 @@ NOT_AN_OBSERVATION = "R8_NOT_AN_OBSERVATION"
 UNSUPPORTED_SPECIFIC = "R9_UNSUPPORTED_SPECIFIC"
 DERIVATION_MISMATCH = "R9_DERIVATION_MISMATCH"
 NO_TELEMETRY = "R10_NO_TELEMETRY"
+CAUSE_UNSUPPORTED = "R11_CAUSE_UNSUPPORTED"
 ACTION_UNSUPPORTED = "A1_ACTION_UNSUPPORTED"
 GAP_UNSUPPORTED = "A1_GAP_UNSUPPORTED"
 ANSWER_UNSUPPORTED = "A2_ANSWER_UNSUPPORTED"
 
 RULED_OUT = re.compile(
-    r"\brul(?:e|ed|es|ing)[\s-]+(?:\w+[\s-]+){0,2}out\b|\bnot (?:the|a) (?:root )?cause\b",
+    r"\brul(?:e|ed|es|ing)[\s-]+(?:\w+[\s-]+){0,2}out\b|\bnot (?:the|a) (?:root )?cause\b"
+    r"|\b(?:can|could|may|should|is|are|be|been|was|were)\s+(?:safely\s+)?(?:excluded|eliminated|"
+    r"dismissed|discounted)\b|\bexclud(?:e|es|ed|ing)\s+\w+(?:\s+\w+)?\s+as\s+(?:a|the)\s+"
+    r"(?:root\s+)?cause\b|\bcannot\s+be\s+(?:the|a)\s+(?:root\s+)?cause\b|\b(?:is|was|are|were)"
+    r"\s+not\s+(?:responsible|involved|to\s+blame)\b|\bhas\s+nothing\s+to\s+do\s+with\b",
     re.IGNORECASE,
 )
 # a sentence that says why something happened
@@ -237,8 +242,10 @@ def _check_citation(
         return fail(
             EXCERPT_TOO_SHORT, f"excerpt {excerpt!r} is shorter than {MIN_EXCERPT_CHARS} characters"
         )
-    if excerpt not in normalise(text):
-        return fail(EXCERPT_MISMATCH, f"excerpt does not occur in the value at {path}")
+    # an excerpt is a slice of one value, never a stretch across two of an object
+    values = [text] if isinstance(value, str) else specifics.leaves(value)
+    if not any(excerpt in normalise(v) for v in values):
+        return fail(EXCERPT_MISMATCH, f"excerpt does not occur in a value at {path}")
     return _Checked(
         CitationOutcome(
             source_invocation_id=inv.invocation_id,
@@ -384,6 +391,12 @@ def check_claim(
                 details.append(why)
             elif (value := _number(derivation.value)) is not None:
                 derived.add(value)
+        alien = cause_words_unsupported(claim, [c.text for c in good])
+        if alien:
+            rule_ids.append(CAUSE_UNSUPPORTED)
+            details.append(
+                "states a cause its citations do not show (" + ", ".join(sorted(alien)[:8]) + ")"
+            )
         missing = [
             s for s in specifics.unsupported(claim.statement, ev) if not _derived(s, derived)
         ]
@@ -393,6 +406,7 @@ def check_claim(
                 "not in the cited values: " + ", ".join(f"{s.kind} {s.text!r}" for s in missing[:8])
             )
     claim_level = {
+        CAUSE_UNSUPPORTED,
         RULED_OUT_WORDING,
         NO_VALID_CITATION,
         NO_TELEMETRY,
@@ -409,6 +423,42 @@ def check_claim(
         citations=outcomes,
         detail="; ".join(details),
     )
+
+
+# words a report uses to relate what it cites (when, how much, what followed what)
+REPORT_WORDS = frozenset(
+    """
+    first seen event events line lines log logs began begin rose rise fell fall onset latest
+    baseline peak low high minute minutes hour hours second seconds same within likely trigger
+    triggered regression deploy deployed deployment change changed changes followed follow effect
+    effects waiting wait waited last step timed time out saturated saturation queue queued slow
+    down metric metrics alarm alarms state rate count failed fails fail failure failures
+    requests request calls call service services while still started start stopped stop since
+    during until then later earlier before after mostly every each more most less fewer many
+    several new old recent recently current currently sum average maximum minimum datapoint
+    datapoints threshold crossed greater lower exceeded exceed exceeds above below
+    """.split()  # noqa: SIM905 (a word list reads best as text)
+)
+_QUOTES = re.compile(r'"[^"]*"|“[^”]*”|`[^`]*`')
+
+
+def cause_words_unsupported(claim: Claim, cited: list[str]) -> set[str]:
+    """The words of a root cause (or of any sentence stating a cause) that neither
+    its cited values nor the catalogue's account of the signatures those values
+    show hold: "a memory leak in the JVM" cited with a pool-timeout line."""
+    text = _QUOTES.sub(" ", claim.statement)
+    if claim.kind is not ClaimKind.ROOT_CAUSE:
+        text = " ".join(s for s in sentences(text) if STATES_CAUSE.search(s))
+        if not text:
+            return set()
+    said = _content(text) - {_stem(w) for w in REPORT_WORDS}
+    if not said:
+        return set()
+    held = words(" ".join(cited))
+    for sig in signatures.catalogue():
+        if any(sig.pattern.search(t) for t in cited):
+            held |= words(" ".join([sig.label, sig.cause, sig.evidence, *sig.actions]))
+    return said - held
 
 
 def _derived(spec: specifics.Specific, derived: set[Decimal]) -> bool:

@@ -30,7 +30,7 @@ from superbiz.contracts import (
 )
 from superbiz.deps import Deps
 from superbiz.errors import GraphError, ModelOutputInvalid
-from superbiz.graph import gatekeeper
+from superbiz.graph import gatekeeper, logic
 from superbiz.graph.common import (
     enter,
     latest_evidence,
@@ -41,8 +41,9 @@ from superbiz.graph.common import (
 )
 from superbiz.graph.routes import Route
 from superbiz.observability import metrics
+from superbiz.records import RunRecord, RunTrace
 from superbiz.state_bounds import bound_tool_calls
-from superbiz.store import RunRecord, RunTrace, utcnow_iso
+from superbiz.times import utcnow_iso
 from superbiz.tools.registry import tool_schemas
 
 LOW_CONFIDENCE_NOTE = (
@@ -217,8 +218,8 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
 def _record_failed_calls(state: GraphState, deps: Deps) -> None:
     """A tool whose Lambda crashed (or that does not exist) recorded nothing itself:
     record the failed call, so the trace holds every call the model asked for."""
+    from superbiz.records import ToolInvocation, invocation_id_for
     from superbiz.redaction import redact
-    from superbiz.store import ToolInvocation, invocation_id_for
     from superbiz.tools.runner import invocation_seq
 
     asked = {c.call_id: c.params for c in state.pending_tool_calls}
@@ -423,6 +424,7 @@ def verifier(event: NodeEvent, deps: Deps) -> GraphState:
         raise ModelOutputInvalid(
             f"Verifier allowed claims that did not pass the Gatekeeper: {unknown}"
         )
+    output = _logic_checked(deps, state.run_id, trace, verified, output)
     evaluation = dict(trace.run.self_evaluation)
     evaluation["verifier_evaluation"] = {
         "verdict": output.verdict.value,
@@ -430,10 +432,46 @@ def verifier(event: NodeEvent, deps: Deps) -> GraphState:
         "allowed_claims": output.allowed_claims,
         "missing_info": output.missing_info,
         "attempt": state.counters.evidence_retries,
+        "logic": [c.model_dump(mode="json") for c in output.logic],
     }
     deps.store.update_run(state.run_id, self_evaluation=evaluation)
     state.decision = output.verdict.value
     return state
+
+
+def _logic_checked(
+    deps: Deps,
+    run_id: str,
+    trace: RunTrace,
+    verified: dict[str, Any],
+    output: VerifierOutput,
+) -> VerifierOutput:
+    """The logic check in code, whatever model verified: a conclusion whose cause
+    follows its symptom, blames an unimplicated change, ignores an earlier upstream
+    failure or fixes a symptom is not PASS; the trace records the adjusted verdict."""
+    allowed = [c for c in verified["claims"] if c["claim_id"] in output.allowed_claims]
+    checks = logic.check(allowed, _findings(trace))
+    failed = [c for c in checks if not c.passed]
+    adjusted = output.model_copy(update={"logic": [*output.logic, *checks]})
+    if failed and output.verdict is VerifierVerdict.PASS:
+        reasons = [c.reason for c in failed]
+        adjusted = adjusted.model_copy(
+            update={
+                "verdict": VerifierVerdict.LOW_CONFID,
+                "score": min(output.score, 50),
+                "missing_info": [*output.missing_info, *reasons],
+                "retry_context": "; ".join([output.retry_context, *reasons]).strip("; "),
+            }
+        )
+        record_code_step(
+            deps,
+            run_id,
+            "verifier",
+            "verifier_output",
+            adjusted,
+            thought="logic check failed: " + "; ".join(reasons),
+        )
+    return adjusted
 
 
 # ------------------------------------------------------------------ Composer

@@ -31,6 +31,8 @@ from superbiz.contracts import (
     VerifierVerdict,
 )
 from superbiz.models.base import ModelRequest, ModelResponse, Usage
+from superbiz.signatures import by_name as signatures_by_name
+from superbiz.times import parse_iso
 from superbiz.tools.common import fmt_number
 
 _SERVICE = re.compile(r"\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+\b")
@@ -123,9 +125,10 @@ class OfflineModel:
             ),
         ]
         if "recent_changes" in ctx.get("tools", []):
-            change_params: dict[str, Any] = {"minutes": minutes + 120}
-            if service:
-                change_params["resource"] = service
+            # every change in the window, not only those named after the service: what
+            # breaks a service is often a change to something it depends on; the
+            # analyzers judge each against what the failing lines name
+            change_params: dict[str, Any] = {"minutes": minutes + 120, "limit": 200}
             steps.append(
                 PlanStep(
                     tool="recent_changes",
@@ -181,6 +184,7 @@ class OfflineModel:
             trace_one = _one_timed_out_request(ctx)
             if trace_one is not None:
                 follow.append(trace_one)
+            follow += _beyond_the_service(ctx)
             lookup = _knowledge_lookup(ctx)
             if lookup is not None:
                 follow.append(lookup)
@@ -302,12 +306,7 @@ class OfflineModel:
 
 
 def _minutes(iso_a: str, iso_b: str) -> float:
-    from datetime import datetime
-
-    def parse(v: str) -> datetime:
-        return datetime.fromisoformat(v.replace("Z", "+00:00"))
-
-    return (parse(iso_a) - parse(iso_b)).total_seconds() / 60
+    return (parse_iso(iso_a) - parse_iso(iso_b)).total_seconds() / 60
 
 
 def _timing(anomaly: Finding, first_at: str) -> tuple[str, Derivation | None]:
@@ -362,6 +361,85 @@ def _one_timed_out_request(ctx: dict[str, Any]) -> ToolCall | None:
     if ctx["plan"].get("entities"):
         params["service"] = ctx["plan"]["entities"][0]
     return ToolCall(call_id="request", tool="query_logs", params=params)
+
+
+def _beyond_the_service(ctx: dict[str, Any]) -> list[ToolCall]:
+    """Where evidence lives beyond the service's own log groups, once per run:
+
+    - a service that logs into a shared group (its own search found no group or
+      nothing): every readable group, for lines of that service;
+    - a symptom with no upstream cause in sight (pool errors, timeouts, 5xx): every
+      readable group, for the upstream events that typically produce it (a
+      failover, a denied permission, a name that no longer resolves).
+    """
+    if "query_logs" not in ctx.get("tool_names", []):
+        return []
+    invocations = ctx["invocations"]
+    asked = [i for i in invocations if i["tool"] == "query_logs"]
+    if any(
+        i["params"].get("filter_pattern", "").startswith(_WIDE_MARK)
+        or i["params"].get("stream_contains")
+        for i in asked
+    ):
+        return []
+    minutes = max([int(i["params"].get("minutes") or 60) for i in asked] or [60])
+    calls: list[ToolCall] = []
+    services = ctx["plan"].get("entities", [])
+    found_nothing = [
+        i
+        for i in asked
+        if i["params"].get("service") in services and (not i.get("success") or i.get("empty"))
+    ]
+    if services and found_nothing:
+        # shared groups name the service in their streams (ECS, Container Insights) or
+        # in their messages
+        calls += [
+            ToolCall(
+                call_id="shared-streams",
+                tool="query_logs",
+                params={"stream_contains": services[0], "minutes": minutes, "limit": 1000},
+            ),
+            ToolCall(
+                call_id="shared",
+                tool="query_logs",
+                params={
+                    "filter_pattern": f"{_WIDE_MARK}{re.escape(services[0])}",
+                    "minutes": minutes,
+                    "limit": 1000,
+                },
+            ),
+        ]
+    findings = [f for f in ctx.get("findings", []) if f["kind"] == "error_signature"]
+    catalogue = signatures_by_name()
+    leading = next((f for f in findings if f["data"].get("specific")), None)
+    if findings and (leading is None or not leading["data"].get("upstream")):
+        wanted = (
+            catalogue[leading["data"]["signature"]].effect_of
+            if leading is not None
+            else tuple(s.name for s in catalogue.values() if s.upstream)
+        )
+        patterns: list[str] = []
+        for name in wanted:  # whole patterns only, within the tool's 1000 characters
+            pattern = catalogue[name].pattern.pattern if name in catalogue else ""
+            if pattern and len("|".join([*patterns, pattern])) + 16 <= 1000:
+                patterns.append(pattern)
+        if patterns:
+            calls.append(
+                ToolCall(
+                    call_id="upstream",
+                    tool="query_logs",
+                    params={
+                        "filter_pattern": f"{_WIDE_MARK}(?:{'|'.join(patterns)})",
+                        "minutes": minutes + 30,
+                        "limit": 200,
+                    },
+                )
+            )
+    return calls
+
+
+# marks the account-wide searches, so each runs once per run
+_WIDE_MARK = "(?i)"
 
 
 def _knowledge_lookup(ctx: dict[str, Any]) -> ToolCall | None:
@@ -454,6 +532,8 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         + signatures[:3]
         + changes[:2]
         + by_kind.get("stalled_call", [])[:1]
+        # changes in the window that were weighed and not blamed, and why
+        + by_kind.get("change_considered", [])[:3]
     ):
         add(ClaimKind.OBSERVATION, finding.summary, finding.citations, finding.derivations)
     # a runbook passage is guidance, never an observation of this incident
@@ -481,6 +561,13 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             else f"First seen at {d['first_at']}"
         )
         derivations = list(cause.derivations)
+        dependency = d.get("family") == "dependency" and d.get("hosts")
+        host = f" ({d['hosts'][0]})" if dependency else ""
+        effects = [f for f in signatures if f.data.get("effect_of") == d["signature"]][:2]
+        consequence = "".join(
+            f" The {e.data['label']} that followed from {e.data['first_at']} are its effect."
+            for e in effects
+        )
         timing = ""
         if anomalies:
             text, derivation = _timing(anomalies[0], d["first_at"])
@@ -502,12 +589,14 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         )
         add(
             ClaimKind.ROOT_CAUSE,
-            f"{d['cause']}. {seen} in {', '.join(d['log_groups'])} ({d['count']} event(s)){timing}.{after}{waiting}",
+            f"{d['cause']}{host}. {seen} in {', '.join(d['log_groups'])} ({d['count']} event(s)){timing}."
+            f"{consequence}{after}{waiting}",
             cause.citations
             + [a.citations[0] for a in anomalies[:1]]
             + [a.citations[0] for a in alarms[:1]]
             + (trigger.citations if trigger else [])
-            + [c for f in stalled for c in f.citations],
+            + [c for f in stalled for c in f.citations]
+            + [e.citations[1] for e in effects],
             derivations,
         )
         actions = list(d["actions"])
