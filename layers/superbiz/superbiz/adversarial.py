@@ -35,7 +35,6 @@ import time
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -53,6 +52,7 @@ from superbiz.hostile_model import (
 )
 from superbiz.models.base import ModelRequest, ModelResponse
 from superbiz.records import RunTrace, ToolInvocation
+from superbiz.times import parse_iso
 
 MARKER = "adversarial-case"
 INJECTED_CAUSE = "DNS outage"
@@ -646,9 +646,7 @@ def _after_deploy(minutes: str, *, derivation: str | None) -> Callable[[Shown], 
         deploy_cite, onset_cite, deployed, onset = _onset_and_deploy(s)
         extra: dict[str, Any] = {}
         if derivation == "honest":
-            gap = datetime.fromisoformat(onset.replace("Z", "+00:00")) - datetime.fromisoformat(
-                deployed.replace("Z", "+00:00")
-            )
+            gap = parse_iso(onset) - parse_iso(deployed)
             minutes_ = str(round(abs(gap.total_seconds()) / 60))
             extra["derivations"] = [
                 {"value": minutes_, "op": "minutes_between", "inputs": [deployed, onset]}

@@ -18,6 +18,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from superbiz.cwstats import Statistic as StatName
 from superbiz.errors import SuperBizError
+from superbiz.times import parse_iso
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -98,9 +99,9 @@ def _iso(value: Any) -> str | None:
         dt = value
     else:
         text = str(value).strip()
-        text = re.sub(r"([+-]\d\d)(\d\d)$", r"\1:\2", text).replace("Z", "+00:00")
+        text = re.sub(r"([+-]\d\d)(\d\d)$", r"\1:\2", text)
         try:
-            dt = datetime.fromisoformat(text)
+            dt = parse_iso(text)
         except ValueError:
             raise AlarmPayloadError(f"unreadable alarm timestamp {str(value)[:64]!r}") from None
     if dt.tzinfo is None:

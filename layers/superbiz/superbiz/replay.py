@@ -33,6 +33,7 @@ from superbiz import errors
 from superbiz.errors import SuperBizError, ToolError, ToolUnavailable
 from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
 from superbiz.store import RunStore
+from superbiz.times import iso_seconds, parse_iso
 from superbiz.tools.base import Retrieval, ToolContext, ToolResult
 
 RUN_FILE_FORMAT = "superbiz-run/1"
@@ -72,8 +73,7 @@ class RunFile(BaseModel):
         """The replay's clock: the recorded one, else the second the run started."""
         if self.now:
             return self.now
-        started = datetime.fromisoformat(self.run.started_at.replace("Z", "+00:00"))
-        return started.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return iso_seconds(parse_iso(self.run.started_at))
 
 
 def _planner_context(trace: RunTrace) -> dict[str, Any]:
@@ -406,7 +406,7 @@ def _seed_history(store: RunStore, run_file: RunFile, session_id: str, now: str)
     if not run_file.session_history:
         return
     store.ensure_session(session_id)
-    base = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    base = parse_iso(now)
     count = len(run_file.session_history)
     for n, exchange in enumerate(run_file.session_history):
         started = (base - timedelta(minutes=count - n)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

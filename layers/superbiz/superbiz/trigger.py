@@ -28,7 +28,7 @@ recorded.
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from pydantic import ValidationError
@@ -40,7 +40,7 @@ from superbiz.deps import Deps, EntryDeps
 from superbiz.errors import RunNotFound
 from superbiz.records import AlarmClaim, RunTrace
 from superbiz.store import RunStore
-from superbiz.times import utcnow_iso
+from superbiz.times import iso_seconds, parse_iso, utcnow_iso
 
 DETAIL_TYPE = "CloudWatch Alarm State Change"
 # once a run has entered one of these nodes its Planner has had its last turn (an evidence
@@ -59,8 +59,7 @@ def dedup_key(alarm: AlarmPayload) -> str:
 
 
 def _plus(iso: str, seconds: int) -> str:
-    at = datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    return (at + timedelta(seconds=seconds)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return iso_seconds(parse_iso(iso) + timedelta(seconds=seconds))
 
 
 def allowed(name: str, prefixes: list[str]) -> bool:

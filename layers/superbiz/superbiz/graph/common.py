@@ -19,6 +19,7 @@ from superbiz.models.base import ModelRequest, ModelResponse, Role
 from superbiz.models.pricing import cost_usd
 from superbiz.prompts import load_prompt
 from superbiz.records import AgentStep, RunTrace
+from superbiz.times import parse_iso
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -43,7 +44,7 @@ def enter(event: NodeEvent, node: str, deps: Deps) -> GraphState:
 def clock(now: str | None) -> datetime:
     """The run's clock: fixed by a scenario's `now`, else the real one."""
     if now:
-        return datetime.fromisoformat(now.replace("Z", "+00:00")).astimezone(UTC)
+        return parse_iso(now).astimezone(UTC)
     return datetime.now(UTC)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from datetime import datetime
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -22,7 +21,7 @@ from superbiz.graph.common import (
 from superbiz.graph.routes import Route
 from superbiz.observability import metrics
 from superbiz.records import RunTrace
-from superbiz.times import utcnow_iso
+from superbiz.times import parse_iso, utcnow_iso
 
 SAFE_ANSWER = (
     "SuperBizAgent could not complete this diagnosis and has no verified finding to report. "
@@ -135,10 +134,8 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
         transition_count=state.counters.transitions,
     )
     finished = utcnow_iso()
-    started = datetime.fromisoformat(trace.run.started_at.replace("Z", "+00:00"))
-    duration_ms = int(
-        (datetime.fromisoformat(finished.replace("Z", "+00:00")) - started).total_seconds() * 1000
-    )
+    elapsed = parse_iso(finished) - parse_iso(trace.run.started_at)
+    duration_ms = int(elapsed.total_seconds() * 1000)
     status = "DEGRADED" if degraded else "SUCCEEDED"
     extra: dict[str, Any] = {}
     if trace.run.mode != "chat":  # written with the status, so a poller sees both at once

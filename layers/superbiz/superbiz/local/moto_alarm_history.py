@@ -10,6 +10,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from superbiz.times import parse_iso
+
 _MARK = "__superbiz_alarm_history__"
 
 
@@ -93,5 +95,4 @@ def _date(value: Any) -> datetime | None:
     try:
         return datetime.fromtimestamp(float(text), tz=UTC)
     except ValueError:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        return parse_iso(text)

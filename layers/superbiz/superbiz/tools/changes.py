@@ -17,6 +17,7 @@ from typing import Annotated, Any, ClassVar, Protocol
 from pydantic import Field
 
 from superbiz.observations import EvidenceSource, Observations
+from superbiz.times import parse_iso
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
 from superbiz.tools.common import iso_ms, sdk_call
 
@@ -238,7 +239,7 @@ def change_from_event(event: dict[str, Any]) -> Change:
         detail = _bounded(f"FAILED {error}" + (f"; {detail}" if detail else ""), DETAIL_CHARS)
     stamp = event.get("EventTime") or record.get("eventTime")
     return Change(
-        t=_utc(stamp if isinstance(stamp, datetime) else _parse(str(stamp))),
+        t=_utc(stamp if isinstance(stamp, datetime) else parse_iso(str(stamp))),
         source=event.get("EventSource") or record.get("eventSource") or "",
         event=event.get("EventName") or record.get("eventName") or "",
         resource=resource,
@@ -281,10 +282,6 @@ def _summary(params: dict[str, Any]) -> str:
         parts.append(f"{key}={text}")
     summary = ", ".join(parts)
     return summary if len(summary) <= DETAIL_CHARS else summary[: DETAIL_CHARS - 3] + "..."
-
-
-def _parse(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 def _utc(value: datetime) -> datetime:

@@ -15,6 +15,7 @@ from pydantic import Field, field_validator, model_validator
 from superbiz.errors import ToolInputInvalid, ToolUnavailable
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.settings import Settings
+from superbiz.times import parse_iso
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
 from superbiz.tools.common import iso_ms, sdk_call
 
@@ -25,6 +26,7 @@ DEFAULT_ERROR_PATTERN = (
     r"|back-off restarting|no space left|exit code: 137|deadlock"
     r"|\b(?:status|code|HTTP/[\d.]+)[=:\" ]+5\d\d\b"
 )
+
 # named query templates: what to look for when no filter_pattern is given
 TEMPLATES: dict[str, str] = {
     "errors": DEFAULT_ERROR_PATTERN,
@@ -319,10 +321,9 @@ def _parse_insights_time(value: str) -> datetime | None:
         except ValueError:
             continue
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parse_iso(value).astimezone(UTC)
     except ValueError:
         return None
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
 
 
 def _slash_escape(pattern: str) -> str:
