@@ -7,6 +7,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from superbiz import catalog
+
 STACK_NAME = "SuperBizAgentStack"
 # Physical names operators see in the console; the library's catalog derives function names.
 NAME_PREFIX = "superbiz"
@@ -136,57 +138,56 @@ class FunctionSpec:
         return f"{self.module}.lambda_handler"
 
 
-def _node(module: str, state: str, timeout_seconds: int, **kwargs: Any) -> FunctionSpec:
+# Deployment facts per function; which functions exist is superbiz.catalog's to say (the
+# local runtime reads the same table), so a function added there is deployed here.
+# Timeouts: each below its ASL state's TimeoutSeconds (60 / 300 / 120).
+NODE_TIMEOUT_SECONDS = 110
+MODEL_NODE_TIMEOUT_SECONDS = 280
+TOOL_TIMEOUT_SECONDS = 50
+TOOL_MEMORY_MB = 256
+# what differs from a graph node's or a tool's defaults, by handler module
+FUNCTION_OVERRIDES: dict[str, dict[str, Any]] = {
+    "start_run": {"timeout_seconds": 50, "reads_tool_outputs": False},
+    # the Planner also reads the knowledge base's domain map
+    "planner": {"calls_model": True, "reads_knowledge": True},
+    "executor": {"calls_model": True},
+    "verifier": {"calls_model": True},
+    "composer": {"calls_model": True},
+    "tool_lookup_knowledge": {"reads_knowledge": True},
+}
+
+
+def _node(substitution: str, module: str) -> FunctionSpec:
+    overrides = FUNCTION_OVERRIDES.get(module, {})
+    timeout = MODEL_NODE_TIMEOUT_SECONDS if overrides.get("calls_model") else NODE_TIMEOUT_SECONDS
     return FunctionSpec(
         module=module,
-        state=state,
-        substitution=f"{state}FunctionArn",
+        state=substitution.removesuffix("FunctionArn"),
+        substitution=substitution,
         kind=FunctionKind.GRAPH_NODE,
-        timeout_seconds=timeout_seconds,
-        **kwargs,
+        **({"timeout_seconds": timeout} | overrides),
     )
 
 
-def _tool(name: str, substitution: str, timeout_seconds: int, **kwargs: Any) -> FunctionSpec:
+def _tool(substitution: str, module: str) -> FunctionSpec:
     return FunctionSpec(
-        module=f"tool_{name}",
-        state=name,
+        module=module,
+        state=module.removeprefix("tool_"),  # the tool's name, as the Choice on it tests
         substitution=substitution,
         kind=FunctionKind.TOOL,
-        timeout_seconds=timeout_seconds,
-        memory_mb=256,
-        **kwargs,
+        **(
+            {"timeout_seconds": TOOL_TIMEOUT_SECONDS, "memory_mb": TOOL_MEMORY_MB}
+            | FUNCTION_OVERRIDES.get(module, {})
+        ),
     )
 
 
-# Timeouts: each below its ASL state's TimeoutSeconds (60 / 300 / 120).
-GRAPH_NODES: tuple[FunctionSpec, ...] = (
-    _node("start_run", "StartRun", 50, reads_tool_outputs=False),
-    # the Planner also reads the knowledge base's domain map
-    _node("planner", "Planner", 280, calls_model=True, reads_knowledge=True),
-    _node("executor", "Executor", 280, calls_model=True),
-    _node("gatekeeper", "Gatekeeper", 110),
-    _node("verified_input", "VerifiedInput", 110),
-    _node("verifier", "Verifier", 280, calls_model=True),
-    _node("composer", "Composer", 280, calls_model=True),
-    _node("fallback", "Fallback", 110),
-    _node("finalize", "Finalize", 110),
+GRAPH_NODES: tuple[FunctionSpec, ...] = tuple(
+    _node(sub, module) for sub, module in catalog.GRAPH_FUNCTIONS.items()
 )
-
-TOOLS: tuple[FunctionSpec, ...] = (
-    _tool("query_logs", "QueryLogsFunctionArn", 50),
-    _tool("query_metrics", "QueryMetricsFunctionArn", 50),
-    _tool("query_alarms", "QueryAlarmsFunctionArn", 50),
-    _tool("recent_changes", "RecentChangesFunctionArn", 50),
-    _tool("read_skill", "ReadSkillFunctionArn", 50),
-    _tool("lookup_knowledge", "LookupKnowledgeFunctionArn", 50, reads_knowledge=True),
-    _tool("get_current_time", "GetCurrentTimeFunctionArn", 50),
-    _tool("find_resources", "FindResourcesFunctionArn", 50),
-    _tool("list_log_groups", "ListLogGroupsFunctionArn", 50),
-    _tool("list_metrics", "ListMetricsFunctionArn", 50),
-    _tool("query_traces", "QueryTracesFunctionArn", 50),
+TOOLS: tuple[FunctionSpec, ...] = tuple(
+    _tool(sub, module) for sub, module in catalog.TOOL_FUNCTIONS.items()
 )
-
 DIAGNOSIS_FUNCTIONS: tuple[FunctionSpec, ...] = GRAPH_NODES + TOOLS
 
 
@@ -195,10 +196,13 @@ class EntrySpec:
     """A Lambda that is not a graph node: how work gets into the system."""
 
     construct_id: str  # the key in superbiz.catalog.ENTRY_FUNCTIONS
-    module: str
     timeout_seconds: int
     memory_mb: int
     description: str
+
+    @property
+    def module(self) -> str:
+        return catalog.ENTRY_FUNCTIONS[self.construct_id]
 
     @property
     def handler(self) -> str:
@@ -207,18 +211,14 @@ class EntrySpec:
 
 # API Gateway's integration timeout is 29 s; POST /api/chat waits at most
 # Settings.chat_wait_max_seconds (25 s) for the answer.
-API = EntrySpec("Api", "api", 29, 512, "REST API: chat, AIOps, runs, sessions, traces, search")
-ALARM_TRIGGER = EntrySpec(
-    "AlarmTrigger", "alarm_trigger", 30, 256, "CloudWatch alarm state change -> diagnosis run"
-)
+API = EntrySpec("Api", 29, 512, "REST API: chat, AIOps, runs, sessions, traces, search")
+ALARM_TRIGGER = EntrySpec("AlarmTrigger", 30, 256, "CloudWatch alarm state change -> diagnosis run")
 KNOWLEDGE_INGEST = EntrySpec(
-    "KnowledgeIngest", "kb_ingest", 300, 512, "S3 upload under knowledge/ -> knowledge index"
+    "KnowledgeIngest", 300, 512, "S3 upload under knowledge/ -> knowledge index"
 )
 # A run whose execution ended without closing it (stopped, timed out, an error no Catch takes)
 # is closed by this sweep; the API also closes such a run when it is read.
-RUN_RECONCILER = EntrySpec(
-    "RunReconciler", "run_reconciler", 120, 256, "schedule -> close runs of ended executions"
-)
+RUN_RECONCILER = EntrySpec("RunReconciler", 120, 256, "schedule -> close runs of ended executions")
 RECONCILE_EVERY_MINUTES = 15
 ENTRY_FUNCTIONS: tuple[EntrySpec, ...] = (API, ALARM_TRIGGER, KNOWLEDGE_INGEST, RUN_RECONCILER)
 
