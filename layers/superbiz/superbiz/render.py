@@ -43,7 +43,7 @@ def render_report(ctx: dict[str, Any]) -> ComposerOutput:
     gaps = list(ctx.get("missing_info", []))
     if ctx.get("rejected_claim_count"):
         gaps.append(
-            f"{ctx['rejected_claim_count']} proposed finding(s) were dropped: their citations did not match recorded tool output."
+            f"{ctx['rejected_claim_count']} proposed finding(s) were dropped: they did not pass the Gatekeeper (the trace gives each rule)."
         )
 
     lines = [f"**Summary:** {summary}", ""]

@@ -151,15 +151,6 @@ class _Checked:
 # ------------------------------------------------------------------ citations
 
 
-def check_citation(
-    citation: Citation,
-    claim: Claim,
-    invocations: Mapping[str, ToolInvocation],
-    declared: Mapping[str, Observations],
-) -> CitationOutcome:
-    return _check_citation(citation, claim, invocations, declared).outcome
-
-
 def _check_citation(
     citation: Citation,
     claim: Claim,
@@ -203,8 +194,7 @@ def _check_citation(
             )
         if claim.kind is not ClaimKind.NEGATIVE:
             return fail(PATH_UNRESOLVED, "only a negative claim may cite $.no_evidence")
-        said = (inv.output or {}).get("no_evidence") if isinstance(inv.output, dict) else None
-        text = said if isinstance(said, str) else inv.output_preview or "no results"
+        text = no_evidence_text(inv) or "no results"
         return _Checked(
             CitationOutcome(
                 source_invocation_id=inv.invocation_id,
@@ -627,9 +617,14 @@ def cited_text(citation: Citation, by_id: Mapping[str, ToolInvocation]) -> str:
     inv = by_id[citation.source_invocation_id]
     path = jsonpath.canonical(citation.raw_path)
     if path == NO_EVIDENCE_PATH:
-        said = inv.output.get("no_evidence") if isinstance(inv.output, dict) else None
-        return said if isinstance(said, str) else inv.output_preview or ""
+        return no_evidence_text(inv)
     return as_text(jsonpath.resolve(inv.output, path))
+
+
+def no_evidence_text(inv: ToolInvocation) -> str:
+    """What an empty result says it searched (its `no_evidence`), else its preview."""
+    said = inv.output.get("no_evidence") if isinstance(inv.output, dict) else None
+    return said if isinstance(said, str) else inv.output_preview or ""
 
 
 # ------------------------------------------------------------------ the answer
