@@ -315,13 +315,29 @@ class Diagnosis(Construct):
                 },
             ),
             "tool_find_resources": _SourceAccess(
-                statements=(iam.PolicyStatement(actions=["tag:GetResources"], resources=["*"]),),
+                statements=(
+                    iam.PolicyStatement(actions=["tag:GetResources"], resources=["*"]),
+                    # roles: the Tagging API does not list IAM roles
+                    iam.PolicyStatement(
+                        actions=["iam:ListRoles", "iam:ListRoleTags"],
+                        resources=[
+                            Stack.of(self).format_arn(
+                                service="iam", region="", resource="role", resource_name="*"
+                            )
+                        ],
+                    ),
+                ),
                 acknowledgements={
                     "AwsSolutions-IAM5[Resource::*]": (
                         "tag:GetResources lists the account's tagged resources and has no "
                         "resource-level permissions (the Resource Groups Tagging API permissions "
-                        "reference lists '*' only); it is the tool's only action and is read-only."
-                    )
+                        "reference lists '*' only); it is read-only."
+                    ),
+                    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*]": (
+                        "Which roles belong to the diagnosed service is learnt at run time from "
+                        "their tags; iam:ListRoles and iam:ListRoleTags read role names and tags "
+                        "only (no policies, no credentials)."
+                    ),
                 },
             ),
             "tool_list_log_groups": _SourceAccess(

@@ -59,7 +59,7 @@ TOOL_SOURCE_ACTIONS = {
     "tool_read_skill": set(),
     "tool_lookup_knowledge": {"es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
     "tool_get_current_time": set(),
-    "tool_find_resources": {"tag:GetResources"},
+    "tool_find_resources": {"tag:GetResources", "iam:ListRoles", "iam:ListRoleTags"},
     # the newest stream's last event time; denied on the stack's own groups
     "tool_list_log_groups": {"logs:DescribeLogGroups", "logs:DescribeLogStreams"},
     "tool_list_metrics": {"cloudwatch:ListMetrics"},
@@ -507,17 +507,23 @@ def test_list_log_groups_is_refused_the_stacks_own_log_groups(
 
 def test_discovery_and_trace_tools_only_read(synth: Synthesised) -> None:
     # Given the roles of the discovery and trace tools
-    for module, service in (
-        ("tool_find_resources", "tag:"),
-        ("tool_list_metrics", "cloudwatch:"),
-        ("tool_query_traces", "xray:"),
+    for module, services in (
+        ("tool_find_resources", ("tag:", "iam:")),
+        ("tool_list_metrics", ("cloudwatch:",)),
+        ("tool_query_traces", ("xray:",)),
     ):
-        actions = _actions(synth.role_statements(synth.role_of(module)))
-        # Then each reads its one source and writes nothing there (X-Ray tracing of the
+        statements = synth.role_statements(synth.role_of(module))
+        actions = _actions(statements)
+        # Then each reads its sources and writes nothing there (X-Ray tracing of the
         # function itself aside)
-        own = {a for a in actions if a.startswith(service)} - BASELINE_ACTIONS
+        own = {a for a in actions if a.startswith(services)} - BASELINE_ACTIONS
         assert own == TOOL_SOURCE_ACTIONS[module], module
         assert all(a.split(":")[1].startswith(("Get", "List", "BatchGet")) for a in own), module
+    # And IAM is read for roles only, never on '*'
+    statements = synth.role_statements(synth.role_of("tool_find_resources"))
+    [roles] = [s for s in statements if "iam:ListRoles" in _actions([s])]
+    assert ":role/*" in json.dumps(roles["Resource"])
+    assert roles["Resource"] != "*"
 
 
 # -- storage

@@ -46,6 +46,8 @@ world:
     - {type: elasticloadbalancing:loadbalancer, name: orders-alb, tags: {service: orders}}
     - {type: ecs:service, name: prod/orders-api, tags: {service: orders}}
     - {type: sqs:queue, name: payments-events, tags: {service: payments}}
+    - {type: iam:role, name: orders-api-task-role}
+    - {type: iam:role, name: deploy-robot, tags: {service: orders}}
   alarms:
     - name: orders-api-5xx
       namespace: AWS/ApplicationELB
@@ -225,6 +227,14 @@ def test_find_resources_by_service_tag_across_tag_keys(world, aws):
         ("elasticloadbalancing:loadbalancer", "orders-alb"),
         ("ecs:service", "orders-api"),
     } <= names
+    # And its roles, which only IAM lists: one named after it, one tagged for it
+    roles = {
+        r["name"]: r["matched_by"] for r in result.output["resources"] if r["type"] == "iam:role"
+    }
+    assert roles == {
+        "orders-api-task-role": ["role name contains 'orders'"],
+        "deploy-robot": ["tag service=orders"],
+    }
     # And another service's queue is not
     assert ("sqs:queue", "payments-events") not in names
     db = next(r for r in result.output["resources"] if r["name"] == "orders-db")

@@ -108,12 +108,47 @@ ACCOUNT_RESOURCES = {
 }
 
 
-def run_find(**params: Any):
+class FakeIam:
+    """ListRoles (paginated) and ListRoleTags over a fixed set of roles."""
+
+    def __init__(self, roles: dict[str, dict[str, str]], fail: bool = False) -> None:
+        self.roles = roles
+        self.fail = fail
+        self.tag_reads = 0
+
+    def list_roles(self, **kwargs: Any) -> dict[str, Any]:
+        if self.fail:
+            from botocore.exceptions import ClientError
+
+            raise ClientError({"Error": {"Code": "AccessDenied", "Message": "no"}}, "ListRoles")
+        names = sorted(self.roles)
+        start = int(kwargs.get("Marker") or 0)
+        page = names[start : start + 2]
+        more = start + 2 < len(names)
+        return {
+            "Roles": [{"RoleName": n, "Arn": f"arn:aws:iam::{ACCOUNT}:role/{n}"} for n in page],
+            "IsTruncated": more,
+            **({"Marker": str(start + 2)} if more else {}),
+        }
+
+    def list_role_tags(self, RoleName: str) -> dict[str, Any]:  # noqa: N803 (the SDK's name)
+        self.tag_reads += 1
+        return {"Tags": [{"Key": k, "Value": v} for k, v in self.roles[RoleName].items()]}
+
+
+ACCOUNT_ROLES = {
+    "checkout-task-role": {},
+    "deployer": {"app": "checkout"},
+    "payments-role": {"service": "payments"},
+}
+
+
+def run_find(iam: FakeIam | None = None, **params: Any):
     fake = FakeTagging(ACCOUNT_RESOURCES)
     ctx = ToolContext(
         run_id="r1",
         now=NOW,
-        clients=AwsClients(resourcegroupstaggingapi=fake),
+        clients=AwsClients(resourcegroupstaggingapi=fake, iam=iam or FakeIam(ACCOUNT_ROLES)),
         settings=Settings(),
     )
     return FindResourcesTool().run(FindResourcesInput(**params), ctx), fake
@@ -123,15 +158,15 @@ def test_a_dimension_finds_its_resource_and_the_rest_of_its_service_exactly():
     # Given an alarm on a function whose resources are tagged app=checkout
     result, _ = run_find(dimensions={"FunctionName": "checkout-fn"})
     names = {r["name"]: r for r in result.output["resources"]}
-    # Then the function and its service's queue are found, but not a look-alike service
-    assert set(names) == {"checkout-fn", "checkout-orders"}
+    # Then the function, its service's queue and roles are found, not a look-alike service
+    assert set(names) == {"checkout-fn", "checkout-orders", "checkout-task-role", "deployer"}
     assert names["checkout-fn"]["matched_by"] == [
         "dimension FunctionName=checkout-fn",
         "tag app=checkout",
     ]
     assert result.output["services"] == ["checkout"]
     # And every cited path is a whole resource
-    assert result.evidence_refs == ["$.resources[0]", "$.resources[1]"]
+    assert result.evidence_refs == [f"$.resources[{i}]" for i in range(4)]
 
 
 def test_a_service_name_matches_any_service_tag_containing_it_across_pages():
@@ -342,3 +377,21 @@ def test_a_short_list_is_shown_whole():
     view = prompt_view(invocation("list_metrics", output))
     assert view["truncated_view"] is False
     assert view["view"]["metrics"] == [{"path": "$.metrics[0]", **output["metrics"][0]}]
+
+
+def test_roles_come_from_iam_by_tag_or_by_the_services_name():
+    # Given roles IAM knows: one named after checkout, one tagged for it, one of payments
+    result, _ = run_find(service="checkout", resource_types=["iam:role"])
+    # Then the first two are found, each saying why; the Tagging API could not have listed them
+    matched = {r["name"]: r["matched_by"] for r in result.output["resources"]}
+    assert matched == {
+        "checkout-task-role": ["role name contains 'checkout'"],
+        "deployer": ["tag app=checkout"],
+    }
+    assert {r["type"] for r in result.output["resources"]} == {"iam:role"}
+
+
+def test_roles_that_cannot_be_read_are_a_gap_not_a_failed_search():
+    result, _ = run_find(iam=FakeIam(ACCOUNT_ROLES, fail=True), service="checkout")
+    assert "checkout-fn" in {r["name"] for r in result.output["resources"]}
+    assert "IAM ListRoles failed (AccessDenied)" in result.output["roles_unavailable"]

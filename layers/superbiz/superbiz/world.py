@@ -381,6 +381,8 @@ RESOURCE_ARNS: dict[str, str | None] = {
     "ecs:service": "arn:aws:ecs:{region}:{account}:service/{name}",
     "sns:topic": "arn:aws:sns:{region}:{account}:{name}",
     "logs:log-group": "arn:aws:logs:{region}:{account}:log-group:{name}",
+    # IAM is global and not in the Tagging API: find_resources asks IAM for roles
+    "iam:role": "arn:aws:iam::{account}:role/{name}",
 }
 _RESOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-/#]{0,254}$")
 _TAG_KEY = re.compile(r"^[\w.:/=+\-@ ]{1,128}$")
@@ -1071,6 +1073,14 @@ def _tag_list(tags: dict[str, str], key: str = "Key", value: str = "Value") -> l
     return [{key: k, value: v} for k, v in tags.items()]
 
 
+def _seed_role(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
+    clients._client("iam").create_role(
+        RoleName=spec.name,
+        AssumeRolePolicyDocument='{"Version": "2012-10-17"}',
+        **({"Tags": _tag_list(spec.tags)} if spec.tags else {}),
+    )
+
+
 def _seed_lambda(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
     iam = clients._client("iam")
     role = "superbiz-world-function-role"
@@ -1188,6 +1198,7 @@ _RESOURCE_SEEDERS: dict[str, Any] = {
     "ecs:service": _seed_ecs_service,
     "sns:topic": _seed_sns,
     "logs:log-group": _seed_log_group,
+    "iam:role": _seed_role,
 }
 _TRACE_BATCH = 50
 

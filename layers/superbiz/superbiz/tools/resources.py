@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator, model_validator
 
+from superbiz.errors import ToolError
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.tools.base import ToolContext, ToolInput, ToolResult
 from superbiz.tools.common import sdk_call
@@ -32,6 +33,8 @@ SERVICE_TAG_KEYS = (
 PAGE_SIZE = 100  # GetResources' ResourcesPerPage maximum
 MAX_PAGES = 10  # per lookup: bounded, like every tool
 MAX_RESOURCES = 200
+MAX_ROLE_PAGES = 3  # ListRoles returns up to 1000 roles a page
+MAX_ROLE_TAG_READS = 40  # ListRoleTags is one call per role
 PREVIEW_RESOURCES = 8
 
 
@@ -118,8 +121,9 @@ class FindResourcesInput(ToolInput):
 class FindResourcesTool:
     name: ClassVar[str] = "find_resources"
     description: ClassVar[str] = (
-        "Find the AWS resources of a service (Resource Groups Tagging API): by its service tag, "
-        "by exact tags, by resource type, and by what an alarm's dimensions name (FunctionName, "
+        "Find the AWS resources of a service (Resource Groups Tagging API, and IAM for its "
+        "roles): by its service tag, by exact tags, by resource type (iam:role included), and by "
+        "what an alarm's dimensions name (FunctionName, "
         "LoadBalancer, TableName, QueueName, DBClusterIdentifier, ClusterName/ServiceName ...). "
         "Returns each resource's ARN, type, name and tags, and why it matched. Use it to learn "
         "what a service depends on before searching logs, metrics, traces and changes."
@@ -193,6 +197,19 @@ class FindResourcesTool:
             for mapping in pages:
                 add(mapping, why)
 
+        # 4. IAM roles: the Tagging API does not list them, IAM does (by tag, or named after
+        # the service), best effort: roles that cannot be read are a gap, not a failed search
+        roles_unavailable: str | None = None
+        if (wanted or params.tags) and _type_allowed("iam:role", params.resource_types):
+            try:
+                roles, cut = _roles(ctx.clients._client("iam"), wanted, exact, params.tags)
+            except ToolError as exc:
+                roles, cut, roles_unavailable = [], False, str(exc)
+            truncated |= cut
+            for role, reasons in roles:
+                entry = found.setdefault(role["arn"], role)
+                entry["matched_by"] += [r for r in reasons if r not in entry["matched_by"]]
+
         resources = [r for r in found.values() if _type_allowed(r["type"], params.resource_types)]
         if params.tags:  # exact tags narrow everything found
             resources = [r for r in resources if _has_tags(r["tags"], params.tags)]
@@ -207,6 +224,8 @@ class FindResourcesTool:
             "unresolved_dimensions": unresolved,
             "resources": resources,
         }
+        if roles_unavailable:
+            output["roles_unavailable"] = roles_unavailable
         if not resources:
             output["no_evidence"] = (
                 f"No tagged resources matched {output['criteria']} in the Resource Groups "
@@ -293,6 +312,49 @@ def _get_resources(
     return mappings, True
 
 
+def _roles(
+    iam: Any, wanted: list[str], exact: set[str], tags: dict[str, str]
+) -> tuple[list[tuple[dict[str, Any], list[str]]], bool]:
+    """Roles of the service: by a service tag or the exact tags asked for, or named after
+    the service. Tags cost one call per role, so at most MAX_ROLE_TAG_READS roles are read,
+    those named after the service first."""
+    roles: list[dict[str, Any]] = []
+    kwargs: dict[str, Any] = {"MaxItems": 1000}
+    truncated = True
+    for _ in range(MAX_ROLE_PAGES):
+        page = sdk_call("IAM ListRoles", iam.list_roles, **kwargs)
+        roles.extend(page.get("Roles", []))
+        if not page.get("IsTruncated"):
+            truncated = False
+            break
+        kwargs["Marker"] = page["Marker"]
+    needles = [w.lower() for w in wanted]
+    named = [r for r in roles if any(n in r["RoleName"].lower() for n in needles)]
+    others = [r for r in roles if r not in named]
+    to_read = (named + others)[:MAX_ROLE_TAG_READS]
+    truncated |= len(roles) > len(to_read)
+    found: list[tuple[dict[str, Any], list[str]]] = []
+    for role in to_read:
+        page = sdk_call("IAM ListRoleTags", iam.list_role_tags, RoleName=role["RoleName"])
+        role_tags = page.get("Tags", [])
+        why = [
+            f"tag {key}={value}"
+            for key, value in _service_tags(role_tags, every=True)
+            if any(value.lower() == w.lower() if w.lower() in exact else w.lower() in value.lower()
+                   for w in wanted)
+        ]  # fmt: skip
+        if tags and _has_tags({t["Key"]: t.get("Value", "") for t in role_tags}, tags):
+            why.append("tags " + ", ".join(f"{k}={v or '*'}" for k, v in tags.items()))
+        if role in named:
+            why += [
+                f"role name contains {w!r}" for w in wanted if w.lower() in role["RoleName"].lower()
+            ]
+        if why:
+            entry = resource_entry(role["Arn"], role_tags)
+            found.append((entry, why))
+    return found, truncated
+
+
 def _names(arn: str, kind: DimensionKind, value: str, dimensions: dict[str, str]) -> bool:
     if kind.resource_type.startswith("elasticloadbalancing:"):
         # app/<name>/<id>: the name is unique in the account and region, the id is not
@@ -315,12 +377,14 @@ def _tag(tags: list[dict[str, str]], key: str) -> str | None:
     return next((t.get("Value", "") for t in tags if t.get("Key") == key), None)
 
 
-def _service_tags(tags: list[dict[str, str]]) -> list[tuple[str, str]]:
-    return [
+def _service_tags(tags: list[dict[str, str]], every: bool = False) -> list[tuple[str, str]]:
+    """The tags that name a resource's service (the first, or every one)."""
+    found = [
         (key, value)
         for key in SERVICE_TAG_KEYS[:-1]  # a Name tag names the resource, not its service
         if (value := _tag(tags, key))
-    ][:1]
+    ]
+    return found if every else found[:1]
 
 
 def _type_allowed(resource_type: str, wanted: list[str]) -> bool:
