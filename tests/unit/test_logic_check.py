@@ -128,3 +128,23 @@ def test_a_coherent_conclusion_passes_every_check():
     )
     checks = logic.check([cause, fix], [ANOMALY, failover, pool])
     assert checks and failed(checks) == {}
+
+
+def test_a_considered_change_sharing_only_the_onset_citation_is_not_blamed():
+    # Given a cause timed by the metric onset, and a decoy change timed by the same onset
+    onset = cite("inv_metric", "$.summary.onset_at")
+    decoy = Finding(
+        kind="change_considered",
+        summary="decoy",
+        citations=[cite("inv_changes", "$.changes[1]"), onset],
+        data={"change": {"event": "PutParameter", "resource": "/other/flags"}, "why": "unrelated"},
+    )
+    npe = sig("exception", "unhandled exceptions", "2026-11-20T10:05:10Z", "$.results[0].message")
+    cause = claim(
+        "root_cause",
+        "A regression",
+        ("inv_logs", "$.results[0].message"),
+        ("inv_metric", "$.summary.onset_at"),
+    )
+    # Then the decoy is not taken as the blamed change
+    assert "change_implicated" not in failed(logic.check([cause], [ANOMALY, npe, decoy]))

@@ -35,6 +35,15 @@ def _cites(claim: dict[str, Any], finding: Finding) -> bool:
     return any((c.source_invocation_id, c.raw_path) in mine for c in finding.citations)
 
 
+def _cites_change(claim: dict[str, Any], finding: Finding) -> bool:
+    """Whether the claim cites the change itself (not merely the onset it is timed by)."""
+    change = finding.citations[0]
+    return any(
+        (c["source_invocation_id"], c["raw_path"]) == (change.source_invocation_id, change.raw_path)
+        for c in claim["citations"]
+    )
+
+
 def check(claims: list[dict[str, Any]], findings: list[Finding]) -> list[LogicCheck]:
     """The logic checks that apply to these passed claims (none without a root cause)."""
     causes = [c for c in claims if c["kind"] == "root_cause"]
@@ -66,7 +75,7 @@ def check(claims: list[dict[str, Any]], findings: list[Finding]) -> list[LogicCh
             )
 
     considered = [f for f in findings if f.kind == "change_considered"]
-    blamed = [f for f in considered if _cites(cause, f)]
+    blamed = [f for f in considered if _cites_change(cause, f)]
     if blamed:
         why = blamed[0].data.get("why", "")
         out.append(
@@ -77,7 +86,7 @@ def check(claims: list[dict[str, Any]], findings: list[Finding]) -> list[LogicCh
                 f"{blamed[0].data['change']['resource']}, which was judged not implicated: {why}",
             )
         )
-    elif any(f.kind == "change_before_onset" and _cites(cause, f) for f in findings):
+    elif any(f.kind == "change_before_onset" and _cites_change(cause, f) for f in findings):
         out.append(
             LogicCheck(
                 check="change_implicated",
