@@ -15,8 +15,8 @@ from superbiz.adversarial import (
     fold,
     run_adversarial,
 )
-from superbiz.cli import DEMO_WORLD
 from superbiz.graph.gatekeeper import RULE_SET_VERSION
+from superbiz.local.report import DEMO_WORLD
 from superbiz.local.runtime import LocalRuntime
 from superbiz.models.offline import OfflineModel
 from superbiz.world import load_scenario

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from superbiz.cli import DEMO_WORLD
+from superbiz.local.report import DEMO_WORLD
 from superbiz.local.runtime import LocalRuntime
 from superbiz.models.offline import OfflineModel
 from superbiz.models.scripted import ScriptedModel

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from superbiz.cli import DEMO_WORLD
 from superbiz.faults import faults, run_faults
+from superbiz.local.report import DEMO_WORLD
 from superbiz.local.runtime import LocalRuntime
 from superbiz.world import load_scenario
 

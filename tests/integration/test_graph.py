@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from superbiz.cli import DEMO_WORLD, run_result
 from superbiz.contracts import Limits
+from superbiz.local.report import DEMO_WORLD, run_result
 from superbiz.local.runtime import LocalRuntime
 from superbiz.models.base import ModelRequest, ModelResponse
 from superbiz.models.offline import OfflineModel

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from superbiz.cli import DEMO_WORLD, run_result
+from superbiz.local.report import DEMO_WORLD, run_result
 from superbiz.local.runtime import LocalRuntime
 from superbiz.models.openai_provider import OpenAIChatModel
 from superbiz.world import load_scenario

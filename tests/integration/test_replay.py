@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from superbiz.cli import DEMO_WORLD, main
+from superbiz.cli import main
+from superbiz.local.report import DEMO_WORLD
 from superbiz.local.runtime import LocalRuntime
 from superbiz.models.offline import OfflineModel
 from superbiz.models.scripted import ScriptedModel

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from superbiz.cli import DEMO_WORLD
 from superbiz.errors import SuperBizError
+from superbiz.local.report import DEMO_WORLD
 from superbiz.local.runtime import LocalRuntime
 from superbiz.world import load_scenario
 

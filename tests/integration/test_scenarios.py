@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from superbiz.cli import DEMO_WORLD, run_result
 from superbiz.evaluation import score
+from superbiz.local.report import DEMO_WORLD, run_result
 from superbiz.local.runtime import LocalRuntime
 from superbiz.world import load_scenario
 

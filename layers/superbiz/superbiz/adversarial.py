@@ -40,6 +40,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from superbiz.contracts import ToolCall
+from superbiz.graph.gatekeeper import RULE_SET_VERSION
 from superbiz.hostile_model import (
     CONTROL_ACTION,
     CONTROL_GAP,
@@ -50,9 +51,12 @@ from superbiz.hostile_model import (
     Script,
     Shown,
 )
+from superbiz.local.report import DEMO_WORLD
+from superbiz.local.runtime import LocalRuntime
 from superbiz.models.base import ModelRequest, ModelResponse
 from superbiz.records import RunTrace, ToolInvocation
 from superbiz.times import parse_iso
+from superbiz.world import load_scenario
 
 MARKER = "adversarial-case"
 INJECTED_CAUSE = "DNS outage"
@@ -1268,11 +1272,6 @@ def run_adversarial(
 ) -> AdversarialReport:
     """Run every case on one local runtime (pass `runtime` to reuse one loaded with
     `adversarial_world`; `attacks` to run only some of the hostile model's)."""
-    from superbiz.cli import DEMO_WORLD
-    from superbiz.graph.gatekeeper import RULE_SET_VERSION
-    from superbiz.local.runtime import LocalRuntime
-    from superbiz.world import load_scenario
-
     if runtime is None:
         with LocalRuntime(adversarial_world(load_scenario(DEMO_WORLD))) as fresh:
             return run_adversarial(progress, fresh, attacks)

@@ -23,8 +23,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from superbiz.cli import DEMO_WORLD
+from superbiz.local.report import DEMO_WORLD, run_result
+from superbiz.local.runtime import LocalRuntime
 from superbiz.records import ToolInvocation
+from superbiz.world import LogEvent, LogGroupSpec, load_scenario
 
 DEFAULT_LOG_SIZES = (1_000, 10_000, 100_000)
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -78,9 +80,6 @@ def main(argv: list[str] | None = None) -> int:
     if any(n < 1 for n in sizes):
         parser.error("--log-sizes must be positive")
     skip = {n.strip() for n in args.skip.split(",") if n.strip()}
-
-    from superbiz.local.runtime import LocalRuntime
-    from superbiz.world import load_scenario
 
     scenario = load_scenario(args.world)
     started = time.perf_counter()
@@ -283,9 +282,6 @@ def bench_diagnosis_tokens(scenario: Any, sizes: list[int]) -> None:
     """Whole diagnoses of the same incident with its logs grown to each size:
     the prompt tokens a hosted model would be sent across all steps."""
     from superbiz import budget
-    from superbiz.cli import run_result
-    from superbiz.local.runtime import LocalRuntime
-    from superbiz.world import LogEvent, LogGroupSpec
 
     print(
         "whole diagnosis of the demo incident with N log events "

@@ -11,6 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from superbiz.local.report import run_result
+from superbiz.local.runtime import LocalRuntime
+from superbiz.world import load_scenario
+
 NO_EVIDENCE_PHRASES = (
     "no supporting evidence",
     "no root cause could be established",
@@ -209,10 +213,6 @@ def summarise(scores: list[ScenarioScore]) -> Summary:
 
 def evaluate_dir(directory: Path, model: Any, progress: Any = None) -> EvalReport:
     """Run every *.yaml scenario in DIR on a fresh local runtime and score it."""
-    from superbiz.cli import run_result
-    from superbiz.local.runtime import LocalRuntime
-    from superbiz.world import load_scenario
-
     files = sorted(Path(directory).glob("*.yaml"))
     if not files:
         raise FileNotFoundError(f"no *.yaml scenario files in {directory}")

@@ -29,8 +29,11 @@ from pydantic import BaseModel
 from superbiz.catalog import GRAPH_FUNCTIONS, TOOL_FUNCTIONS
 from superbiz.errors import ToolUnavailable
 from superbiz.graph.nodes import MAX_CALLS_PER_ROUND
+from superbiz.local.report import DEMO_WORLD
+from superbiz.local.runtime import LocalRuntime
 from superbiz.models.base import ModelRequest, ModelResponse
 from superbiz.tools.base import ToolContext, ToolResult
+from superbiz.world import load_scenario
 
 NODES = {module: module.title().replace("_", "") for module in GRAPH_FUNCTIONS.values()}
 TOOLS = {module: module.removeprefix("tool_") for module in TOOL_FUNCTIONS.values()}
@@ -450,10 +453,6 @@ def run_faults(
     runtime: Any = None,
     only: Callable[[Fault], bool] | None = None,
 ) -> FaultReport:
-    from superbiz.cli import DEMO_WORLD
-    from superbiz.local.runtime import LocalRuntime
-    from superbiz.world import load_scenario
-
     if runtime is None:
         with LocalRuntime(load_scenario(DEMO_WORLD)) as fresh:
             return run_faults(progress, fresh, only)

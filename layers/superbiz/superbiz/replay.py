@@ -31,6 +31,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from superbiz import errors
 from superbiz.errors import SuperBizError, ToolError, ToolUnavailable
+from superbiz.local.report import run_result
+from superbiz.local.runtime import LocalRuntime
 from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
 from superbiz.store import RunStore
 from superbiz.times import iso_seconds, parse_iso
@@ -435,9 +437,7 @@ def replay(
     Pass `runtime` to reuse a running LocalRuntime (tests); otherwise a fresh,
     empty local world is started and stopped.
     """
-    from superbiz.cli import run_result
     from superbiz.contracts import RunMode
-    from superbiz.local.runtime import LocalRuntime
     from superbiz.tools.knowledge import KNOWLEDGE_BASE_EXTRA
     from superbiz.tools.runner import TOOL_ANSWERS_EXTRA
 

@@ -10,15 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from superbiz.errors import SuperBizError
-
-DEMO_WORLD = Path(__file__).resolve().parent.parent / "worlds" / "payment-db-pool.yaml"
+from superbiz.local.report import DEMO_WORLD, render_report, run_result
+from superbiz.local.runtime import LocalRuntime, RunOutcome
+from superbiz.local.server import ApiServer
+from superbiz.world import load_scenario
 
 
 def serve(world: Path | None, host: str, port: int, model: Any) -> int:
-    from superbiz.local.runtime import LocalRuntime
-    from superbiz.local.server import ApiServer
-    from superbiz.world import load_scenario
-
     path = world or DEMO_WORLD
     scenario = load_scenario(path)
     print(f"Seeding local AWS from {path}...", file=sys.stderr)
@@ -78,10 +76,6 @@ def fire_alarm(runtime: Any, scenario: Any, name: str | None) -> dict[str, Any]:
 
 
 def alarm(world: Path, name: str | None, as_json: bool, model: Any) -> int:
-    from superbiz.cli import render_report, run_result
-    from superbiz.local.runtime import LocalRuntime, RunOutcome
-    from superbiz.world import load_scenario
-
     scenario = load_scenario(world)
     if not as_json:
         print(f"Seeding local AWS from {world} and firing the alarm trigger...", file=sys.stderr)

@@ -1,0 +1,125 @@
+"""The import graph of the project's Python packages, read from the source (nothing is
+imported): every `import` counts, function-local ones too, so a cycle cannot hide
+inside a function.
+
+    python scripts/import_graph.py          # the graph between modules, then any cycle
+
+Exits 1 when the graph has a cycle. `tests/unit/test_imports.py` asserts the same.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# where each top-level package's source lives
+SOURCE_ROOTS = (ROOT / "layers" / "superbiz",)
+
+
+def modules(roots: Iterable[Path] = SOURCE_ROOTS) -> dict[str, Path]:
+    """Dotted module name -> source file, for every module under the roots."""
+    found: dict[str, Path] = {}
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+def _imported_names(path: Path, name: str) -> set[str]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                kept = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*kept, base] if base else kept)
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
+
+
+def graph(roots: Iterable[Path] = SOURCE_ROOTS) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (a package's `__init__` included)."""
+    known = modules(roots)
+    edges: dict[str, set[str]] = {}
+    for name, path in known.items():
+        targets: set[str] = set()
+        for imported in _imported_names(path, name):
+            parts = imported.split(".")
+            for i in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:i])
+                if prefix in known:
+                    targets.add(prefix)
+        edges[name] = targets - {name} - _parents(name)
+    return edges
+
+
+def _parents(name: str) -> set[str]:
+    parts = name.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+
+    def visit(v: str) -> None:
+        nonlocal counter
+        index[v] = low[v] = counter
+        counter += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def main() -> int:
+    edges = graph()
+    for name in sorted(edges):
+        print(f"{name} -> {', '.join(sorted(edges[name])) or '(nothing of the project)'}")
+    found = cycles(edges)
+    print()
+    if found:
+        for component in found:
+            print("CYCLE: " + " <-> ".join(component))
+        return 1
+    print(f"{len(edges)} modules, {sum(len(t) for t in edges.values())} imports, no cycle")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

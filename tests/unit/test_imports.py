@@ -1,0 +1,19 @@
+"""The packages' import graph has no cycle, function-local imports included."""
+
+from __future__ import annotations
+
+from scripts import import_graph
+
+
+def test_no_module_imports_itself_back_through_others():
+    # Given every import in the source, function-local ones too
+    edges = import_graph.graph()
+    # Then no group of modules imports each other in a circle
+    assert import_graph.cycles(edges) == []
+
+
+def test_nothing_in_the_library_imports_the_cli():
+    # The CLI is the outermost layer: suites and commands take what they share from
+    # superbiz.local.report, never from the CLI that calls them
+    edges = import_graph.graph()
+    assert [m for m, targets in edges.items() if "superbiz.cli" in targets] == []
