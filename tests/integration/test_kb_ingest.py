@@ -20,6 +20,7 @@ from superbiz.knowledge.s3_ingest import (
     parse_event,
 )
 from superbiz.knowledge.service import KnowledgeBase
+from superbiz.settings import Settings
 
 BUCKET = "superbiz-artifacts-test"
 
@@ -220,9 +221,15 @@ def test_test_events_and_other_shapes_carry_no_objects() -> None:
     assert parse_event({"Event": "s3:TestEvent", "Bucket": BUCKET}) == []
 
 
-def test_embeddings_key_comes_from_the_environment_before_the_secret() -> None:
-    assert embeddings_api_key({"OPENAI_API_KEY": "k1"}, "us-east-1") == "k1"
-    assert embeddings_api_key({}, "us-east-1") is None
+def _keys(**values: str | None) -> Settings:
+    none = {"embeddings_api_key": None, "openai_api_key": None, "openai_api_key_secret_arn": None}
+    return Settings(**(none | values), region="us-east-1")
+
+
+def test_embeddings_key_comes_from_the_settings_before_the_secret() -> None:
+    assert embeddings_api_key(_keys(openai_api_key="k1")) == "k1"
+    assert embeddings_api_key(_keys(embeddings_api_key="k2", openai_api_key="k1")) == "k2"
+    assert embeddings_api_key(_keys()) is None
 
 
 def test_embeddings_key_is_read_from_the_model_key_secret_in_aws(s3) -> None:
@@ -230,7 +237,7 @@ def test_embeddings_key_is_read_from_the_model_key_secret_in_aws(s3) -> None:
     arn = secrets.create_secret(Name="superbiz/model-api-key", SecretString='{"api_key": "sk-x"}')[
         "ARN"
     ]
-    assert embeddings_api_key({"SUPERBIZ_OPENAI_API_KEY_SECRET_ARN": arn}, "us-east-1") == "sk-x"
+    assert embeddings_api_key(_keys(openai_api_key_secret_arn=arn)) == "sk-x"
 
 
 def test_handler_ingests_through_the_default_ingestor(s3, index, monkeypatch) -> None:

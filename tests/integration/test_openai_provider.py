@@ -22,6 +22,7 @@ from superbiz.models.base import ModelRequest
 from superbiz.models.factory import build_model
 from superbiz.models.offline import OfflineModel
 from superbiz.models.openai_provider import OpenAIChatModel
+from superbiz.settings import Settings
 
 _ROLE_LINE = re.compile(r"You are the (Planner|Executor|Verifier|Composer)\b")
 
@@ -328,18 +329,31 @@ def test_unknown_model_is_refused_naming_the_setting(server):
 # -------------------------------------------------------------------- factory
 
 
+def _settings(**values: str | None) -> Settings:
+    """Settings with no model key, endpoint or role model but the given ones."""
+    cleared = {
+        "openai_api_key": None,
+        "openai_base_url": None,
+        "openai_api_key_secret_arn": None,
+        **{f"model_{role}": "" for role in ("planner", "executor", "verifier", "composer")},
+    }
+    return Settings(**(cleared | values))
+
+
 def test_factory_keeps_offline():
-    assert isinstance(build_model("offline", env={}), OfflineModel)
+    assert isinstance(build_model("offline", _settings()), OfflineModel)
 
 
-def test_factory_builds_openai_with_role_overrides():
-    env = {
+def test_factory_builds_openai_with_role_overrides(monkeypatch):
+    # Given the environment a deployment sets
+    for name, value in {
         "OPENAI_API_KEY": "sk-test",
         "OPENAI_BASE_URL": "https://gateway.example.com/v1",
         "SUPERBIZ_MODEL_PLANNER": "gpt-4.1",
         "SUPERBIZ_MODEL_COMPOSER": " ",
-    }
-    model = build_model("openai:gpt-4.1-mini", env=env)
+    }.items():
+        monkeypatch.setenv(name, value)
+    model = build_model("openai:gpt-4.1-mini", Settings())
     assert isinstance(model, OpenAIChatModel)
     assert model.name == "openai:gpt-4.1-mini"
     assert model.model_for("planner") == "gpt-4.1"
@@ -351,13 +365,12 @@ def test_factory_builds_openai_with_role_overrides():
 
 @pytest.mark.parametrize("base_url", [None, "https://api.openai.com/v1"])
 def test_factory_requires_a_key_for_openai(base_url):
-    env = {"OPENAI_BASE_URL": base_url} if base_url else {}
     with pytest.raises(ValueError, match="OPENAI_API_KEY"):
-        build_model("openai:gpt-4.1-mini", env=env)
+        build_model("openai:gpt-4.1-mini", _settings(openai_base_url=base_url))
 
 
 def test_factory_lets_a_local_endpoint_run_without_a_key():
-    model = build_model("openai:llama3.1", env={"OPENAI_BASE_URL": "http://localhost:11434/v1"})
+    model = build_model("openai:llama3.1", _settings(openai_base_url="http://localhost:11434/v1"))
     assert isinstance(model, OpenAIChatModel)
     assert model.client.api_key == "unused"
 
@@ -365,7 +378,7 @@ def test_factory_lets_a_local_endpoint_run_without_a_key():
 @pytest.mark.parametrize("spec", ["anthropic:claude", "openai:", "gpt-4.1"])
 def test_factory_rejects_unknown_providers_naming_the_choices(spec):
     with pytest.raises(ValueError) as err:
-        build_model(spec, env={"OPENAI_API_KEY": "sk-test"})
+        build_model(spec, _settings(openai_api_key="sk-test"))
     assert "'offline'" in str(err.value) and "'openai:<model>'" in str(err.value)
 
 
@@ -387,7 +400,7 @@ def test_api_key_comes_from_secrets_manager_in_aws(monkeypatch):
         # Given no OPENAI_API_KEY but a secret ARN, the key is read from Secrets Manager
         model = build_model(
             "openai:gpt-4.1-mini",
-            env={"SUPERBIZ_OPENAI_API_KEY_SECRET_ARN": plain, "AWS_REGION": "us-east-1"},
+            _settings(openai_api_key_secret_arn=plain, region="us-east-1"),
         )
         assert model.client.api_key == "sk-from-secret"
         assert api_key_from_secret(as_json, "us-east-1") == "sk-json"

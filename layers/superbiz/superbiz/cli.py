@@ -34,7 +34,8 @@ def _build_model(spec: str | None) -> Any:
     from superbiz.models.factory import build_model
     from superbiz.settings import get_settings
 
-    return build_model(spec or get_settings().model)
+    settings = get_settings()
+    return build_model(spec or settings.model, settings)
 
 
 def _run_world(world: Path, message: str | None, args: argparse.Namespace) -> int:

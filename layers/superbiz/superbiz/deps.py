@@ -41,7 +41,10 @@ def build_deps(
     clients = clients or AwsClients(region=settings.region)
     store = build_store(settings, clients)
     return Deps(
-        settings=settings, clients=clients, store=store, model=model or build_model(settings.model)
+        settings=settings,
+        clients=clients,
+        store=store,
+        model=model or build_model(settings.model, settings),
     )
 
 

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from superbiz.settings import get_settings
 from superbiz.untrusted import FENCE_TAG, fence_json
 
 
-def prompts_dir() -> Path:
-    """`SUPERBIZ_PROMPTS_DIR`, else the bundled copy, else the repository's `prompts/`."""
-    configured = os.environ.get("SUPERBIZ_PROMPTS_DIR")
-    candidates = [Path(configured)] if configured else []
+def prompts_dir(configured: Path | None = None) -> Path:
+    """`configured` (by default the setting `SUPERBIZ_PROMPTS_DIR`), else the bundled copy,
+    else the repository's `prompts/`."""
+    configured = configured or get_settings().prompts_dir
+    candidates = [configured] if configured else []
     here = Path(__file__).resolve().parent
     candidates += [here / "prompts", here.parents[2] / "prompts"]
     for path in candidates:
@@ -47,9 +48,9 @@ class Prompt:
         ]
 
 
-@lru_cache(maxsize=16)
-def load_prompt(role: str) -> Prompt:
-    text = (prompts_dir() / f"{role}.md").read_text(encoding="utf-8")
+@lru_cache(maxsize=32)
+def load_prompt(role: str, directory: Path | None = None) -> Prompt:
+    text = (prompts_dir(directory) / f"{role}.md").read_text(encoding="utf-8")
     return Prompt(
         role=role, text=text, version=f"{role}@{hashlib.sha256(text.encode()).hexdigest()[:10]}"
     )

@@ -65,6 +65,33 @@ class Settings(BaseSettings):
     # how many earlier exchanges of a session a follow-up question sees
     session_history_turns: int = 3
 
+    # --- model and embeddings endpoints (any OpenAI-compatible endpoint) and their keys
+    openai_base_url: str | None = Field(
+        None, validation_alias=AliasChoices("SUPERBIZ_OPENAI_BASE_URL", "OPENAI_BASE_URL")
+    )
+    openai_api_key: str | None = Field(
+        None, repr=False, validation_alias=AliasChoices("SUPERBIZ_OPENAI_API_KEY", "OPENAI_API_KEY")
+    )
+    # in AWS the key is a Secrets Manager secret: a plain string, or JSON with `api_key`
+    openai_api_key_secret_arn: str | None = None
+    # the embeddings key when it is not the model key
+    embeddings_api_key: str | None = Field(None, repr=False)
+    # a model per role (SUPERBIZ_MODEL_PLANNER, ...); empty: the role uses `model`'s
+    model_planner: str = ""
+    model_executor: str = ""
+    model_verifier: str = ""
+    model_composer: str = ""
+    # role prompts and skills; None: the bundled copy, else the repository's prompts/
+    prompts_dir: Path | None = None
+
+    # --- the local runtime
+    # the state machine definition it executes; None: the repository's
+    asl_path: Path | None = None
+    # how much of the handlers' structured logs it shows (on stderr)
+    local_log_level: str = Field(
+        "WARNING", validation_alias=AliasChoices("SUPERBIZ_LOG_LEVEL", "local_log_level")
+    )
+
     # --- entrances and exits (API, alarm trigger, notification)
     # the diagnosis state machine the API and the alarm trigger start runs on
     state_machine_arn: str | None = None
@@ -97,6 +124,16 @@ class Settings(BaseSettings):
 
     def is_own_log_group(self, name: str) -> bool:
         return log_group_matches(name, self.own_log_groups)
+
+    def role_models(self) -> dict[str, str]:
+        """The roles given a model of their own."""
+        chosen = {
+            "planner": self.model_planner,
+            "executor": self.model_executor,
+            "verifier": self.model_verifier,
+            "composer": self.model_composer,
+        }
+        return {role: name.strip() for role, name in chosen.items() if name.strip()}
 
 
 def log_group_matches(name: str, entries: Iterable[str]) -> bool:

@@ -67,7 +67,7 @@ def model_turn(
     prompt_name: str | None = None,
 ) -> Turn:
     """One model call, recorded as an agent_step whether it succeeds or not."""
-    prompt = load_prompt(prompt_name or role)
+    prompt = load_prompt(prompt_name or role, deps.settings.prompts_dir)
     request = ModelRequest(
         role=role,
         messages=prompt.render(context),

@@ -3,8 +3,6 @@ configured (AWS), else the embedded local index (`superbiz kb ingest`)."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from functools import lru_cache
 
 from superbiz.aws import AwsClients
@@ -43,6 +41,7 @@ def opensearch_kb(
         settings.embeddings_base_url,
         settings.embeddings_model,
         settings.embeddings_dimension,
+        embeddings_api_key(settings),
     )
     if create_index:
         kb.index.ensure_index()  # type: ignore[attr-defined]
@@ -51,7 +50,13 @@ def opensearch_kb(
 
 @lru_cache(maxsize=4)
 def _opensearch(
-    endpoint: str, region: str, index: str, base_url: str, model: str, dimension: int
+    endpoint: str,
+    region: str,
+    index: str,
+    base_url: str,
+    model: str,
+    dimension: int,
+    api_key: str | None,
 ) -> KnowledgeBase:
     from superbiz.knowledge.embedders import OpenAICompatibleEmbedder
     from superbiz.knowledge.opensearch_index import OpenSearchIndex
@@ -60,25 +65,23 @@ def _opensearch(
         base_url=base_url,
         model=model,
         dimension=dimension,
-        # the key comes from the environment locally; in AWS from Secrets Manager
-        api_key=embeddings_api_key(os.environ, region),
+        api_key=api_key,
     )
     return KnowledgeBase(
         OpenSearchIndex.from_settings(endpoint, region, index, dimension), embedder
     )
 
 
-def embeddings_api_key(env: Mapping[str, str], region: str) -> str | None:
-    """The embeddings key: the environment locally, the model key secret in AWS (the stack
-    gives every knowledge function `SUPERBIZ_OPENAI_API_KEY_SECRET_ARN` and read access)."""
-    key = env.get("SUPERBIZ_EMBEDDINGS_API_KEY") or env.get("OPENAI_API_KEY")
+def embeddings_api_key(settings: Settings) -> str | None:
+    """The embeddings key: a key in the settings locally, the model key secret in AWS (the
+    stack gives every knowledge function `SUPERBIZ_OPENAI_API_KEY_SECRET_ARN` and read access)."""
+    key = settings.embeddings_api_key or settings.openai_api_key
     if key:
         return key
-    secret_arn = env.get("SUPERBIZ_OPENAI_API_KEY_SECRET_ARN")
-    if secret_arn:
+    if settings.openai_api_key_secret_arn:
         from superbiz.models.factory import api_key_from_secret
 
-        return api_key_from_secret(secret_arn, region)
+        return api_key_from_secret(settings.openai_api_key_secret_arn, settings.region)
     return None
 
 

@@ -13,7 +13,6 @@ are unchanged by then and cost nothing).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Literal
@@ -171,9 +170,7 @@ def _record_metrics(report: IngestReport) -> None:
 # -- wiring in AWS (the handler's only entry point)
 
 
-def build_ingestor(
-    settings: Settings, clients: AwsClients, env: Mapping[str, str] | None = None
-) -> S3KnowledgeIngestor:
+def build_ingestor(settings: Settings, clients: AwsClients) -> S3KnowledgeIngestor:
     """The OpenSearch knowledge base the stack configured, its index created if missing."""
     if not settings.opensearch_endpoint:
         raise KnowledgeError(
@@ -184,7 +181,6 @@ def build_ingestor(
     from superbiz.knowledge.factory import embeddings_api_key
     from superbiz.knowledge.opensearch_index import OpenSearchIndex
 
-    env = os.environ if env is None else env
     index = OpenSearchIndex.from_settings(
         settings.opensearch_endpoint,
         clients.region,
@@ -196,7 +192,7 @@ def build_ingestor(
         base_url=settings.embeddings_base_url,
         model=settings.embeddings_model,
         dimension=settings.embeddings_dimension,
-        api_key=embeddings_api_key(env, clients.region),
+        api_key=embeddings_api_key(settings),
     )
     return S3KnowledgeIngestor(
         KnowledgeBase(index, embedder), clients.s3, settings.knowledge_upload_prefix

@@ -24,10 +24,12 @@ from typing import Any
 from superbiz.catalog import ALL_FUNCTIONS, function_name, module_for
 from superbiz.contracts import Limits, RunMode
 from superbiz.errors import SuperBizError
+from superbiz.settings import get_settings
 from superbiz.tools.knowledge import KNOWLEDGE_BASE_EXTRA
 
 ACCOUNT = "123456789012"
-ASL_PATH = Path(__file__).resolve().parents[4] / "stacks" / "statemachines" / "diagnosis.asl.json"
+# the one definition CDK deploys, where it sits in the repository
+ASL_IN_REPOSITORY = Path("stacks") / "statemachines" / "diagnosis.asl.json"
 STATE_MACHINE_NAME = "superbiz-diagnosis"
 
 _LOCAL_ENV = {
@@ -40,14 +42,22 @@ _LOCAL_ENV = {
 }
 
 
-def asl_path() -> Path:
-    configured = os.environ.get("SUPERBIZ_ASL_PATH")
-    path = Path(configured) if configured else ASL_PATH
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"state machine definition not found at {path} (set SUPERBIZ_ASL_PATH)"
-        )
-    return path
+def asl_path(configured: Path | None = None) -> Path:
+    """`configured` (the setting `SUPERBIZ_ASL_PATH`), else the repository's definition,
+    found in the nearest directory above this module that holds it."""
+    if configured is not None:
+        if not configured.is_file():
+            raise FileNotFoundError(
+                f"state machine definition not found at {configured} (SUPERBIZ_ASL_PATH)"
+            )
+        return configured
+    for base in Path(__file__).resolve().parents:
+        if (base / ASL_IN_REPOSITORY).is_file():
+            return base / ASL_IN_REPOSITORY
+    raise FileNotFoundError(
+        f"state machine definition {ASL_IN_REPOSITORY} not found above {Path(__file__).parent} "
+        "(set SUPERBIZ_ASL_PATH)"
+    )
 
 
 @dataclass
@@ -193,8 +203,7 @@ class LocalRuntime:
 
         from superbiz.observability import logger
 
-        level = os.environ.get("SUPERBIZ_LOG_LEVEL", "WARNING")
-        logger.setLevel(level)
+        logger.setLevel(get_settings().local_log_level)
         for handler in logger.handlers:
             if isinstance(handler, logging.StreamHandler):
                 handler.setStream(sys.stderr)
@@ -245,7 +254,7 @@ class LocalRuntime:
         self._override.__enter__()
         self.store = self.deps.store
         self.sfn = self.clients._client("stepfunctions")
-        definition = asl_path().read_text(encoding="utf-8")
+        definition = asl_path(self.settings.asl_path).read_text(encoding="utf-8")
         for key, module in ALL_FUNCTIONS.items():
             arn = f"arn:aws:lambda:{self.region}:{ACCOUNT}:function:{function_name(module)}"
             definition = definition.replace("${" + key + "}", arn)

@@ -12,28 +12,27 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlparse
 
 from superbiz.models.base import ChatModel
+from superbiz.settings import Settings, get_settings
 
-ROLES = ("planner", "executor", "verifier", "composer")
 _OPENAI_HOST = "api.openai.com"
 
 
-def build_model(spec: str, env: Mapping[str, str] | None = None) -> ChatModel:
-    """The chat model `spec` names; `env` defaults to the process environment."""
-    env = os.environ if env is None else env
+def build_model(spec: str, settings: Settings | None = None) -> ChatModel:
+    """The chat model `spec` names, with the endpoint, key and role models of `settings`
+    (the process's settings by default)."""
+    settings = settings or get_settings()
     provider, _, name = spec.strip().partition(":")
     if provider == "offline":
         from superbiz.models.offline import OfflineModel
 
         return OfflineModel()
     if provider == "openai" and name.strip():
-        return _openai(name.strip(), env)
+        return _openai(name.strip(), settings)
     raise ValueError(
         f"unknown model provider {spec!r}: use 'offline' (the embedded default) or "
         "'openai:<model>' (for example openai:gpt-4.1-mini; set OPENAI_BASE_URL for another "
@@ -66,16 +65,14 @@ def api_key_from_secret(secret_arn: str, region: str | None = None, client: Any 
     raise ValueError(f"secret {secret_arn} holds JSON without a string 'api_key'")
 
 
-def _openai(model: str, env: Mapping[str, str]) -> ChatModel:
+def _openai(model: str, settings: Settings) -> ChatModel:
     from superbiz.models.openai_provider import OpenAIChatModel
 
-    base_url = env.get("OPENAI_BASE_URL") or None
-    api_key = env.get("OPENAI_API_KEY") or None
-    secret_arn = env.get("SUPERBIZ_OPENAI_API_KEY_SECRET_ARN") or None
+    base_url = settings.openai_base_url or None
+    api_key = settings.openai_api_key or None
+    secret_arn = settings.openai_api_key_secret_arn or None
     if api_key is None and secret_arn:
-        api_key = api_key_from_secret(
-            secret_arn, env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
-        )
+        api_key = api_key_from_secret(secret_arn, settings.region)
     if api_key is None:
         host = urlparse(base_url).hostname if base_url else _OPENAI_HOST
         if host is None or host == _OPENAI_HOST or host.endswith("." + _OPENAI_HOST):
@@ -84,9 +81,6 @@ def _openai(model: str, env: Mapping[str, str]) -> ChatModel:
                 "set it, or set OPENAI_BASE_URL to a local OpenAI-compatible endpoint"
             )
         api_key = "unused"  # a local endpoint (vLLM, Ollama) that takes no key
-    role_models = {
-        role: value.strip()
-        for role in ROLES
-        if (value := env.get(f"SUPERBIZ_MODEL_{role.upper()}", "")).strip()
-    }
-    return OpenAIChatModel(model, base_url=base_url, api_key=api_key, role_models=role_models)
+    return OpenAIChatModel(
+        model, base_url=base_url, api_key=api_key, role_models=settings.role_models()
+    )
