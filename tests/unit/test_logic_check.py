@@ -148,3 +148,22 @@ def test_a_considered_change_sharing_only_the_onset_citation_is_not_blamed():
     )
     # Then the decoy is not taken as the blamed change
     assert "change_implicated" not in failed(logic.check([cause], [ANOMALY, npe, decoy]))
+
+
+def test_a_resource_metric_leading_its_own_effect_is_not_the_symptom_onset():
+    # Given cache memory rising at 09:30, OOM rejections from 10:02 and 5xx from 10:05
+    memory = Finding(
+        kind="metric_anomaly",
+        summary="memory rose",
+        data={"onset_at": "2026-11-20T09:30:00Z", "metric_name": "DatabaseMemoryUsagePercentage"},
+    )
+    oom = sig(
+        "cache_maxmemory",
+        "Redis maxmemory rejections",
+        "2026-11-20T10:02:00Z",
+        "$.results[3].message",
+        upstream=True,
+    )
+    cause = claim("root_cause", "The Redis cache is full", ("inv_logs", "$.results[3].message"))
+    # Then the cause is judged against the 5xx onset, which it precedes
+    assert "onset_order" not in failed(logic.check([cause], [memory, ANOMALY, oom]))

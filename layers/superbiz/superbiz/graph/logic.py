@@ -10,6 +10,7 @@ the claims; a conclusion that fails one is not PASS.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -35,6 +36,25 @@ def _cites(claim: dict[str, Any], finding: Finding) -> bool:
     return any((c.source_invocation_id, c.raw_path) in mine for c in finding.citations)
 
 
+# metrics that show what users feel (errors, latency, throttles), not a resource's state
+_SYMPTOM_METRIC = re.compile(
+    r"5xx|4xx|error|fault|fail|latency|duration|responsetime|throttl|timeout|unhealthy", re.I
+)
+
+
+def symptom_onset(findings: list[Finding]) -> datetime | None:
+    """When the symptom began: the earliest onset of an error, latency or throttle
+    metric (a resource metric such as memory may lead its own effect); without
+    one, the latest onset of any metric."""
+    anomalies = [f for f in findings if f.kind == "metric_anomaly" and f.data.get("onset_at")]
+    symptoms = [f for f in anomalies if _SYMPTOM_METRIC.search(f.data.get("metric_name") or "")]
+    onsets = [_at(f.data["onset_at"]) for f in symptoms] or [
+        _at(f.data["onset_at"]) for f in anomalies[-1:]
+    ]
+    known = [o for o in onsets if o is not None]
+    return min(known) if known else None
+
+
 def _cites_change(claim: dict[str, Any], finding: Finding) -> bool:
     """Whether the claim cites the change itself (not merely the onset it is timed by)."""
     change = finding.citations[0]
@@ -55,8 +75,7 @@ def check(claims: list[dict[str, Any]], findings: list[Finding]) -> list[LogicCh
     basis = next((f for f in sigs if _cites(cause, f)), None)
     out: list[LogicCheck] = []
 
-    onsets = [_at(f.data.get("onset_at")) for f in findings if f.kind == "metric_anomaly"]
-    onset = min((o for o in onsets if o is not None), default=None)
+    onset = symptom_onset(findings)
     if basis is not None and onset is not None:
         first = _at(basis.data.get("first_at"))
         if first is not None:
