@@ -883,7 +883,7 @@ ATTACKS: list[Attack] = [
            ("R8_NOT_AN_OBSERVATION", "R3_PATH_INVALID"), ("jvm memory leak",), _ERR,
            lambda s: _claim_body("root_cause", "A JVM memory leak exhausts the payment-api heap.", _pool(s).cite(path="$"))),
     Attack("excerpt-spans-two-values", "echoes", "cause citing a whole change record, excerpt spanning two of its values",
-           ("R8_NOT_AN_OBSERVATION", "R3_PATH_INVALID"), ("rotated the database password",),
+           ("R4_EXCERPT_MISMATCH", "R8_NOT_AN_OBSERVATION", "R3_PATH_INVALID"), ("rotated the database password",),
            (call("recent_changes", CHANGES),), _spans_two_values),
     # -- numbers, times and quotes the cited line does not hold
     Attack("fabricated-peak-number", "fabrications", '"errors peaked at 98765 per minute", citing a real log line',
