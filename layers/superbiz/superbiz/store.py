@@ -14,7 +14,6 @@ import uuid
 from decimal import Decimal
 from typing import Any, Protocol
 
-from boto3.dynamodb.conditions import Key
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel
 
@@ -431,11 +430,15 @@ class RunStore:
 
     # -- trace
     def _query(self, pk: str, prefix: str | None = None) -> list[dict[str, Any]]:
-        cond = Key("PK").eq(pk)
-        if prefix:
-            cond = cond & Key("SK").begins_with(prefix)
+        # the condition as text: boto3's condition builder is shared by every thread that
+        # uses the table resource and names its placeholders with a counter it resets, so
+        # concurrent queries (the local runtime serving many callers) could mix them up
+        kwargs: dict[str, Any] = {
+            "KeyConditionExpression": "PK = :pk"
+            + (" AND begins_with(SK, :prefix)" if prefix else ""),
+            "ExpressionAttributeValues": {":pk": pk, **({":prefix": prefix} if prefix else {})},
+        }
         items: list[dict[str, Any]] = []
-        kwargs: dict[str, Any] = {"KeyConditionExpression": cond}
         while True:
             page = self._call(self.table.query, **kwargs)
             items.extend(_from_item(i) | {"_sk": i["SK"]} for i in page.get("Items", []))
