@@ -11,7 +11,18 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from superbiz.contracts import ExecutorEvidence, GraphState, NodeEvent
+from superbiz.contracts import (
+    AnswerCheck,
+    ComposerOutput,
+    ExecutorEvidence,
+    FinalAnswer,
+    GatekeeperResult,
+    GraphState,
+    NodeEvent,
+    PlannerPlan,
+    VerifiedEvidence,
+    VerifierOutput,
+)
 from superbiz.deps import Deps
 from superbiz.errors import ModelError, ModelOutputInvalid
 from superbiz.graph.routes import Route
@@ -134,8 +145,29 @@ def _strip_fences(text: str) -> str:
     return text
 
 
+# Each contract a step records and the output_type it is recorded under.
+OUTPUT_TYPES: dict[type[BaseModel], str] = {
+    PlannerPlan: "planner_plan",
+    ExecutorEvidence: "executor_evidence_v2",
+    GatekeeperResult: "gatekeeper_result",
+    VerifiedEvidence: "verified_evidence",
+    VerifierOutput: "verifier_output",
+    ComposerOutput: "composer_output",
+    AnswerCheck: "answer_check",
+    FinalAnswer: "final_answer",
+}
+
+
+def latest(trace: RunTrace, contract: type[T]) -> T | None:
+    """The most recent successful output of that contract in the run, validated;
+    None when no step recorded one."""
+    parsed = latest_output(trace, OUTPUT_TYPES[contract])
+    return None if parsed is None else contract.model_validate(parsed)
+
+
 def latest_output(trace: RunTrace, output_type: str) -> dict[str, Any] | None:
-    """The parsed output of the most recent successful step of that type."""
+    """The parsed output of the most recent successful step of that type, as stored
+    (prefer `latest`, which returns the contract)."""
     for step in reversed(trace.steps):
         if (
             step.output_type == output_type
@@ -152,8 +184,7 @@ def latest_evidence(trace: RunTrace) -> ExecutorEvidence:
     """The run's most recent executor_evidence_v2. It is complete by contract:
     after an evidence retry or another AIOps loop the Executor restates every
     claim it still stands by, so nothing stale reaches the Gatekeeper."""
-    parsed = latest_output(trace, "executor_evidence_v2")
-    return ExecutorEvidence.model_validate(parsed) if parsed else ExecutorEvidence()
+    return latest(trace, ExecutorEvidence) or ExecutorEvidence()
 
 
 def record_code_step(

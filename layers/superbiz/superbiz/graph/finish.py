@@ -9,13 +9,19 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from superbiz.contracts import FinalAnswer, GraphState, NodeEvent, OrchestrationTrace
+from superbiz.contracts import (
+    FinalAnswer,
+    GatekeeperResult,
+    GraphState,
+    NodeEvent,
+    OrchestrationTrace,
+)
 from superbiz.deps import Deps
 from superbiz.graph.common import (
     RETRY_MARK,
     enter,
+    latest,
     latest_evidence,
-    latest_output,
     record_code_step,
 )
 from superbiz.graph.routes import Route
@@ -70,8 +76,8 @@ def fallback(event: NodeEvent, deps: Deps) -> GraphState:
         lines.append(f"The diagnosis stopped because {_REASON_TEXT.get(reason, reason)}.")
     lines.append("")
 
-    gate = latest_output(trace, "gatekeeper_result")
-    verified_ids = {c["claim_id"] for c in gate["claims"] if c["passed"]} if gate else set()
+    gate = latest(trace, GatekeeperResult)
+    verified_ids = gate.passed_ids if gate else set()
     verified = [c for c in latest_evidence(trace).claims if c.claim_id in verified_ids]
     if verified:
         lines += ["### Verified findings (cited, not yet judged by the Verifier)", ""]
@@ -110,13 +116,12 @@ def fallback(event: NodeEvent, deps: Deps) -> GraphState:
 def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Finalize", deps)
     trace = deps.store.get_trace(state.run_id)
-    final = latest_output(trace, "final_answer")
+    final = latest(trace, FinalAnswer)
     if final is None:  # Fallback itself failed: still leave a non-empty answer, recorded
-        safe = FinalAnswer(text=SAFE_ANSWER, produced_by="Fallback", degraded=True)
-        record_code_step(deps, state.run_id, "finalize", "final_answer", safe, "Fallback failed")
-        final = safe.model_dump()
+        final = FinalAnswer(text=SAFE_ANSWER, produced_by="Fallback", degraded=True)
+        record_code_step(deps, state.run_id, "finalize", "final_answer", final, "Fallback failed")
         state.termination_reason = state.termination_reason or _failure_reason(state, trace)
-    degraded = bool(final["degraded"])
+    degraded = final.degraded
     flow = trace.run.agent_flow
     retries: dict[str, int] = {}
     for entry in flow:
@@ -125,7 +130,7 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
             retries[node] = retries.get(node, 0) + 1
     orchestration = OrchestrationTrace(
         transitions=[e for e in flow if RETRY_MARK not in e],
-        final_node=final["produced_by"],
+        final_node=final.produced_by,
         termination_reason=state.termination_reason or "completed",
         degraded=degraded,
         evidence_retry_count=state.counters.evidence_retries,
@@ -139,10 +144,10 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     status = "DEGRADED" if degraded else "SUCCEEDED"
     extra: dict[str, Any] = {}
     if trace.run.mode != "chat":  # written with the status, so a poller sees both at once
-        extra["self_evaluation"] = _aiops_close(deps, trace, final["text"], status)
+        extra["self_evaluation"] = _aiops_close(deps, trace, final.text, status)
     deps.store.update_run(
         state.run_id,
-        answer=final["text"],
+        answer=final.text,
         status=status,
         orchestration_trace=orchestration.model_dump(mode="json"),
         finished_at=finished,

@@ -17,6 +17,7 @@ from superbiz.contracts import (
     ComposerOutput,
     Decision,
     ExecutorEvidence,
+    GatekeeperResult,
     GateVerdict,
     GraphState,
     NodeEvent,
@@ -33,6 +34,7 @@ from superbiz.errors import GraphError, ModelOutputInvalid
 from superbiz.graph import gatekeeper, logic
 from superbiz.graph.common import (
     enter,
+    latest,
     latest_evidence,
     latest_output,
     model_turn,
@@ -184,11 +186,11 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
     }
     if state.counters.evidence_retries and state.decision == Route.LOW_CONFID:
         # this Planner call is the evidence retry itself (not a later AIOps loop)
-        verdict = latest_output(trace, "verifier_output") or {}
+        verdict = latest(trace, VerifierOutput)
         context["retry_context"] = {
-            "verdict": verdict.get("verdict"),
-            "missing_info": verdict.get("missing_info", []),
-            "hint": verdict.get("retry_context", ""),
+            "verdict": verdict.verdict.value if verdict else None,
+            "missing_info": verdict.missing_info if verdict else [],
+            "hint": verdict.retry_context if verdict else "",
         }
     turn = model_turn(
         deps,
@@ -253,18 +255,18 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Executor", deps)
     _record_failed_calls(state, deps)
     trace = deps.store.get_trace(state.run_id)
-    plan = latest_output(trace, "planner_plan")
+    plan = latest(trace, PlannerPlan)
     if plan is None:
         raise GraphError(f"run {state.run_id}: Executor reached without a plan")
     plan_seq = max(s.seq for s in trace.steps if s.output_type == "planner_plan" and not s.error)
     round_start = _plan_round_start(trace, plan_seq)
     findings = _findings(trace)
     applicable = skills.select(
-        plan.get("fault_category", ""),
+        plan.fault_category,
         sorted({f.data["signature"] for f in findings if f.kind == "error_signature"}),
     )
     context = _run_context(trace) | {
-        "plan": plan,
+        "plan": plan.model_dump(mode="json"),
         "round": state.counters.tool_rounds,
         "max_rounds": state.limits.max_tool_rounds,
         "force_final": state.force_final,
@@ -366,18 +368,16 @@ def verified_input(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "VerifiedInput", deps)
     trace = deps.store.get_trace(state.run_id)
     evidence = latest_evidence(trace)
-    gate = latest_output(trace, "gatekeeper_result")
+    gate = latest(trace, GatekeeperResult)
     if gate is None:
         raise GraphError(f"run {state.run_id}: VerifiedInput reached without a gatekeeper_result")
-    outcomes = {c["claim_id"]: c for c in gate["claims"]}
+    outcomes = {c.claim_id: c for c in gate.claims}
     verified = []
     for claim in evidence.claims:
         outcome = outcomes.get(claim.claim_id)
-        if not outcome or not outcome["passed"]:
+        if not outcome or not outcome.passed:
             continue
-        good = {
-            (c["source_invocation_id"], c["raw_path"]) for c in outcome["citations"] if c["passed"]
-        }
+        good = {(c.source_invocation_id, c.raw_path) for c in outcome.citations if c.passed}
         citations = [c for c in claim.citations if (c.source_invocation_id, c.raw_path) in good]
         verified.append(
             VerifiedClaim(
@@ -391,8 +391,8 @@ def verified_input(event: NodeEvent, deps: Deps) -> GraphState:
     # actions and gaps pass on only if the Gatekeeper let them through (rule A1)
     projection = VerifiedEvidence(
         claims=verified,
-        missing_info=[g["text"] for g in gate.get("gaps", []) if g["passed"]],
-        recommended_actions=[a["text"] for a in gate.get("actions", []) if a["passed"]],
+        missing_info=[g.text for g in gate.gaps if g.passed],
+        recommended_actions=[a.text for a in gate.actions if a.passed],
         rejected_claim_count=len(evidence.claims) - len(verified),
     )
     record_code_step(deps, state.run_id, "verified_input", "verified_evidence", projection)
@@ -481,9 +481,8 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Composer", deps)
     trace = deps.store.get_trace(state.run_id)
     verified = latest_output(trace, "verified_evidence") or {"claims": []}
-    verdict = VerifierOutput.model_validate(
-        latest_output(trace, "verifier_output")
-        or {"verdict": "REJECT", "score": 0, "allowed_claims": []}
+    verdict = latest(trace, VerifierOutput) or VerifierOutput(
+        verdict=VerifierVerdict.REJECT, score=0, allowed_claims=[]
     )
     allowed = (
         set(verdict.allowed_claims) if verdict.verdict is not VerifierVerdict.REJECT else set()
