@@ -179,7 +179,11 @@ def _nothing_found(inv: dict[str, Any]) -> str | None:
     params = inv.get("params") or {}
     output = inv.get("output") or {}
     if inv["tool"] == "query_logs":
-        groups = output.get("log_groups") or [params.get("service") or "the log groups searched"]
+        if not output.get("log_groups"):
+            # nothing was searched: say so in the tool's own words, never "no events matched"
+            said = output.get("no_evidence")
+            return said if isinstance(said, str) else None
+        groups = output["log_groups"]
         return f"No log events matched the error pattern in {', '.join(groups)} {_window(inv)}."
     if inv["tool"] == "query_alarms":
         if params.get("names"):

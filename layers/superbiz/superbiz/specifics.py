@@ -61,6 +61,10 @@ _GENERIC = re.compile(
     r"r\d{1,2}_[a-z_]+|a[12]_[a-z_]+)$",
     re.IGNORECASE,
 )
+_PRODUCTS = re.compile(
+    r"\bRoute ?53\b|\bHTTP/[123](?:\.[01])?\b|\bIPv[46]\b|\bTLS ?1\.[0-3]\b|\bOAuth ?2\b|\bPKCS ?#?\d+\b",
+    re.IGNORECASE,
+)
 _TIME_UNITS = {
     "ms": Decimal("0.001"),
     "millisecond": Decimal("0.001"),
@@ -241,7 +245,9 @@ def evidence_of(texts: list[str]) -> Evidence:
 
 def extract(statement: str) -> list[Specific]:
     """Every specific in a statement, each once, in order of appearance."""
-    text = _fold(statement)
+    # product names that carry digits are names, not facts of the incident
+    original = _fold(statement)
+    text = _PRODUCTS.sub(lambda m: "x" * len(m.group(0)), original)
     found: list[tuple[int, Specific]] = []
     taken: list[tuple[int, int]] = []
 
@@ -254,7 +260,7 @@ def extract(statement: str) -> list[Specific]:
             taken.append((start, end))
             found.append((start, Specific(kind, m.group(group))))
 
-    for m in _QUOTED.finditer(text):
+    for m in _QUOTED.finditer(original):
         group = next(i for i in range(1, 5) if m.group(i) is not None)
         # the whole quotation is one specific; its inside is not searched again
         start, end = m.span()

@@ -603,7 +603,9 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         if trigger is not None:
             actions.insert(
                 0,
-                f"Roll back or disable {trigger.data['change']['resource']} "
+                # undo the change itself, whatever it was (re-enable a disabled key, restore a
+                # removed rule, redeploy the previous version)
+                f"Revert {trigger.data['change']['event']} on {trigger.data['change']['resource']} "
                 f"({trigger.data['change'].get('detail', 'the recent change')}) if the errors persist",
             )
         add(
