@@ -14,9 +14,8 @@ from superbiz.errors import ToolInputInvalid
 from superbiz.local import insights, moto_alarm_history, moto_xray
 from superbiz.settings import Settings
 from superbiz.tools.alarms import QueryAlarmsInput, QueryAlarmsTool
-from superbiz.tools.base import ToolContext
+from superbiz.tools.base import ToolContext, ToolSources
 from superbiz.tools.changes import (
-    CHANGE_SOURCE_EXTRA,
     RecentChangesInput,
     RecentChangesTool,
     StaticChangeSource,
@@ -197,7 +196,7 @@ def context(scenario: Scenario, clients: AwsClients, **settings: Any) -> ToolCon
         now=scenario.now_dt,
         clients=clients,
         settings=Settings(**settings),
-        extras={CHANGE_SOURCE_EXTRA: StaticChangeSource(scenario.world.changes)},
+        sources=ToolSources(changes=StaticChangeSource(scenario.world.changes)),
     )
 
 

@@ -17,10 +17,10 @@ from superbiz.aws import AwsClients
 from superbiz.contracts import NO_EVIDENCE_PATH
 from superbiz.errors import ToolUnavailable
 from superbiz.settings import Settings
-from superbiz.tools.base import ToolContext
+from superbiz.tools.base import ToolContext, ToolSources
 from superbiz.tools.changes import (
-    CHANGE_SOURCE_EXTRA,
     Change,
+    ChangeSource,
     CloudTrailChangeSource,
     RecentChangesInput,
     RecentChangesTool,
@@ -112,9 +112,13 @@ def expect_lookup(stubber: Stubber, events: list[dict[str, Any]], token: str | N
     stubber.add_response("lookup_events", response, params)
 
 
-def ctx(**extras: Any) -> ToolContext:
+def ctx(changes: ChangeSource) -> ToolContext:
     return ToolContext(
-        run_id="r1", now=NOW, clients=AwsClients(), settings=Settings(), extras=dict(extras)
+        run_id="r1",
+        now=NOW,
+        clients=AwsClients(),
+        settings=Settings(),
+        sources=ToolSources(changes=changes),
     )
 
 
@@ -127,7 +131,7 @@ def test_cloudtrail_write_events_become_changes_across_pages(cloudtrail):
     expect_lookup(stubber, [lambda_update_code("e2", at("10:11"))], next_token="page-2")
     expect_lookup(stubber, [ecs_update_service("e1", at("10:02"))], token="page-2")
     # When the tool runs with the CloudTrail source
-    tool_ctx = ctx(**{CHANGE_SOURCE_EXTRA: CloudTrailChangeSource(client)})
+    tool_ctx = ctx(CloudTrailChangeSource(client))
     result = RecentChangesTool().run(RecentChangesInput(), tool_ctx)
     # Then both pages are mapped, oldest first
     changes = result.output["changes"]
@@ -159,7 +163,7 @@ def test_cloudtrail_page_cap_marks_the_result_truncated(cloudtrail):
     client, stubber = cloudtrail
     expect_lookup(stubber, [ecs_update_service("e1", at("10:02"))], next_token="more")
     source = CloudTrailChangeSource(client, max_pages=1)
-    result = RecentChangesTool().run(RecentChangesInput(), ctx(**{CHANGE_SOURCE_EXTRA: source}))
+    result = RecentChangesTool().run(RecentChangesInput(), ctx(source))
     assert result.output["truncated"] is True
     assert "truncated" in result.preview
 
@@ -203,9 +207,7 @@ SCENARIO_CHANGES = [
 
 def run_static(**params: Any) -> Any:
     source = StaticChangeSource(SCENARIO_CHANGES)
-    return RecentChangesTool().run(
-        RecentChangesInput(**params), ctx(**{CHANGE_SOURCE_EXTRA: source})
-    )
+    return RecentChangesTool().run(RecentChangesInput(**params), ctx(source))
 
 
 def test_static_source_keeps_only_the_window():
@@ -279,7 +281,7 @@ def test_implicated_resources_are_looked_up_one_by_one_reads_dropped(cloudtrail)
             },
         )
     # When its changes are asked for
-    tool_ctx = ctx(**{CHANGE_SOURCE_EXTRA: CloudTrailChangeSource(client)})
+    tool_ctx = ctx(CloudTrailChangeSource(client))
     result = RecentChangesTool().run(RecentChangesInput(resources=[arn]), tool_ctx)
     # Then CloudTrail is asked by the ARN and by the name it records, and only the write
     # (a failed one, with its error code) comes back

@@ -7,13 +7,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 from superbiz.aws import AwsClients
 from superbiz.models.base import ChatModel
 from superbiz.models.factory import build_model
 from superbiz.settings import Settings, get_settings
 from superbiz.store import RunStore, S3BlobStore
+from superbiz.tools.base import ToolSources
 
 
 @dataclass
@@ -22,8 +22,8 @@ class Deps:
     clients: AwsClients
     store: RunStore
     model: ChatModel
-    # handed to every tool as ToolContext.extras (the local runtime's change source)
-    tool_extras: dict[str, Any] = field(default_factory=dict)
+    # handed to every tool as ToolContext.sources (the local runtime's world, replay, faults)
+    tool_sources: ToolSources = field(default_factory=ToolSources)
 
 
 def build_store(settings: Settings, clients: AwsClients) -> RunStore:
@@ -68,7 +68,7 @@ class EntryDeps:
     settings: Settings
     clients: AwsClients
     store: RunStore
-    extras: dict[str, Any] = field(default_factory=dict)
+    tool_sources: ToolSources = field(default_factory=ToolSources)
 
 
 @lru_cache(maxsize=1)
@@ -81,7 +81,7 @@ def _entry_from_environment() -> EntryDeps:
 def get_entry_deps() -> EntryDeps:
     if _override is not None:
         d = _override
-        return EntryDeps(d.settings, d.clients, d.store, d.tool_extras)
+        return EntryDeps(d.settings, d.clients, d.store, d.tool_sources)
     return _entry_from_environment()
 
 

@@ -293,13 +293,12 @@ def faults() -> list[Fault]:
 
 @contextmanager
 def _failing_tool(runtime: Any, tool: str) -> Iterator[None]:
-    from superbiz.tools.runner import TOOL_ANSWERS_EXTRA
-
-    runtime.deps.tool_extras[TOOL_ANSWERS_EXTRA] = FailingTool(tool)
+    sources = runtime.deps.tool_sources
+    saved, sources.answers = sources.answers, FailingTool(tool)
     try:
         yield
     finally:
-        runtime.deps.tool_extras.pop(TOOL_ANSWERS_EXTRA, None)
+        sources.answers = saved
 
 
 @contextmanager

@@ -60,7 +60,7 @@ def tool(name: str) -> Handler:
             now=clock(tool_event.now),
             clients=deps.clients,
             settings=deps.settings,
-            extras=dict(deps.tool_extras),
+            sources=deps.tool_sources,
         )
         return runner.execute(tool_event, deps.store, ctx).model_dump(mode="json")
 

@@ -438,18 +438,16 @@ def replay(
     empty local world is started and stopped.
     """
     from superbiz.contracts import RunMode
-    from superbiz.tools.knowledge import KNOWLEDGE_BASE_EXTRA
-    from superbiz.tools.runner import TOOL_ANSWERS_EXTRA
 
     if runtime is None:
         with LocalRuntime(None, model=model) as fresh:
             return replay(run_file, model, runtime=fresh, path=path)
     answers = RecordedAnswers(run_file.invocations)
-    extras = runtime.deps.tool_extras
-    saved = {k: extras.get(k) for k in (TOOL_ANSWERS_EXTRA, KNOWLEDGE_BASE_EXTRA)}
+    sources = runtime.deps.tool_sources
+    saved = (sources.answers, sources.knowledge_base)
     previous_model = runtime.deps.model
-    extras[TOOL_ANSWERS_EXTRA] = answers
-    extras[KNOWLEDGE_BASE_EXTRA] = _RecordedDomains(run_file.knowledge_domains)
+    sources.answers = answers
+    sources.knowledge_base = _RecordedDomains(run_file.knowledge_domains)  # type: ignore[assignment]
     runtime.use_model(model)
     try:
         now = run_file.clock()
@@ -466,11 +464,7 @@ def replay(
         replayed = summarise_trace(runtime.store.get_trace(outcome.run_id))
     finally:
         runtime.use_model(previous_model)
-        for key, value in saved.items():
-            if value is None:
-                extras.pop(key, None)
-            else:
-                extras[key] = value
+        sources.answers, sources.knowledge_base = saved
     original = summarise_trace(run_file.trace)
     changes = compare(original, replayed)
     report = ReplayReport(

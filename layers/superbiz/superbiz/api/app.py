@@ -761,9 +761,8 @@ def post_feedback(
 
 def _knowledge(deps: EntryDeps) -> Any:
     from superbiz.knowledge.factory import knowledge_base_for
-    from superbiz.tools.knowledge import KNOWLEDGE_BASE_EXTRA
 
-    kb = deps.extras.get(KNOWLEDGE_BASE_EXTRA)
+    kb = deps.tool_sources.knowledge_base
     if kb is not None:
         return kb
     try:

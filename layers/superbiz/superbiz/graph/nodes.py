@@ -135,9 +135,8 @@ def _run_context(trace: RunTrace) -> dict[str, Any]:
 def _knowledge_domains(deps: Deps) -> list[str]:
     """The knowledge base's domain map, so the Planner knows what lookup_knowledge can find."""
     from superbiz.errors import SuperBizError
-    from superbiz.tools.knowledge import KNOWLEDGE_BASE_EXTRA
 
-    kb = deps.tool_extras.get(KNOWLEDGE_BASE_EXTRA)
+    kb = deps.tool_sources.knowledge_base
     configured = deps.settings.opensearch_endpoint or deps.settings.kb_dir
     if kb is None and not configured:
         return []  # no knowledge base configured: the Planner plans without it

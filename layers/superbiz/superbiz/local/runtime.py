@@ -25,7 +25,6 @@ from superbiz.catalog import ALL_FUNCTIONS, function_name, module_for
 from superbiz.contracts import Limits, RunMode
 from superbiz.errors import SuperBizError
 from superbiz.settings import get_settings
-from superbiz.tools.knowledge import KNOWLEDGE_BASE_EXTRA
 
 ACCOUNT = "123456789012"
 # the one definition CDK deploys, where it sits in the repository
@@ -245,11 +244,11 @@ class LocalRuntime:
             seed_world(self.scenario, self.clients)
         self.deps = deps_module.build_deps(self.settings, self.clients, self._model)
         if self.scenario is not None:  # moto has no CloudTrail event history to look up
-            from superbiz.tools.changes import CHANGE_SOURCE_EXTRA, StaticChangeSource
+            from superbiz.tools.changes import StaticChangeSource
 
             changes = StaticChangeSource(self.scenario.world.changes)
-            self.deps.tool_extras[CHANGE_SOURCE_EXTRA] = changes
-        self.deps.tool_extras[KNOWLEDGE_BASE_EXTRA] = self._world_knowledge()
+            self.deps.tool_sources.changes = changes
+        self.deps.tool_sources.knowledge_base = self._world_knowledge()
         self._override = deps_module.override(self.deps)
         self._override.__enter__()
         self.store = self.deps.store

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,6 +14,10 @@ from superbiz.contracts import NO_EVIDENCE_PATH
 from superbiz.errors import ToolInputInvalid
 from superbiz.observations import Observations
 from superbiz.settings import Settings
+
+if TYPE_CHECKING:  # annotations only: the tools import this module
+    from superbiz.knowledge.service import KnowledgeBase
+    from superbiz.tools.changes import ChangeSource
 
 
 class ToolInput(BaseModel):
@@ -51,13 +55,36 @@ def iso(value: datetime) -> str:
     return _utc(value).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+class ToolAnswerSource(Protocol):
+    """Answers tool calls from elsewhere: a recorded run (replay) or an injected fault.
+
+    Returns None to let the live tool run; raises a `ToolError` for a failed call.
+    """
+
+    def answer(self, tool: str, params: dict[str, Any], ctx: ToolContext) -> ToolResult | None: ...
+
+
+@dataclass
+class ToolSources:
+    """Where tools read instead of their own AWS source, when one is given: the port
+    through which the local runtime (its world's changes and knowledge), replay
+    (recorded answers) and fault injection (failing answers) plug in."""
+
+    # answers a whole call before the tool runs (None: the live tool answers)
+    answers: ToolAnswerSource | None = None
+    # the knowledge base lookup_knowledge searches (None: the configured one)
+    knowledge_base: KnowledgeBase | None = None
+    # where recent_changes reads changes (None: CloudTrail)
+    changes: ChangeSource | None = None
+
+
 @dataclass
 class ToolContext:
     run_id: str
     now: datetime
     clients: AwsClients
     settings: Settings
-    extras: dict[str, Any] = field(default_factory=dict)
+    sources: ToolSources = field(default_factory=ToolSources)
 
 
 @dataclass

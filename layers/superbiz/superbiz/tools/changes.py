@@ -21,7 +21,6 @@ from superbiz.times import parse_iso
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
 from superbiz.tools.common import iso_ms, sdk_call
 
-CHANGE_SOURCE_EXTRA = "change_source"  # ToolContext.extras key that overrides CloudTrail
 LOOKUP_PAGE_SIZE = 50  # LookupEvents' maximum
 MAX_LOOKUP_PAGES = 20  # LookupEvents allows 2 calls/s per account and region: stay bounded
 DETAIL_CHARS = 300
@@ -332,7 +331,7 @@ class RecentChangesTool:
 
     def run(self, params: RecentChangesInput, ctx: ToolContext) -> ToolResult:
         start, end = params.window(ctx.now)
-        source: ChangeSource | None = ctx.extras.get(CHANGE_SOURCE_EXTRA)
+        source = ctx.sources.changes
         if source is None:
             source = CloudTrailChangeSource(ctx.clients.cloudtrail)
         found = [c for c in source.lookup(start, end, params.resources) if _matches(c, params)]

@@ -17,7 +17,6 @@ from superbiz.errors import SuperBizError, ToolInputInvalid, ToolUnavailable
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.tools.base import Retrieval, ToolContext, ToolInput, ToolResult
 
-KNOWLEDGE_BASE_EXTRA = "knowledge_base"
 _WORD = re.compile(r"[a-z0-9][a-z0-9_-]+")
 _LEVELS = ("high", "medium", "low")
 
@@ -48,7 +47,7 @@ class LookupKnowledgeTool:
     )
 
     def run(self, params: LookupKnowledgeInput, ctx: ToolContext) -> ToolResult:
-        kb = ctx.extras.get(KNOWLEDGE_BASE_EXTRA)
+        kb = ctx.sources.knowledge_base
         if kb is None:
             from superbiz.knowledge.factory import knowledge_base_for
 

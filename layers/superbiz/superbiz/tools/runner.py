@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from typing import Any, Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import ValidationError
@@ -20,21 +19,10 @@ from superbiz.observability import logger, metrics
 from superbiz.records import ToolInvocation, invocation_id_for
 from superbiz.redaction import redact, redact_text
 from superbiz.store import RunStore
-from superbiz.tools.base import ToolContext, ToolResult
+from superbiz.tools.base import ToolContext
 from superbiz.tools.registry import get_tool
 
 PREVIEW_CHARS = 500
-# ToolContext.extras key of a source that may answer a call instead of the live tool
-TOOL_ANSWERS_EXTRA = "tool_answers"
-
-
-class ToolAnswerSource(Protocol):
-    """Answers tool calls from elsewhere: a recorded run (replay) or an injected fault.
-
-    Returns None to let the live tool run; raises a `ToolError` for a failed call.
-    """
-
-    def answer(self, tool: str, params: dict[str, Any], ctx: ToolContext) -> ToolResult | None: ...
 
 
 def invocation_seq(round_: int, index: int) -> int:
@@ -64,7 +52,7 @@ def execute(event: ToolEvent, store: RunStore, ctx: ToolContext) -> ToolResultRe
             raise ToolInputInvalid(
                 f"{event.call.tool}: invalid parameters: {_errors(exc)}"
             ) from exc
-        source: ToolAnswerSource | None = ctx.extras.get(TOOL_ANSWERS_EXTRA)
+        source = ctx.sources.answers
         answered = source.answer(event.call.tool, event.call.params, ctx) if source else None
         result = answered if answered is not None else tool.run(params, ctx)
         output, found = redact(result.output)
