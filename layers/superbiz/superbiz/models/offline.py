@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from superbiz import analyzers, render, skills
+from superbiz import aiops, analyzers, render, skills
 from superbiz.analyzers import Finding
 from superbiz.contracts import (
     Citation,
@@ -81,9 +81,18 @@ class OfflineModel:
                 if services:
                     break
         if alarm_name:
-            services = [_ALARM_SUFFIX.sub("", alarm_name)] + [
-                s for s in services if s != alarm_name
+            # the service an alarm watches: its naming dimension (a function, a queue, a
+            # table, an ECS service) before its name, which need not name the service
+            named = [
+                n
+                for n in (
+                    alarm.get("service"),
+                    aiops.service_of(alarm_name, alarm.get("dimensions") or {}),
+                    _ALARM_SUFFIX.sub("", alarm_name),
+                )
+                if n
             ]
+            services = list(dict.fromkeys([*named, *(s for s in services if s != alarm_name)]))
         category = next(
             (c for c, rx in _CATEGORIES if re.search(rx, query, re.IGNORECASE)), "general"
         )
