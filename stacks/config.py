@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from aws_cdk import aws_logs as logs
 from constructs import Node
 
-from superbiz.models.factory import ROLES
+from superbiz.models.base import Role
+
+ROLES = get_args(Role)
 
 KnowledgeBackend = Literal["opensearch", "none"]
 KNOWLEDGE_BACKENDS: tuple[KnowledgeBackend, ...] = ("opensearch", "none")
