@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-unit test-integration test-infra lint layer synth bench clean
+.PHONY: setup demo test test-unit test-integration test-infra lint layer synth bench imports clean
 
 setup: $(STAMP)
 
@@ -38,6 +38,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m superbiz.bench --runs 5
+
+# The import graph between the project's modules (function-local imports included);
+# fails on a cycle
+imports: $(STAMP)
+	$(BIN)/python scripts/import_graph.py
 
 # The third-party dependency layer for Lambda (arm64, CPython 3.12), built without Docker:
 # pip picks manylinux aarch64 wheels (tiktoken publishes only manylinux_2_28 ones; the Python

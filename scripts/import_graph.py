@@ -1,6 +1,6 @@
 """The import graph of the project's Python packages, read from the source (nothing is
 imported): every `import` counts, function-local ones too, so a cycle cannot hide
-inside a function.
+inside a function. Imports under `if TYPE_CHECKING:` (never run) do not count.
 
     python scripts/import_graph.py          # the graph between modules, then any cycle
 
@@ -31,10 +31,25 @@ def modules(roots: Iterable[Path] = SOURCE_ROOTS) -> dict[str, Path]:
     return found
 
 
+def _is_type_checking(node: ast.AST) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _walk(node: ast.AST) -> Iterable[ast.AST]:
+    """Every node but what sits under `if TYPE_CHECKING:` (annotations, never run)."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not _is_type_checking(child):
+            yield from _walk(child)
+
+
 def _imported_names(path: Path, name: str) -> set[str]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
