@@ -4,7 +4,7 @@ inside a function. Imports under `if TYPE_CHECKING:` (never run) do not count.
 
     python scripts/import_graph.py          # the graph between modules, then any cycle
 
-Exits 1 when the graph has a cycle. `tests/unit/test_imports.py` asserts the same.
+Exits 1 when the graph has a cycle or the runtime imports the workbench. `tests/unit/test_imports.py` asserts the same.
 """
 
 from __future__ import annotations
@@ -15,15 +15,21 @@ from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# where each top-level package's source lives
-SOURCE_ROOTS = (ROOT / "layers" / "superbiz",)
+# each top-level package and the directory that holds it
+PACKAGES: tuple[tuple[str, Path], ...] = (
+    ("superbiz", ROOT / "layers" / "superbiz"),
+    ("superbiz_workbench", ROOT / "workbench"),
+    ("functions", ROOT),
+)
+RUNTIME = ("superbiz", "functions")  # what ships to Lambda
+WORKBENCH = "superbiz_workbench"
 
 
-def modules(roots: Iterable[Path] = SOURCE_ROOTS) -> dict[str, Path]:
-    """Dotted module name -> source file, for every module under the roots."""
+def modules(packages: Iterable[tuple[str, Path]] = PACKAGES) -> dict[str, Path]:
+    """Dotted module name -> source file, for every module of the packages."""
     found: dict[str, Path] = {}
-    for root in roots:
-        for path in sorted(root.rglob("*.py")):
+    for package, root in packages:
+        for path in sorted((root / package).rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
@@ -62,9 +68,9 @@ def _imported_names(path: Path, name: str) -> set[str]:
     return names
 
 
-def graph(roots: Iterable[Path] = SOURCE_ROOTS) -> dict[str, set[str]]:
+def graph(packages: Iterable[tuple[str, Path]] = PACKAGES) -> dict[str, set[str]]:
     """Module -> the project modules it imports (a package's `__init__` included)."""
-    known = modules(roots)
+    known = modules(packages)
     edges: dict[str, set[str]] = {}
     for name, path in known.items():
         targets: set[str] = set()
@@ -122,17 +128,34 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def runtime_imports_of_the_workbench(edges: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Runtime modules that import a workbench module, and what they import of it."""
+    found = {}
+    for name, targets in edges.items():
+        if name.split(".")[0] in RUNTIME:
+            wrong = sorted(t for t in targets if t.split(".")[0] == WORKBENCH)
+            if wrong:
+                found[name] = wrong
+    return found
+
+
 def main() -> int:
     edges = graph()
     for name in sorted(edges):
         print(f"{name} -> {', '.join(sorted(edges[name])) or '(nothing of the project)'}")
     found = cycles(edges)
+    wrong = runtime_imports_of_the_workbench(edges)
     print()
-    if found:
-        for component in found:
-            print("CYCLE: " + " <-> ".join(component))
+    for component in found:
+        print("CYCLE: " + " <-> ".join(component))
+    for name, targets in wrong.items():
+        print(f"RUNTIME IMPORTS THE WORKBENCH: {name} -> {', '.join(targets)}")
+    if found or wrong:
         return 1
-    print(f"{len(edges)} modules, {sum(len(t) for t in edges.values())} imports, no cycle")
+    print(
+        f"{len(edges)} modules, {sum(len(t) for t in edges.values())} imports, no cycle, "
+        f"the runtime ({' and '.join(RUNTIME)}) imports nothing of {WORKBENCH}"
+    )
     return 0
 
 

@@ -17,3 +17,11 @@ def test_nothing_in_the_library_imports_the_cli():
     # superbiz.local.report, never from the CLI that calls them
     edges = import_graph.graph()
     assert [m for m, targets in edges.items() if "superbiz.cli" in targets] == []
+
+
+def test_the_runtime_imports_nothing_of_the_workbench():
+    # Given the runtime package and the Lambda handlers (what ships to Lambda)
+    edges = import_graph.graph()
+    assert any(m.startswith("superbiz.graph") for m in edges)  # the scan sees the runtime
+    # Then none of them imports the workbench, not even inside a function
+    assert import_graph.runtime_imports_of_the_workbench(edges) == {}
