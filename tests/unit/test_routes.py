@@ -97,4 +97,3 @@ def test_graph_nodes_write_route_constants_not_string_literals():
                         offenders.append(f"{path.name}:{node.lineno} {leaf.value!r}")
     # Then no decision is written or compared as a bare string
     assert not offenders, offenders
-
