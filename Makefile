@@ -37,7 +37,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)
-	$(BIN)/python -m superbiz.bench --runs 5
+	$(BIN)/python -m superbiz_workbench.bench --runs 5
 
 # The import graph between the project's modules (function-local imports included);
 # fails on a cycle

@@ -400,6 +400,25 @@ def test_layer_ships_the_library_under_python(synth: Synthesised) -> None:
     assert not list(root.rglob("__pycache__"))
 
 
+def test_layer_holds_the_runtime_and_no_workbench_module(synth: Synthesised) -> None:
+    # Given the library layer's asset
+    layer = synth.json["Resources"][synth.layer_id("SuperBizAgent shared library")]
+    python = synth.asset(layer["Properties"]["Content"]["S3Key"].removesuffix(".zip")) / "python"
+    # Then it holds the runtime package and nothing beside it
+    assert sorted(p.name for p in python.iterdir()) == ["superbiz"]
+    shipped = {_module(p, python / "superbiz") for p in (python / "superbiz").rglob("*.py")}
+    workbench_root = c.REPO_ROOT / "workbench" / "superbiz_workbench"
+    workbench = {_module(p, workbench_root) for p in workbench_root.rglob("*.py")}
+    assert {"cli", "local.runtime", "world", "replay", "faults"} <= workbench
+    # and no module of the workbench, nor its worlds
+    assert shipped & (workbench - {"__init__"}) == set()
+    assert not (python / "superbiz" / "worlds").exists()
+
+
+def _module(path: Path, package_dir: Path) -> str:
+    return ".".join(path.relative_to(package_dir).with_suffix("").parts)
+
+
 # -- least privilege
 
 

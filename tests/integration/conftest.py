@@ -6,7 +6,7 @@ import pytest
 from moto import mock_aws
 
 from superbiz.aws import AwsClients
-from superbiz.local import insights, moto_alarm_history, moto_xray
+from superbiz_workbench.local import insights, moto_alarm_history, moto_xray
 
 
 @pytest.fixture

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from superbiz.adversarial import (
+from superbiz.graph.gatekeeper import RULE_SET_VERSION
+from superbiz.models.offline import OfflineModel
+from superbiz_workbench.adversarial import (
     ATTACKS,
     CASES,
     INJECTED_CAUSE,
@@ -15,11 +17,9 @@ from superbiz.adversarial import (
     fold,
     run_adversarial,
 )
-from superbiz.graph.gatekeeper import RULE_SET_VERSION
-from superbiz.local.report import DEMO_WORLD
-from superbiz.local.runtime import LocalRuntime
-from superbiz.models.offline import OfflineModel
-from superbiz.world import load_scenario
+from superbiz_workbench.local.report import DEMO_WORLD
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
 

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from superbiz.errors import SuperBizError
-from superbiz.local.runtime import LocalRuntime
-from superbiz.world import load_scenario
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
 
@@ -267,7 +267,15 @@ def test_a_delivery_whose_start_failed_is_started_by_the_redelivery(runtime, sce
 def test_superbiz_alarm_prints_a_targeted_report_and_its_rule_evaluation():
     env = {k: v for k, v in os.environ.items() if not k.startswith("SUPERBIZ_")}
     done = subprocess.run(
-        [sys.executable, "-m", "superbiz.cli", "alarm", "--world", str(SCENARIO), "--json"],
+        [
+            sys.executable,
+            "-m",
+            "superbiz_workbench.cli",
+            "alarm",
+            "--world",
+            str(SCENARIO),
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=300,

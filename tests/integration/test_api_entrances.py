@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 
 from superbiz.api.app import openapi_json
-from superbiz.faults import crashing
-from superbiz.local.runtime import LocalRuntime
-from superbiz.local.server import proxy_event
 from superbiz.records import ToolInvocation, invocation_id_for
 from superbiz.store import run_pk
+from superbiz_workbench.faults import crashing
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.local.server import proxy_event
 
 pytestmark = pytest.mark.integration
 
@@ -48,7 +48,7 @@ BOB = "arn:aws:sts::123456789012:assumed-role/Oncall/bob"
 
 @pytest.fixture(scope="module")
 def runtime() -> Iterator[LocalRuntime]:
-    from superbiz.world import load_scenario
+    from superbiz_workbench.world import load_scenario
 
     with LocalRuntime(load_scenario(WORLD)) as rt:
         rt.settings.api_base_url = "http://api.test"
@@ -585,7 +585,7 @@ def test_a_run_whose_start_failed_still_expires(runtime):
 
 
 def test_oversized_tool_parameters_never_enter_the_execution_state(runtime):
-    from superbiz.models.scripted import ScriptedModel
+    from superbiz_workbench.scripted_model import ScriptedModel
 
     # Given an Executor that asks for a query_logs call with 20 KB of parameters
     huge = {

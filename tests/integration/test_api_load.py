@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from superbiz.local.load import run_load
-from superbiz.local.runtime import LocalRuntime
-from superbiz.local.server import ApiServer
-from superbiz.world import load_scenario
+from superbiz_workbench.local.load import run_load
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.local.server import ApiServer
+from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
 

@@ -31,7 +31,16 @@ WORLD = SCENARIOS / "inventory-api-postgres-deadlocks.yaml"
 def base_url() -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SUPERBIZ_")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "superbiz.cli", "serve", "--port", "0", "--world", str(WORLD)],
+        [
+            sys.executable,
+            "-m",
+            "superbiz_workbench.cli",
+            "serve",
+            "--port",
+            "0",
+            "--world",
+            str(WORLD),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

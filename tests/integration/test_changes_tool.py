@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from superbiz.local.report import DEMO_WORLD
-from superbiz.local.runtime import LocalRuntime
 from superbiz.models.offline import OfflineModel
-from superbiz.models.scripted import ScriptedModel
-from superbiz.world import load_scenario
+from superbiz_workbench.local.report import DEMO_WORLD
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.scripted_model import ScriptedModel
+from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
 

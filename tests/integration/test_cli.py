@@ -13,7 +13,7 @@ import pytest
 pytestmark = pytest.mark.integration
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
-SUPERBIZ = [sys.executable, "-m", "superbiz.cli"]
+SUPERBIZ = [sys.executable, "-m", "superbiz_workbench.cli"]
 
 
 def superbiz(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from test_discovery_tools import SHARED_LOG, WORLD
 
-from superbiz.local.runtime import LocalRuntime
 from superbiz.models.offline import OfflineModel
-from superbiz.models.scripted import ScriptedModel
-from superbiz.world import load_scenario
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.scripted_model import ScriptedModel
+from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,6 @@ from moto import mock_aws
 from superbiz import jsonpath
 from superbiz.aws import AwsClients
 from superbiz.errors import ToolInputInvalid
-from superbiz.local import insights, moto_alarm_history, moto_xray
 from superbiz.settings import Settings
 from superbiz.tools.alarms import QueryAlarmsInput, QueryAlarmsTool
 from superbiz.tools.base import ToolContext, ToolSources
@@ -27,7 +26,8 @@ from superbiz.tools.metrics import QueryMetricsInput, QueryMetricsTool
 from superbiz.tools.registry import declared_observations
 from superbiz.tools.resources import FindResourcesInput, FindResourcesTool
 from superbiz.tools.traces import QueryTracesInput, QueryTracesTool
-from superbiz.world import Scenario, load_scenario, seed_world
+from superbiz_workbench.local import insights, moto_alarm_history, moto_xray
+from superbiz_workbench.world import Scenario, load_scenario, seed_world
 
 WORLD = """\
 id: orders-shared-world

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from superbiz.faults import faults, run_faults
-from superbiz.local.report import DEMO_WORLD
-from superbiz.local.runtime import LocalRuntime
-from superbiz.world import load_scenario
+from superbiz_workbench.faults import faults, run_faults
+from superbiz_workbench.local.report import DEMO_WORLD
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
 

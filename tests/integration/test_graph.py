@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from superbiz.contracts import Limits
-from superbiz.local.report import DEMO_WORLD, run_result
-from superbiz.local.runtime import LocalRuntime
 from superbiz.models.base import ModelRequest, ModelResponse
 from superbiz.models.offline import OfflineModel
-from superbiz.models.scripted import ScriptedModel
-from superbiz.world import load_scenario
+from superbiz_workbench.local.report import DEMO_WORLD, run_result
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.scripted_model import ScriptedModel
+from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
 

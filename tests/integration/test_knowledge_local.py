@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from superbiz.cli import main
 from superbiz.knowledge.base import EmbedderMismatch, EmbeddingError
 from superbiz.knowledge.embedders import MiniLMEmbedder, OpenAICompatibleEmbedder
 from superbiz.knowledge.local_index import LocalIndex
 from superbiz.knowledge.service import KnowledgeBase, best_per_document, open_local_kb
+from superbiz_workbench.cli import main
 
 pytestmark = pytest.mark.integration
 
@@ -42,7 +42,7 @@ needs_corpus = pytest.mark.skipif(not RUNBOOKS.is_dir(), reason="runbook corpus 
 def superbiz(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SUPERBIZ_")}
     return subprocess.run(
-        [sys.executable, "-m", "superbiz.cli", *args],
+        [sys.executable, "-m", "superbiz_workbench.cli", *args],
         capture_output=True,
         text=True,
         timeout=300,

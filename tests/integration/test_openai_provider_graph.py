@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from superbiz.local.report import DEMO_WORLD, run_result
-from superbiz.local.runtime import LocalRuntime
 from superbiz.models.openai_provider import OpenAIChatModel
-from superbiz.world import load_scenario
+from superbiz_workbench.local.report import DEMO_WORLD, run_result
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
 
@@ -394,7 +394,7 @@ def test_chat_command_selects_the_provider_by_configuration(endpoint):
         [
             sys.executable,
             "-m",
-            "superbiz.cli",
+            "superbiz_workbench.cli",
             "chat",
             QUESTION,
             "--world",

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from superbiz.local import moto_percentiles
 from superbiz.settings import Settings
 from superbiz.tools.base import ToolContext
 from superbiz.tools.metrics import QueryMetricsInput, QueryMetricsTool
+from superbiz_workbench.local import moto_percentiles
 
 pytestmark = pytest.mark.integration
 
@@ -45,7 +45,7 @@ def test_query_metrics_reads_a_latency_percentile(aws):
 
 
 def test_a_percentile_alarm_is_seeded_with_its_extended_statistic(aws, tmp_path):
-    from superbiz.world import load_scenario, seed_world
+    from superbiz_workbench.world import load_scenario, seed_world
 
     world = tmp_path / "world.yaml"
     world.write_text(

@@ -8,13 +8,19 @@ from typing import Any
 
 import pytest
 
-from superbiz.cli import main
-from superbiz.local.report import DEMO_WORLD
-from superbiz.local.runtime import LocalRuntime
 from superbiz.models.offline import OfflineModel
-from superbiz.models.scripted import ScriptedModel
-from superbiz.replay import export_run, load_run_file, replay, write_run_file, write_scenario
-from superbiz.world import load_scenario
+from superbiz_workbench.cli import main
+from superbiz_workbench.local.report import DEMO_WORLD
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.replay import (
+    export_run,
+    load_run_file,
+    replay,
+    write_run_file,
+    write_scenario,
+)
+from superbiz_workbench.scripted_model import ScriptedModel
+from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
 

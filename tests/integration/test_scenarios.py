@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from superbiz.evaluation import score
-from superbiz.local.report import DEMO_WORLD, run_result
-from superbiz.local.runtime import LocalRuntime
-from superbiz.world import load_scenario
+from superbiz_workbench.evaluation import score
+from superbiz_workbench.local.report import DEMO_WORLD, run_result
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
 

@@ -15,13 +15,13 @@ from superbiz import jsonpath
 from superbiz.aws import AwsClients
 from superbiz.contracts import NO_EVIDENCE_PATH
 from superbiz.errors import ToolInputInvalid, ToolUnavailable
-from superbiz.local import insights
 from superbiz.settings import Settings
 from superbiz.tools.alarms import QueryAlarmsInput, QueryAlarmsTool
 from superbiz.tools.base import ToolContext
 from superbiz.tools.logs import QueryLogsInput, QueryLogsTool
 from superbiz.tools.metrics import QueryMetricsInput, QueryMetricsTool
-from superbiz.world import Scenario, load_scenario, seed_world
+from superbiz_workbench.local import insights
+from superbiz_workbench.world import Scenario, load_scenario, seed_world
 
 LB = "app/payment-alb/50dc6c495c0c9188"
 

@@ -12,11 +12,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from superbiz import budget
-from superbiz.bench import synthetic_logs_invocation
 from superbiz.jsonpath import resolve
 from superbiz.records import ToolInvocation
 from superbiz.tools.base import iso
 from superbiz.tools.metrics import summarise
+from superbiz_workbench.bench import synthetic_logs_invocation
 
 LARGE = 100_000
 POOL_MARKER = "Connection is not available, request timed out"

@@ -26,7 +26,7 @@ from superbiz.tools.changes import (
     RecentChangesTool,
     StaticChangeSource,
 )
-from superbiz.world import ChangeSpec
+from superbiz_workbench.world import ChangeSpec
 
 NOW = datetime(2026, 11, 20, 10, 20, tzinfo=UTC)
 START = NOW - timedelta(minutes=120)

@@ -14,7 +14,6 @@ from pydantic import ValidationError
 from superbiz import jsonpath
 from superbiz.aws import AwsClients
 from superbiz.budget import count_tokens, dump, prompt_view
-from superbiz.local.moto_xray import FilterError, parse_filter, trace_facts
 from superbiz.records import ToolInvocation
 from superbiz.settings import Settings
 from superbiz.tools.base import ToolContext
@@ -22,6 +21,7 @@ from superbiz.tools.loggroups import ListLogGroupsInput
 from superbiz.tools.metric_catalog import ListMetricsInput
 from superbiz.tools.resources import FindResourcesInput, FindResourcesTool, describe_arn
 from superbiz.tools.traces import QueryTracesInput, trace_view
+from superbiz_workbench.local.moto_xray import FilterError, parse_filter, trace_facts
 
 NOW = datetime(2026, 11, 20, 10, 20, tzinfo=UTC)
 ACCOUNT = "123456789012"

@@ -3,8 +3,8 @@ the summary states it; quoted evidence and runbook titles never do."""
 
 from __future__ import annotations
 
-from superbiz.evaluation import score
-from superbiz.world import Expect, RootCauseExpect
+from superbiz_workbench.evaluation import score
+from superbiz_workbench.world import Expect, RootCauseExpect
 
 
 class _Scenario:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from superbiz.hostile_model import (
+from superbiz_workbench.hostile_model import (
     CONTROL_ACTION,
     CONTROL_CALL,
     CONTROL_GAP,

@@ -8,8 +8,8 @@ import pytest
 
 from superbiz.errors import ToolInputInvalid
 from superbiz.records import ToolInvocation
-from superbiz.replay import RecordedAnswers, ToolNotRecorded, comparable
 from superbiz.tools.base import ToolContext
+from superbiz_workbench.replay import RecordedAnswers, ToolNotRecorded, comparable
 
 
 def _inv(seq: int, tool: str, params: dict, output: dict | None = None, **kw) -> ToolInvocation:

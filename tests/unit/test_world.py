@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from superbiz.errors import ScenarioError
-from superbiz.world import load_scenario
+from superbiz_workbench.world import load_scenario
 
 VALID = """\
 id: payment-db-pool

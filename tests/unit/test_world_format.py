@@ -10,7 +10,7 @@ import pytest
 
 from superbiz.errors import ScenarioError
 from superbiz.tools.changes import DETAIL_CHARS, ERROR_MESSAGE_CHARS, Change
-from superbiz.world import StatisticPoint, load_scenario, segment_documents
+from superbiz_workbench.world import StatisticPoint, load_scenario, segment_documents
 
 BASE = """\
 id: format-world

@@ -210,15 +210,15 @@ class LocalRuntime:
     def _provision(self) -> None:
         from superbiz import deps as deps_module
         from superbiz.aws import AwsClients
-        from superbiz.local import (
+        from superbiz.settings import Settings
+        from superbiz.store import create_table
+        from superbiz_workbench.local import (
             insights,
             moto_alarm_history,
             moto_locks,
             moto_percentiles,
             moto_xray,
         )
-        from superbiz.settings import Settings
-        from superbiz.store import create_table
 
         self.settings = Settings(
             region=self.region, table_name="superbiz-local", bucket_name="superbiz-local-artifacts"
@@ -239,7 +239,7 @@ class LocalRuntime:
         moto_xray.install()
         moto_alarm_history.install()
         if self.scenario is not None:
-            from superbiz.world import seed_world
+            from superbiz_workbench.world import seed_world
 
             seed_world(self.scenario, self.clients)
         self.deps = deps_module.build_deps(self.settings, self.clients, self._model)

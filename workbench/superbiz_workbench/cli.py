@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from superbiz.errors import ScenarioError, SuperBizError
-from superbiz.local.report import DEMO_WORLD, render_report, run_result
+from superbiz_workbench.local.report import DEMO_WORLD, render_report, run_result
 
 
 def _build_model(spec: str | None) -> Any:
@@ -39,8 +39,8 @@ def _build_model(spec: str | None) -> Any:
 
 
 def _run_world(world: Path, message: str | None, args: argparse.Namespace) -> int:
-    from superbiz.local.runtime import LocalRuntime
-    from superbiz.world import load_scenario
+    from superbiz_workbench.local.runtime import LocalRuntime
+    from superbiz_workbench.world import load_scenario
 
     scenario = load_scenario(world)
     model = _build_model(args.model)
@@ -67,7 +67,7 @@ def _run_world(world: Path, message: str | None, args: argparse.Namespace) -> in
 
 
 def _export_local(runtime: Any, run_id: str, scenario: Any, out: Path) -> None:
-    from superbiz.replay import export_run, write_run_file
+    from superbiz_workbench.replay import export_run, write_run_file
 
     source = {"kind": "local", "world": str(scenario.source or scenario.id)}
     write_run_file(export_run(runtime.store, run_id, now=scenario.now, source=source), out)
@@ -77,8 +77,8 @@ def _export_local(runtime: Any, run_id: str, scenario: Any, out: Path) -> None:
 def _trace_export(args: argparse.Namespace) -> int:
     """A run from the configured DynamoDB table (and S3 bucket) into a run file."""
     from superbiz.deps import build_deps
-    from superbiz.replay import export_run, write_run_file
     from superbiz.settings import get_settings
+    from superbiz_workbench.replay import export_run, write_run_file
 
     settings = get_settings()
     updates = {k: v for k, v in (("table_name", args.table), ("bucket_name", args.bucket)) if v}
@@ -105,7 +105,7 @@ class _NoModel:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from superbiz.replay import load_run_file, render_replay, replay
+    from superbiz_workbench.replay import load_run_file, render_replay, replay
 
     run_file = load_run_file(args.run_file)
     if not args.json:
@@ -123,7 +123,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _scenario_from_run(args: argparse.Namespace) -> int:
-    from superbiz.replay import load_run_file, write_scenario
+    from superbiz_workbench.replay import load_run_file, write_scenario
 
     data = write_scenario(load_run_file(args.run_file), args.out, args.id)
     world = data["world"]
@@ -135,7 +135,7 @@ def _scenario_from_run(args: argparse.Namespace) -> int:
 
 
 def _eval_adversarial(args: argparse.Namespace) -> int:
-    from superbiz.adversarial import render_adversarial, run_adversarial
+    from superbiz_workbench.adversarial import render_adversarial, run_adversarial
 
     report = run_adversarial(progress=None if args.json else _stderr)
     print(report.model_dump_json(indent=2) if args.json else render_adversarial(report))
@@ -143,7 +143,7 @@ def _eval_adversarial(args: argparse.Namespace) -> int:
 
 
 def _eval_faults(args: argparse.Namespace) -> int:
-    from superbiz.faults import render_faults, run_faults
+    from superbiz_workbench.faults import render_faults, run_faults
 
     report = run_faults(progress=None if args.json else _stderr)
     print(report.model_dump_json(indent=2) if args.json else render_faults(report))
@@ -155,7 +155,7 @@ def _stderr(message: str) -> None:
 
 
 def _eval_diagnosis(args: argparse.Namespace) -> int:
-    from superbiz.evaluation import evaluate_dir
+    from superbiz_workbench.evaluation import evaluate_dir
 
     if not args.scenarios.is_dir():
         raise FileNotFoundError(f"{args.scenarios} is not a folder of scenario files")
@@ -468,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "demo":
             return _run_world(DEMO_WORLD, None, args)
         if args.command in ("serve", "alarm"):
-            from superbiz.local import commands
+            from superbiz_workbench.local import commands
 
             model = _build_model(args.model)
             if args.command == "serve":

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from superbiz.local.report import run_result
-from superbiz.local.runtime import LocalRuntime
-from superbiz.world import load_scenario
+from superbiz_workbench.local.report import run_result
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
 
 NO_EVIDENCE_PHRASES = (
     "no supporting evidence",

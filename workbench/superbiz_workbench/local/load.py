@@ -138,8 +138,8 @@ def run_load(
 
 def bench_load(world: Any, chats: int, readers: int) -> LoadReport:
     """The load section of `make bench`: a local runtime behind the HTTP server."""
-    from superbiz.local.runtime import LocalRuntime
-    from superbiz.local.server import ApiServer
+    from superbiz_workbench.local.runtime import LocalRuntime
+    from superbiz_workbench.local.server import ApiServer
 
     with LocalRuntime(world) as runtime:
         server = ApiServer(runtime, port=0).start()
@@ -150,6 +150,6 @@ def bench_load(world: Any, chats: int, readers: int) -> LoadReport:
     for line in report.lines():
         print(line)
     print(
-        f"  (measured by: python -m superbiz.bench --load-chats {chats} --load-readers {readers})"
+        f"  (measured by: python -m superbiz_workbench.bench --load-chats {chats} --load-readers {readers})"
     )
     return report

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from superbiz.errors import SuperBizError
-from superbiz.local.report import DEMO_WORLD, render_report, run_result
-from superbiz.local.runtime import LocalRuntime, RunOutcome
-from superbiz.local.server import ApiServer
-from superbiz.world import load_scenario
+from superbiz_workbench.local.report import DEMO_WORLD, render_report, run_result
+from superbiz_workbench.local.runtime import LocalRuntime, RunOutcome
+from superbiz_workbench.local.server import ApiServer
+from superbiz_workbench.world import load_scenario
 
 
 def serve(world: Path | None, host: str, port: int, model: Any) -> int:

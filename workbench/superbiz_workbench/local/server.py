@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from superbiz.local.runtime import ACCOUNT, LocalRuntime
+from superbiz_workbench.local.runtime import ACCOUNT, LocalRuntime
 
 MAX_READ = 8 * 1024 * 1024  # API Gateway's own payload limit is 10 MB
 

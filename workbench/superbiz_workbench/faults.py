@@ -29,11 +29,11 @@ from pydantic import BaseModel
 from superbiz.catalog import GRAPH_FUNCTIONS, TOOL_FUNCTIONS
 from superbiz.errors import ToolUnavailable
 from superbiz.graph.nodes import MAX_CALLS_PER_ROUND
-from superbiz.local.report import DEMO_WORLD
-from superbiz.local.runtime import LocalRuntime
 from superbiz.models.base import ModelRequest, ModelResponse
 from superbiz.tools.base import ToolContext, ToolResult
-from superbiz.world import load_scenario
+from superbiz_workbench.local.report import DEMO_WORLD
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
 
 NODES = {module: module.title().replace("_", "") for module in GRAPH_FUNCTIONS.values()}
 TOOLS = {module: module.removeprefix("tool_") for module in TOOL_FUNCTIONS.values()}
@@ -401,7 +401,7 @@ def check_run(
 
 def run_fault(runtime: Any, fault: Fault) -> FaultResult:
     from superbiz.models.offline import OfflineModel
-    from superbiz.models.scripted import ScriptedModel
+    from superbiz_workbench.scripted_model import ScriptedModel
 
     runtime.use_model(ScriptedModel(fault.script, fallback=OfflineModel()))
     state: dict[str, Any] = {}

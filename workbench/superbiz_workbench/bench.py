@@ -1,6 +1,6 @@
 """`make bench`: wall time of local diagnoses and prompt budgets, printed, never asserted.
 
-    python -m superbiz.bench [--runs N] [--world FILE] [--log-sizes 1000,10000,100000]
+    python -m superbiz_workbench.bench [--runs N] [--world FILE] [--log-sizes 1000,10000,100000]
                              [--skip imports,retrieval,trace] [--corpus DIR]
 
 Reports the one-off cost of starting the local runtime (moto, table, state
@@ -23,10 +23,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from superbiz.local.report import DEMO_WORLD, run_result
-from superbiz.local.runtime import LocalRuntime
 from superbiz.records import ToolInvocation
-from superbiz.world import LogEvent, LogGroupSpec, load_scenario
+from superbiz_workbench.local.report import DEMO_WORLD, run_result
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import LogEvent, LogGroupSpec, load_scenario
 
 DEFAULT_LOG_SIZES = (1_000, 10_000, 100_000)
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -36,7 +36,7 @@ CORPUS_ENV = "SUPERBIZ_BENCH_CORPUS"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m superbiz.bench")
+    parser = argparse.ArgumentParser(prog="python -m superbiz_workbench.bench")
     parser.add_argument("--runs", type=int, default=5, help="diagnoses to time (default 5)")
     parser.add_argument(
         "--world", type=Path, default=DEMO_WORLD, help="scenario file (default: the demo world)"
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         f"diagnosis wall time over {args.runs} run(s): median {statistics.median(seconds):.3f} s, "
         f"p95 {p95(seconds):.3f} s, min {min(seconds):.3f} s, max {max(seconds):.3f} s"
     )
-    print(f"  (measured by: python -m superbiz.bench --runs {args.runs})")
+    print(f"  (measured by: python -m superbiz_workbench.bench --runs {args.runs})")
     print()
     print_demo_views(trace.invocations)
     if sizes:
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         print()
         bench_trace_read()
     if "load" not in skip:
-        from superbiz.local.load import bench_load
+        from superbiz_workbench.local.load import bench_load
 
         print()
         report = bench_load(scenario, args.load_chats, args.load_readers)
@@ -221,7 +221,7 @@ def bench_retrieval(corpus: Path | None = None) -> None:
         f"{statistics.median(latencies):.1f} ms, p95 {p95(latencies):.1f} ms"
     )
     print(
-        f"  (measured by: python -m superbiz.bench --corpus {corpus}; same path as superbiz kb ingest "
+        f"  (measured by: python -m superbiz_workbench.bench --corpus {corpus}; same path as superbiz kb ingest "
         f"{corpus} / kb search)"
     )
 
@@ -275,7 +275,7 @@ def bench_trace_read(steps: int = 200, invocations: int = 200, repeats: int = 5)
         f"max {max(times) * 1000:.0f} ms over {repeats} reads (moto DynamoDB in-process, so "
         "serialisation cost without network)"
     )
-    print("  (measured by: python -m superbiz.bench; RunStore.get_trace)")
+    print("  (measured by: python -m superbiz_workbench.bench; RunStore.get_trace)")
 
 
 def bench_diagnosis_tokens(scenario: Any, sizes: list[int]) -> None:

@@ -31,12 +31,12 @@ from pydantic import BaseModel, Field, ValidationError
 
 from superbiz import errors
 from superbiz.errors import SuperBizError, ToolError, ToolUnavailable
-from superbiz.local.report import run_result
-from superbiz.local.runtime import LocalRuntime
 from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
 from superbiz.store import RunStore
 from superbiz.times import iso_seconds, parse_iso
 from superbiz.tools.base import Retrieval, ToolContext, ToolResult
+from superbiz_workbench.local.report import run_result
+from superbiz_workbench.local.runtime import LocalRuntime
 
 RUN_FILE_FORMAT = "superbiz-run/1"
 
@@ -680,7 +680,7 @@ def write_scenario(run_file: RunFile, out: Path, scenario_id: str | None = None)
     """Write the scenario file and check that it loads as a scenario."""
     import yaml
 
-    from superbiz.world import load_scenario
+    from superbiz_workbench.world import load_scenario
 
     data = scenario_from_run(run_file, scenario_id)
     text = SCENARIO_HEADER.format(run_id=run_file.run.run_id) + yaml.safe_dump(

@@ -12,7 +12,7 @@ metric dimension and a knowledge document):
   path, an altered or too-short excerpt, `$.no_evidence` on a non-empty
   result, a negative worded "ruled out", an injected instruction cited).
 - `openai`: a hostile model behind the OpenAI-compatible protocol
-  (`superbiz.hostile_model`), through the real OpenAI provider. It reads only
+  (`superbiz_workbench.hostile_model`), through the real OpenAI provider. It reads only
   its prompts, answers with an honest control claim, action and gap, and the
   attacks of the run: echoed request parameters and bookkeeping cited as
   evidence, many-valued paths, fabricated numbers, durations, identifiers and
@@ -41,7 +41,10 @@ from pydantic import BaseModel
 
 from superbiz.contracts import ToolCall
 from superbiz.graph.gatekeeper import RULE_SET_VERSION
-from superbiz.hostile_model import (
+from superbiz.models.base import ModelRequest, ModelResponse
+from superbiz.records import RunTrace, ToolInvocation
+from superbiz.times import parse_iso
+from superbiz_workbench.hostile_model import (
     CONTROL_ACTION,
     CONTROL_GAP,
     CONTROL_ID,
@@ -51,12 +54,9 @@ from superbiz.hostile_model import (
     Script,
     Shown,
 )
-from superbiz.local.report import DEMO_WORLD
-from superbiz.local.runtime import LocalRuntime
-from superbiz.models.base import ModelRequest, ModelResponse
-from superbiz.records import RunTrace, ToolInvocation
-from superbiz.times import parse_iso
-from superbiz.world import load_scenario
+from superbiz_workbench.local.report import DEMO_WORLD
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
 
 MARKER = "adversarial-case"
 INJECTED_CAUSE = "DNS outage"
@@ -87,7 +87,7 @@ INJECTED_LOGS_QUERY = {"service": "payment-api", "filter_pattern": "note for the
 def adversarial_world(scenario: Any) -> Any:
     """The demo world plus injection text in logs (plain and disguised), metric
     dimensions and knowledge."""
-    from superbiz.world import (
+    from superbiz_workbench.world import (
         InlineDocument,
         KnowledgeSpec,
         LogEvent,
@@ -1197,7 +1197,7 @@ def run_scripted(
 def run_case(runtime: Any, name: str, build: Callable[[Context], dict], other: RunTrace) -> dict:
     """One scripted adversarial run; returns its claim outcome and answer."""
     from superbiz.models.offline import OfflineModel
-    from superbiz.models.scripted import ScriptedModel
+    from superbiz_workbench.scripted_model import ScriptedModel
 
     adversary = Adversary(runtime, build, other)
     runtime.use_model(ScriptedModel({"executor": [adversary] * 16}, fallback=OfflineModel()))
