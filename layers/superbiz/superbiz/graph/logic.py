@@ -17,6 +17,7 @@ from typing import Any
 from superbiz import signatures
 from superbiz.analyzers import Finding
 from superbiz.contracts import LogicCheck
+from superbiz.times import parse_iso
 
 # how far a cause's first sign may trail the symptom's onset (clock skew, sparse logs)
 ONSET_TOLERANCE_MINUTES = 10
@@ -26,7 +27,7 @@ def _at(value: str | None) -> datetime | None:
     if not value:
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parse_iso(value)
     except ValueError:
         return None
 
