@@ -214,11 +214,17 @@ def evidence_of(texts: list[str]) -> Evidence:
             # a time of day alone in evidence: known on no date; keep it as a bare time
             ev.instants.add(datetime(1900, 1, 1, hh, mm, ss or 0, tzinfo=UTC))
         for m in _SYSLOG.finditer(text):
-            mon, d, hh, mm, ss = m.groups()
-            if mon.lower() in _MONTHS:
+            month, day, hour, minute, second = m.groups()
+            if month.lower() in _MONTHS:
                 ev.instants.add(
                     datetime(
-                        1900, _MONTHS[mon.lower()], int(d), int(hh), int(mm), int(ss), tzinfo=UTC
+                        1900,
+                        _MONTHS[month.lower()],
+                        int(day),
+                        int(hour),
+                        int(minute),
+                        int(second),
+                        tzinfo=UTC,
                     )
                 )
         for m in _EVIDENCE_NUMBER.finditer(text):
