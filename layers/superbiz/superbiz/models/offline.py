@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from superbiz import aiops, analyzers, render, skills
+from superbiz import analyzers, render, skills
 from superbiz.analyzers import Finding
 from superbiz.contracts import (
     Citation,
@@ -37,6 +37,14 @@ from superbiz.tools.common import fmt_number
 
 _SERVICE = re.compile(r"\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+\b")
 _NOT_SERVICES = {"follow-up", "e-mail", "on-call", "x-ray", "read-only", "time-out", "re-run"}
+_SERVICE_DIMENSIONS = (
+    "ServiceName",
+    "Service",
+    "service",
+    "FunctionName",
+    "QueueName",
+    "TableName",
+)
 _ALARM_SUFFIX = re.compile(
     r"[-_](5xx|4xx|errors?|latency|p\d\d|high|low|alarm|cpu|memory|throttles?)$"
 )
@@ -83,11 +91,13 @@ class OfflineModel:
         if alarm_name:
             # the service an alarm watches: its naming dimension (a function, a queue, a
             # table, an ECS service) before its name, which need not name the service
+            dimensions = alarm.get("dimensions") or {}
             named = [
                 n
                 for n in (
-                    alarm.get("service"),
-                    aiops.service_of(alarm_name, alarm.get("dimensions") or {}),
+                    # a dimension that names the service itself, not its load balancer
+                    # or cluster (those name what serves many services)
+                    *(dimensions.get(k) for k in _SERVICE_DIMENSIONS),
                     _ALARM_SUFFIX.sub("", alarm_name),
                 )
                 if n
