@@ -547,7 +547,9 @@ def test_get_fetches_with_mget_in_the_order_asked_skipping_missing(fake):
     (request,) = fake.sent("POST", f"/{INDEX}/_mget")
     assert request.json == {"ids": ["c2", "gone", "c1"]}
     assert request.query == {
-        "_source_includes": ["chunk_id,doc_id,source,title,heading_path,domain,ordinal,text,ingested_by,ingested_at"]
+        "_source_includes": [
+            "chunk_id,doc_id,source,title,heading_path,domain,ordinal,text,ingested_by,ingested_at"
+        ]
     }
 
 

@@ -25,7 +25,6 @@ _BASELINE_FRACTION = 0.05  # and at least 5 % above the baseline (88 % -> 100 % 
 _MAD_TO_SIGMA = 1.4826  # scales the median absolute deviation to a standard deviation
 
 
-
 class QueryMetricsInput(TimeWindow):
     namespace: str = Field(min_length=1, max_length=255, description="e.g. AWS/ApplicationELB")
     metric_name: str = Field(
