@@ -468,7 +468,6 @@ class Support:
     evidence: specifics.Evidence
     words: set[str]  # content words of passed claims and their cited values
     cause_words: set[str]  # content words of passed root causes and hypotheses
-    has_cause: bool
 
     @classmethod
     def of(cls, texts: list[str], cause_texts: list[str]) -> Support:
@@ -476,7 +475,6 @@ class Support:
             evidence=specifics.evidence_of(texts),
             words=words(" ".join(texts)),
             cause_words=words(" ".join(cause_texts)),
-            has_cause=bool(cause_texts),
         )
 
 
@@ -592,7 +590,6 @@ def check(
         evidence=specifics.evidence_of([recorded.evidence.text, support.evidence.text]),
         words=support.words | recorded.words,
         cause_words=support.cause_words,
-        has_cause=support.has_cause,
     )
     gaps = [
         check_text(g, gap_support, GAP_UNSUPPORTED, need_words=False) for g in evidence.missing_info

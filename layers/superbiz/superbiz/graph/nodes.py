@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from aws_lambda_powertools.metrics import MetricUnit
 
@@ -534,13 +534,12 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
     return state
 
 
-class _AnswerSupport:
+class _AnswerSupport(NamedTuple):
     """What the answer may draw on: the allowed claims with their cited values and
     references, and (for gaps) what the run's tools reported."""
 
-    def __init__(self, answer: gatekeeper.Support, gaps: gatekeeper.Support) -> None:
-        self.answer = answer
-        self.gaps = gaps
+    answer: gatekeeper.Support
+    gaps: gatekeeper.Support
 
 
 def _answer_support(trace: RunTrace, claims: list[dict[str, Any]]) -> _AnswerSupport:
@@ -589,7 +588,6 @@ def _checked_answer(
         evidence=specifics.evidence_of([support.evidence.text, fixed.lower()]),
         words=support.words | gatekeeper.words(fixed),
         cause_words=support.cause_words,
-        has_cause=support.has_cause,
     )
     failed = gatekeeper.answer_check(answer, allowed)
     check: dict[str, Any] = {
