@@ -37,7 +37,7 @@ DEPENDENCIES_LAYER_DIR = REPO_ROOT / "build" / "layers" / "dependencies"
 PROMPTS_DIR = REPO_ROOT / "prompts"
 DIAGNOSIS_ASL = REPO_ROOT / "stacks" / "statemachines" / "diagnosis.asl.json"
 
-# Single-table design (docs/ARCHITECTURE.md, "Data model"); the library's RunStore uses the same names.
+# Single-table design (docs/architecture.md, "Data model"); the library's RunStore uses the same names.
 TABLE_PARTITION_KEY = "PK"
 TABLE_SORT_KEY = "SK"
 TABLE_TTL_ATTRIBUTE = "expires_at"

@@ -152,7 +152,7 @@ class Api(Construct):
             api,
             "AwsSolutions-COG4",
             "Methods use IAM (SigV4) authorisation, the design's choice for operator and tool "
-            "callers (docs/ARCHITECTURE.md, 'Security and reliability'); a Cognito user pool "
+            "callers (docs/architecture.md, 'Security and reliability'); a Cognito user pool "
             "would add a second identity store.",
         )
         return api

@@ -1,5 +1,5 @@
 """The diagnosis graph: one Lambda per graph node and per tool, and the Standard state machine
-deployed from the ASL file (docs/ARCHITECTURE.md, "The diagnosis graph")."""
+deployed from the ASL file (docs/architecture.md, "The diagnosis graph")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Observability of the system itself (docs/ARCHITECTURE.md, "Observability"): one dashboard, and alarms on
+"""Observability of the system itself (docs/architecture.md, "Observability"): one dashboard, and alarms on
 failed executions, function errors and throttles, the API's 5xx and undelivered alarm events,
 all notifying the topic."""
 

@@ -30,7 +30,7 @@ class Storage(Construct):
         self.logs_key = self._build_logs_key()
 
     def _build_table(self) -> dynamodb.Table:
-        """One table for sessions, runs, steps and tool invocations (docs/ARCHITECTURE.md, "Data model")."""
+        """One table for sessions, runs, steps and tool invocations (docs/architecture.md, "Data model")."""
         return dynamodb.Table(
             self,
             "RunTable",

@@ -1,6 +1,6 @@
 """Prompt budgets: what a model reads of a tool's output stays within a token
 budget however large the output grows, and everything it shows can be cited
-against the stored full output (docs/ARCHITECTURE.md, "Evidence tools")."""
+against the stored full output (docs/architecture.md, "Evidence tools")."""
 
 from __future__ import annotations
 

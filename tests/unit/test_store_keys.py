@@ -1,4 +1,4 @@
-"""Store key design (docs/ARCHITECTURE.md, "Data model"): a run's whole trace is one partition."""
+"""Store key design (docs/architecture.md, "Data model"): a run's whole trace is one partition."""
 
 from __future__ import annotations
 

@@ -3,4 +3,4 @@
 embedded local runtime (moto), world loading and seeding, the evaluation,
 replay, fault and adversarial suites, the benchmarks, the scripted model and
 the demo worlds. It imports the runtime; the runtime never imports it
-(docs/ARCHITECTURE.md, "Layout")."""
+(docs/architecture.md, "Layout")."""

@@ -346,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     chat.add_argument("message", help="the question, e.g. 'why is payment-api returning 500s?'")
     chat.add_argument(
-        "--world", required=True, type=Path, help="scenario file (see docs/SCENARIOS.md)"
+        "--world", required=True, type=Path, help="scenario file (see docs/scenarios.md)"
     )
     chat.add_argument("--session-id", help="continue an existing session")
     chat.add_argument("--json", action="store_true", help="print the run as one JSON object")
@@ -368,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         "alarm", help="fire the alarm trigger with a genuine alarm event on the local runtime"
     )
     alarm.add_argument(
-        "--world", required=True, type=Path, help="scenario file (see docs/SCENARIOS.md)"
+        "--world", required=True, type=Path, help="scenario file (see docs/scenarios.md)"
     )
     alarm.add_argument(
         "--alarm", help="alarm entering ALARM (default: the scenario's trigger alarm)"
@@ -438,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     scen = sub.add_parser("scenario", help="scenario files")
     scen_sub = scen.add_subparsers(dest="scenario_command", required=True)
     from_run = scen_sub.add_parser(
-        "from-run", help="turn a recorded run into a scenario file (docs/SCENARIOS.md)"
+        "from-run", help="turn a recorded run into a scenario file (docs/scenarios.md)"
     )
     from_run.add_argument("--run-file", required=True, type=Path, help="an exported run")
     from_run.add_argument("--out", required=True, type=Path, help="scenario file to write (YAML)")

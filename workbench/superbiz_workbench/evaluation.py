@@ -1,4 +1,4 @@
-"""Scoring a run against its scenario's `expect` block (docs/SCENARIOS.md), and
+"""Scoring a run against its scenario's `expect` block (docs/scenarios.md), and
 the `superbiz eval diagnosis` summary over a folder of scenarios."""
 
 from __future__ import annotations

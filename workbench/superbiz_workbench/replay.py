@@ -12,7 +12,7 @@
   failed tool result the model can read, so a different model or prompt is
   compared against exactly the evidence of the incident. The report says what
   changed: claims and their Gatekeeper outcomes, verdicts, the answer, tokens.
-- `scenario_from_run` writes a scenario file (docs/SCENARIOS.md) whose world holds
+- `scenario_from_run` writes a scenario file (docs/scenarios.md) whose world holds
   what the recorded tools returned, so the incident also runs with live tools.
 """
 
@@ -529,7 +529,7 @@ def render_replay(report: ReplayReport) -> str:
 
 
 def scenario_from_run(run_file: RunFile, scenario_id: str | None = None) -> dict[str, Any]:
-    """A scenario (docs/SCENARIOS.md) whose world is what the recorded tools returned."""
+    """A scenario (docs/scenarios.md) whose world is what the recorded tools returned."""
     run = run_file.run
     logs: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
     metrics: dict[str, dict[str, Any]] = {}

@@ -1,6 +1,6 @@
 """Scenario (world) files: load and validate them, and seed the local AWS from them.
 
-The format is docs/SCENARIOS.md. Loading is strict because a scenario is a fixture:
+The format is docs/scenarios.md. Loading is strict because a scenario is a fixture:
 a typo that silently dropped an alarm or a log file would make a run pass or
 fail for the wrong reason. Every problem becomes one `ScenarioError` whose
 message names the file and the offending key.
@@ -886,7 +886,7 @@ def _describe(exc: ValidationError) -> str:
         if msg.startswith("Value error, "):
             msg = msg[len("Value error, ") :]
         if error["type"] == "extra_forbidden":
-            msg = "unknown key (see docs/SCENARIOS.md for the format)"
+            msg = "unknown key (see docs/scenarios.md for the format)"
         elif error["type"] == "missing":
             msg = "required key is missing"
         parts.append(f"{loc}: {msg}" if loc else msg)

@@ -1,4 +1,4 @@
-"""Bounded prompt views of recorded tool invocations (docs/ARCHITECTURE.md, "Evidence tools").
+"""Bounded prompt views of recorded tool invocations (docs/architecture.md, "Evidence tools").
 
 A tool's full output is stored and citable; what a model reads is a view of
 it that fits a per-tool token budget, so prompt size stays flat however much

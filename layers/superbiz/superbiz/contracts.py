@@ -1,4 +1,4 @@
-"""Contracts between graph nodes (docs/ARCHITECTURE.md, "Contracts").
+"""Contracts between graph nodes (docs/architecture.md, "Contracts").
 
 Names follow the seed documents' terms so that a trace reads the same as the
 design. The execution state (`GraphState`) is what travels through Step
@@ -32,7 +32,7 @@ class RunMode(StrEnum):
 
 
 class Limits(Contract):
-    """Bounds (docs/ARCHITECTURE.md, "Bounds"); the state machine's Choice states read them."""
+    """Bounds (docs/architecture.md, "Bounds"); the state machine's Choice states read them."""
 
     max_transitions: int = Field(32, ge=1, le=256)
     max_tool_rounds: int = Field(6, ge=1, le=32)
@@ -311,7 +311,7 @@ class ClaimSupport(Contract):
 
 
 class LogicCheck(Contract):
-    """One check of whether the conclusion holds together (docs/ARCHITECTURE.md, Verifier)."""
+    """One check of whether the conclusion holds together (docs/architecture.md, Verifier)."""
 
     check: Literal[
         "onset_order", "change_implicated", "earlier_signature", "remedy_addresses_cause"

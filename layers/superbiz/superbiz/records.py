@@ -1,4 +1,4 @@
-"""The run's records (docs/ARCHITECTURE.md, "Data model"): a session, a run, its
+"""The run's records (docs/architecture.md, "Data model"): a session, a run, its
 agent steps and tool invocations, its whole trace, an alarm's dedup claim.
 
 Plain pydantic models with no storage in them: the Gatekeeper, the budgets and

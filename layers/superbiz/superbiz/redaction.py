@@ -1,4 +1,4 @@
-"""Redaction of secrets and personal data at the tool boundary (docs/ARCHITECTURE.md, "Evidence tools").
+"""Redaction of secrets and personal data at the tool boundary (docs/architecture.md, "Evidence tools").
 
 Tool output is redacted before it is stored, logged or shown to a model, so
 everything downstream, including the excerpts the Gatekeeper checks, sees the

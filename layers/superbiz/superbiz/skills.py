@@ -1,4 +1,4 @@
-"""Skills: investigation playbooks in `prompts/skills/<name>/SKILL.md` (docs/ARCHITECTURE.md, "Models and prompts").
+"""Skills: investigation playbooks in `prompts/skills/<name>/SKILL.md` (docs/architecture.md, "Models and prompts").
 
 Each file is YAML front matter (what the Planner sees) and a Markdown body (the workflow
 the Executor reads with `read_skill`). Disclosure is progressive: `general` skills always

@@ -1,4 +1,4 @@
-"""Single-table DynamoDB store (docs/ARCHITECTURE.md, "Data model").
+"""Single-table DynamoDB store (docs/architecture.md, "Data model").
 
 Every access is a key lookup or a `Query`; a run's whole trace is one
 (paginated) `Query` on its partition. Nested documents (model inputs and

@@ -1,4 +1,4 @@
-"""The embedded local runtime (docs/ARCHITECTURE.md, "Local runtime").
+"""The embedded local runtime (docs/architecture.md, "Local runtime").
 
 moto provides AWS in-process; its Step Functions interpreter executes the
 same ASL file CDK deploys; each Lambda `Invoke` the interpreter makes is

@@ -1,6 +1,6 @@
 """Gatekeeper: code, not a model, decides which claims may reach the user.
 
-For each claim and each of its citations (docs/ARCHITECTURE.md, "Gatekeeper"):
+For each claim and each of its citations (docs/architecture.md, "Gatekeeper"):
 
 R1  INVOCATION_NOT_IN_RUN   the invocation exists and belongs to this run;
 R2  INVOCATION_FAILED       it succeeded (or is a legitimately empty result cited

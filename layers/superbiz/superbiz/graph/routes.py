@@ -1,5 +1,5 @@
 """Route decisions: the values a node writes to `GraphState.decision` and the state
-machine's Choice states read (docs/ARCHITECTURE.md, "The diagnosis graph").
+machine's Choice states read (docs/architecture.md, "The diagnosis graph").
 
 The ASL file repeats these values as strings; `tests/unit/test_routes.py` fails when
 a Choice state tests a value that is not here, or that the node before it cannot

@@ -1,4 +1,4 @@
-"""The knowledge base's small interfaces (docs/ARCHITECTURE.md, "Knowledge").
+"""The knowledge base's small interfaces (docs/architecture.md, "Knowledge").
 
 Documents become heading-aware chunks; an `Embedder` turns text into
 vectors; a `KnowledgeIndex` stores chunks and answers lexical (BM25) and

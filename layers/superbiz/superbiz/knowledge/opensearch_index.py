@@ -1,4 +1,4 @@
-"""The OpenSearch knowledge backend (docs/ARCHITECTURE.md, "Knowledge"): BM25 and k-NN candidates from
+"""The OpenSearch knowledge backend (docs/architecture.md, "Knowledge"): BM25 and k-NN candidates from
 one index, signed with SigV4 for Amazon OpenSearch Service.
 
 Engine choice: the `vector` field is HNSW with `space_type: cosinesimil`.

@@ -1,4 +1,4 @@
-"""One `ChatModel` interface for every provider (docs/ARCHITECTURE.md, "Models and prompts").
+"""One `ChatModel` interface for every provider (docs/architecture.md, "Models and prompts").
 
 A request carries the rendered messages (what a hosted model reads), the tool
 schemas, an optional response schema, and `context`: the structured inputs

@@ -1,4 +1,4 @@
-"""The OpenAI provider (docs/ARCHITECTURE.md, "Models and prompts"): any OpenAI-compatible chat endpoint.
+"""The OpenAI provider (docs/architecture.md, "Models and prompts"): any OpenAI-compatible chat endpoint.
 
 `base_url` selects the endpoint (OpenAI, Azure OpenAI, vLLM, Ollama, a
 Bedrock gateway); `role_models` picks a model per role. The client never

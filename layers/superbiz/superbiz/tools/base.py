@@ -1,5 +1,5 @@
 """What every evidence tool is: a pydantic input model, a read-only run
-function, and JSON output with stable citable paths (docs/ARCHITECTURE.md, "Evidence tools")."""
+function, and JSON output with stable citable paths (docs/architecture.md, "Evidence tools")."""
 
 from __future__ import annotations
 
