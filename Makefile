@@ -19,8 +19,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/superbiz demo
 
+# Spread over every core (pytest-xdist; tests/conftest.py groups modules that share a
+# fixture). PYTEST_JOBS=0 runs in one process.
+PYTEST_JOBS ?= auto
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_JOBS) --dist loadgroup --durations=15
 
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests/unit
