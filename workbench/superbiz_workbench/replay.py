@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field, ValidationError
 from superbiz import errors
 from superbiz.errors import SuperBizError, ToolError, ToolUnavailable
 from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
-from superbiz.store import RunStore
+from superbiz.repository import RunRepository
 from superbiz.times import iso_seconds, parse_iso
 from superbiz.tools.base import Retrieval, ToolContext, ToolResult
 from superbiz_workbench.local.report import run_result
@@ -96,7 +96,7 @@ def _planner_context(trace: RunTrace) -> dict[str, Any]:
 
 
 def export_run(
-    store: RunStore,
+    store: RunRepository,
     run_id: str,
     *,
     now: str | None = None,
@@ -403,7 +403,7 @@ def compare(original: RunSummary, replay: RunSummary) -> dict[str, Any]:
     return changes
 
 
-def _seed_history(store: RunStore, run_file: RunFile, session_id: str, now: str) -> None:
+def _seed_history(store: RunRepository, run_file: RunFile, session_id: str, now: str) -> None:
     """The session's earlier exchanges, so the replayed Planner and Composer see them."""
     if not run_file.session_history:
         return

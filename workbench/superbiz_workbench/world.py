@@ -951,7 +951,7 @@ def seed_world(scenario: Scenario, clients: AwsClients) -> None:
             _seed_metrics(scenario, clients.cloudwatch)
             _seed_alarms(scenario, clients.cloudwatch)
             _seed_resources(scenario, clients)
-            _seed_traces(scenario, clients._client("xray"), label)
+            _seed_traces(scenario, clients.client("xray"), label)
     except (ClientError, BotoCoreError) as exc:
         raise ScenarioError(f"{label}: seeding the local AWS failed: {exc}") from exc
 
@@ -1074,7 +1074,7 @@ def _tag_list(tags: dict[str, str], key: str = "Key", value: str = "Value") -> l
 
 
 def _seed_role(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    clients._client("iam").create_role(
+    clients.client("iam").create_role(
         RoleName=spec.name,
         AssumeRolePolicyDocument='{"Version": "2012-10-17"}',
         **({"Tags": _tag_list(spec.tags)} if spec.tags else {}),
@@ -1082,11 +1082,11 @@ def _seed_role(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
 
 
 def _seed_lambda(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    iam = clients._client("iam")
+    iam = clients.client("iam")
     role = "superbiz-world-function-role"
     with suppress(iam.exceptions.EntityAlreadyExistsException):
         iam.create_role(RoleName=role, AssumeRolePolicyDocument='{"Version": "2012-10-17"}')
-    clients._client("lambda").create_function(
+    clients.client("lambda").create_function(
         FunctionName=spec.name,
         Runtime="python3.12",
         Role=f"arn:aws:iam::{LOCAL_ACCOUNT_ID}:role/{role}",
@@ -1101,7 +1101,7 @@ _EMPTY_ZIP = b"PK\x05\x06" + b"\x00" * 18
 
 
 def _seed_sqs(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    clients._client("sqs").create_queue(QueueName=spec.name, tags=dict(spec.tags))
+    clients.client("sqs").create_queue(QueueName=spec.name, tags=dict(spec.tags))
 
 
 def _seed_dynamodb(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
@@ -1126,7 +1126,7 @@ def _seed_s3(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
 
 
 def _seed_rds_cluster(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    clients._client("rds").create_db_cluster(
+    clients.client("rds").create_db_cluster(
         DBClusterIdentifier=spec.name,
         Engine="aurora-postgresql",
         MasterUsername="world",
@@ -1136,7 +1136,7 @@ def _seed_rds_cluster(clients: AwsClients, spec: ResourceSpec, region: str) -> N
 
 
 def _seed_rds_db(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    clients._client("rds").create_db_instance(
+    clients.client("rds").create_db_instance(
         DBInstanceIdentifier=spec.name,
         DBInstanceClass="db.t3.micro",
         Engine="postgres",
@@ -1148,20 +1148,20 @@ def _seed_rds_db(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
 
 
 def _seed_load_balancer(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    ec2 = clients._client("ec2")
+    ec2 = clients.client("ec2")
     subnets = [s["SubnetId"] for s in ec2.describe_subnets()["Subnets"]][:2]
-    clients._client("elbv2").create_load_balancer(
+    clients.client("elbv2").create_load_balancer(
         Name=spec.name, Subnets=subnets, Type="application", Tags=_tag_list(spec.tags)
     )
 
 
 def _seed_ecs_cluster(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    ecs = clients._client("ecs")
+    ecs = clients.client("ecs")
     ecs.create_cluster(clusterName=spec.name, tags=_tag_list(spec.tags, "key", "value"))
 
 
 def _seed_ecs_service(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    ecs = clients._client("ecs")
+    ecs = clients.client("ecs")
     cluster, service = spec.name.split("/")
     if not ecs.describe_clusters(clusters=[cluster])["clusters"]:
         ecs.create_cluster(clusterName=cluster)
@@ -1174,7 +1174,7 @@ def _seed_ecs_service(clients: AwsClients, spec: ResourceSpec, region: str) -> N
 
 
 def _seed_sns(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    clients._client("sns").create_topic(Name=spec.name, Tags=_tag_list(spec.tags))
+    clients.client("sns").create_topic(Name=spec.name, Tags=_tag_list(spec.tags))
 
 
 def _seed_log_group(clients: AwsClients, spec: ResourceSpec, region: str) -> None:

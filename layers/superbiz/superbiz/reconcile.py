@@ -20,7 +20,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from superbiz import runs
-from superbiz.deps import Deps, EntryDeps
+from superbiz.deps import EntryDeps
 from superbiz.errors import RunNotFound, StoreError
 from superbiz.observability import logger
 from superbiz.records import RunRecord
@@ -61,7 +61,7 @@ def _due(run_id: str) -> bool:
 
 
 def close_from_execution(
-    deps: Deps | EntryDeps, run: RunRecord, described: dict[str, Any]
+    deps: EntryDeps, run: RunRecord, described: dict[str, Any]
 ) -> RunRecord | None:
     """Close `run` with the outcome of its ended execution; None if it still runs
     (or ended well: its Finalize closes it)."""
@@ -99,9 +99,7 @@ def close_from_execution(
         return None
 
 
-def reconcile_run(
-    deps: Deps | EntryDeps, run: RunRecord, *, force: bool = False
-) -> RunRecord | None:
+def reconcile_run(deps: EntryDeps, run: RunRecord, *, force: bool = False) -> RunRecord | None:
     """The run, closed, if its execution has ended without closing it; else None.
     Throttled or unavailable Step Functions means "not now", never an error."""
     if run.status != "RUNNING" or not deps.settings.state_machine_arn:
@@ -110,7 +108,7 @@ def reconcile_run(
         return None
     arn = run.execution_arn or runs.execution_arn_for(deps.settings.state_machine_arn, run.run_id)
     try:
-        described = deps.clients._client("stepfunctions").describe_execution(executionArn=arn)
+        described = deps.clients.client("stepfunctions").describe_execution(executionArn=arn)
     except (ClientError, BotoCoreError) as exc:
         logger.info("execution not described", extra={"run_id": run.run_id, "error": str(exc)})
         return None
@@ -121,10 +119,10 @@ def reconcile_run(
         return None
 
 
-def sweep(deps: Deps | EntryDeps, *, lookback_minutes: int = 180) -> dict[str, Any]:
+def sweep(deps: EntryDeps, *, lookback_minutes: int = 180) -> dict[str, Any]:
     """Close every run whose execution ended badly in the last `lookback_minutes`:
     ListExecutions by status (newest first), one key lookup per execution."""
-    sfn = deps.clients._client("stepfunctions")
+    sfn = deps.clients.client("stepfunctions")
     since = datetime.now(UTC) - timedelta(minutes=lookback_minutes)
     seen = closed = 0
     for status in ENDED_BADLY:

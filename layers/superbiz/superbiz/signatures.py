@@ -140,7 +140,7 @@ def parse(entries: Any) -> tuple[Signature, ...]:
 
 @lru_cache(maxsize=1)
 def catalogue() -> tuple[Signature, ...]:
-    import yaml
+    import yaml  # reason: PyYAML loads with the first signature lookup, not at import
 
     text = resources.files("superbiz").joinpath("signatures.yaml").read_text(encoding="utf-8")
     return parse(yaml.safe_load(text))
@@ -149,7 +149,7 @@ def catalogue() -> tuple[Signature, ...]:
 @lru_cache(maxsize=1)
 def examples() -> list[tuple[str, list[str], list[str]]]:
     """(name, examples, not_examples) of every entry, for the catalogue's tests."""
-    import yaml
+    import yaml  # reason: as in catalogue()
 
     text = resources.files("superbiz").joinpath("signatures.yaml").read_text(encoding="utf-8")
     return [

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from superbiz.contracts import ToolCall
 from superbiz.records import ToolInvocation, invocation_id_for
 from superbiz.redaction import redact_text
-from superbiz.store import RunStore
+from superbiz.repository import RunRepository
 from superbiz.tools.runner import invocation_seq
 
 MAX_PARAMS_BYTES = 8_000
@@ -42,7 +42,7 @@ def oversize(call: ToolCall) -> str | None:
 
 
 def bound_tool_calls(
-    store: RunStore, run_id: str, round_: int, calls: Sequence[ToolCall]
+    store: RunRepository, run_id: str, round_: int, calls: Sequence[ToolCall]
 ) -> list[ToolCall]:
     """The calls that may enter the state, with their final call ids. The RunTools Map
     numbers them 0..k-1 (its item index makes the invocation's sequence number); each

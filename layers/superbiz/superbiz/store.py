@@ -74,7 +74,7 @@ class BlobStore(Protocol):
 
 class S3BlobStore:
     def __init__(self, bucket: str, client: Any = None) -> None:
-        import boto3
+        import boto3  # reason: only a store with large outputs builds an S3 client
 
         self.bucket = bucket
         self.client = client or boto3.client("s3")
@@ -90,30 +90,41 @@ class S3BlobStore:
 
 # ---------------------------------------------------------------------- store
 
-_JSON_FIELDS = {
-    "alarm",
-    "self_evaluation",
-    "orchestration_trace",
-    "model_input",
-    "model_output",
-    "input_params",
-    "output",
-    "retrieval_details",
-}
+# Fields held as JSON text (DynamoDB's number and nesting rules would otherwise change
+# them on the way back); the state machine's last-resort writes follow the same shape.
+JSON_FIELDS = frozenset(
+    {
+        "alarm",
+        "self_evaluation",
+        "orchestration_trace",
+        "model_input",
+        "model_output",
+        "input_params",
+        "output",
+        "retrieval_details",
+    }
+)
+# Attributes of an item that belong to the table, not to the record it holds.
+ITEM_KEY_ATTRIBUTES = frozenset({"PK", "SK", "expires_at"})
 
 
-def _to_item(record: BaseModel) -> dict[str, Any]:
-    item: dict[str, Any] = {}
-    for name, value in record.model_dump(mode="json").items():
-        if value is None:
-            continue
-        if name in _JSON_FIELDS:
-            item[name] = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        elif isinstance(value, float):
-            item[name] = Decimal(str(value))
-        else:
-            item[name] = value
-    return item
+def encode(name: str, value: Any) -> Any:
+    """A field's value as the item holds it: JSON text for a nested document, Decimal for
+    a float, anything else as it is."""
+    if name in JSON_FIELDS:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if isinstance(value, float):
+        return Decimal(str(value))
+    return value
+
+
+def to_item(record: BaseModel) -> dict[str, Any]:
+    """A record's attributes as its item holds them (keys excluded, None left out)."""
+    return {
+        name: encode(name, value)
+        for name, value in record.model_dump(mode="json").items()
+        if value is not None
+    }
 
 
 def _plain(value: Any) -> Any:
@@ -131,12 +142,22 @@ def _plain(value: Any) -> Any:
 # writes them; redacting twice changes nothing, so callers may redact first
 
 
-def _redacted_run(run: RunRecord) -> RunRecord:
+def redacted_run(run: RunRecord) -> RunRecord:
     alarm = redact(run.alarm)[0] if run.alarm else run.alarm
     return run.model_copy(update={"query": redact_text(run.query)[0], "alarm": alarm})
 
 
-def _redacted_invocation(inv: ToolInvocation) -> ToolInvocation:
+def redacted_run_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """Fields of a run update, the question and alarm payload redacted."""
+    fields = dict(fields)
+    if isinstance(fields.get("query"), str):
+        fields["query"] = redact_text(fields["query"])[0]
+    if fields.get("alarm"):
+        fields["alarm"] = redact(fields["alarm"])[0]
+    return fields
+
+
+def redacted_invocation(inv: ToolInvocation) -> ToolInvocation:
     """Error, preview and parameters redacted; what was found is added to the counts."""
     params, found = redact(inv.input_params)
     error, in_error = redact_text(inv.error) if inv.error else (inv.error, {})
@@ -155,6 +176,17 @@ def _redacted_invocation(inv: ToolInvocation) -> ToolInvocation:
     )
 
 
+def run_alarm_item(alarm: dict[str, Any], role: str) -> dict[str, Any]:
+    """The attributes of an alarm recorded in a run's partition, its payload redacted."""
+    alarm = redact(alarm)[0]
+    return {
+        "role": role,
+        "received_at": utcnow_iso(),
+        **{k: v for k, v in alarm.items() if v not in (None, "", {}, [])},
+        "dimensions": alarm.get("dimensions") or {},
+    }
+
+
 def _redacted_start_input(text: str) -> str:
     """A stored execution input (JSON) with its question and alarm payload redacted."""
     try:
@@ -170,15 +202,62 @@ def _redacted_start_input(text: str) -> str:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
-def _from_item(item: dict[str, Any]) -> dict[str, Any]:
+def from_item(item: dict[str, Any]) -> dict[str, Any]:
+    """An item's record fields, decoded (the inverse of `to_item`)."""
     out: dict[str, Any] = {}
     for name, value in item.items():
-        if name in ("PK", "SK", "expires_at"):
+        if name in ITEM_KEY_ATTRIBUTES:
             continue
         out[name] = (
-            json.loads(value) if name in _JSON_FIELDS and isinstance(value, str) else _plain(value)
+            json.loads(value) if name in JSON_FIELDS and isinstance(value, str) else _plain(value)
         )
     return out
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+# Cancellation reasons of a transaction that DynamoDB throttled.
+_THROTTLE_REASONS = {"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"}
+# A write that lost a race with another transaction on the same item: retried.
+_CONFLICT = "TransactionConflict"
+_CONDITION_FAILED = "ConditionalCheckFailed"
+TRANSACT_ATTEMPTS = 5
+
+
+def update_request(
+    key: dict[str, Any],
+    *,
+    sets: dict[str, Any] | None = None,
+    adds: dict[str, Any] | None = None,
+    expression: str = "",
+    condition: str | None = None,
+    names: dict[str, str] | None = None,
+    values: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The parameters of one UpdateItem (alone or in a transaction): SET each of `sets`
+    and ADD each of `adds`, encoded as items hold them; `expression` is a further SET
+    clause written by hand (with its own `names` and `values`)."""
+    names, values = dict(names or {}), dict(values or {})
+    set_parts = [expression] if expression else []
+    for i, (name, value) in enumerate((sets or {}).items()):
+        names[f"#s{i}"], values[f":s{i}"] = name, encode(name, value)
+        set_parts.append(f"#s{i} = :s{i}")
+    add_parts = []
+    for i, (name, value) in enumerate((adds or {}).items()):
+        names[f"#a{i}"], values[f":a{i}"] = name, encode(name, value)
+        add_parts.append(f"#a{i} :a{i}")
+    clauses = [("SET " + ", ".join(set_parts)) if set_parts else ""]
+    clauses.append(("ADD " + ", ".join(add_parts)) if add_parts else "")
+    request: dict[str, Any] = {"Key": key, "UpdateExpression": " ".join(c for c in clauses if c)}
+    if condition:
+        request["ConditionExpression"] = condition
+    if names:
+        request["ExpressionAttributeNames"] = names
+    if values:
+        request["ExpressionAttributeValues"] = values
+    return request
 
 
 class RunStore:
@@ -198,38 +277,84 @@ class RunStore:
         self.inline_output_limit = inline_output_limit
 
     # -- helpers
-    def _expires_at(self) -> int:
-        return int(time.time()) + self.ttl_days * 86400
+    @property
+    def client(self) -> Any:
+        """The DynamoDB client behind the table (transactions are a client call); it
+        takes plain Python values like the table does."""
+        return self.table.meta.client
 
     def expires_at(self) -> int:
         """The TTL (epoch seconds) of an item written now; callers that write run records
         another way (the state machine's last-resort states) use the same."""
-        return self._expires_at()
+        return int(time.time()) + self.ttl_days * 86400
 
     def _call(self, fn: Any, **kwargs: Any) -> Any:
+        """One DynamoDB request, its errors as the store's own; a failed condition and a
+        cancelled transaction stay ClientErrors for the caller that set them."""
         try:
             return fn(**kwargs)
         except ClientError as exc:
-            code = exc.response.get("Error", {}).get("Code", "")
+            code = _code(exc)
             if code in _THROTTLE_CODES:
                 raise StoreThrottled(f"DynamoDB throttled {fn.__name__}: {code}") from exc
-            if code == "ConditionalCheckFailedException":
+            if code in ("ConditionalCheckFailedException", "TransactionCanceledException"):
                 raise
             raise StoreError(f"DynamoDB {fn.__name__} failed: {code}: {exc}") from exc
 
-    def _put_new(self, item: dict[str, Any]) -> bool:
-        """Conditional put; False when the item already exists (a retried write)."""
+    def _conditional(self, fn: Any, **kwargs: Any) -> dict[str, Any] | None:
+        """A conditional request's response; None when its condition failed."""
         try:
-            self._call(
-                self.table.put_item,
-                Item={**item, "expires_at": self._expires_at()},
-                ConditionExpression="attribute_not_exists(PK)",
-            )
-            return True
+            return dict(self._call(fn, **kwargs))
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
+            if _code(exc) == "ConditionalCheckFailedException":
+                return None
             raise
+
+    def _put_if_absent(
+        self,
+        item: dict[str, Any],
+        *,
+        condition: str = "attribute_not_exists(PK)",
+        names: dict[str, str] | None = None,
+        values: dict[str, Any] | None = None,
+    ) -> bool:
+        """Put `item` (with its TTL) unless `condition` fails (by default: unless it
+        exists); False when it failed, e.g. a retried write."""
+        request: dict[str, Any] = {
+            "Item": {**item, "expires_at": self.expires_at()},
+            "ConditionExpression": condition,
+        }
+        if names:
+            request["ExpressionAttributeNames"] = names
+        if values:
+            request["ExpressionAttributeValues"] = values
+        return self._conditional(self.table.put_item, **request) is not None
+
+    def _update(self, key: dict[str, Any], **parts: Any) -> dict[str, Any] | None:
+        """One UpdateItem (see `update_request`); None when its condition failed."""
+        returning = parts.pop("returning", None)
+        request = update_request(key, **parts)
+        if returning:
+            request["ReturnValues"] = returning
+        if "ConditionExpression" in request:
+            return self._conditional(self.table.update_item, **request)
+        return dict(self._call(self.table.update_item, **request))
+
+    def _transact(self, *writes: tuple[str, dict[str, Any]]) -> list[str] | None:
+        """Write every (kind, request) or none: None when written, else each write's
+        cancellation reason ("None" for a write that was not the cause)."""
+        items = [{kind: {"TableName": self.table.name, **req}} for kind, req in writes]
+        try:
+            self._call(self.client.transact_write_items, TransactItems=items)
+            return None
+        except ClientError as exc:
+            if _code(exc) != "TransactionCanceledException":
+                raise
+            cancelled = exc.response.get("CancellationReasons", [])
+            reasons = [str(r.get("Code") or "None") for r in cancelled]
+            if _THROTTLE_REASONS & set(reasons):
+                raise StoreThrottled(f"DynamoDB throttled a transaction: {reasons}") from exc
+            return reasons or ["Unknown"]
 
     # -- sessions
     def ensure_session(self, session_id: str, *, principal: str | None = None) -> SessionRecord:
@@ -239,17 +364,17 @@ class RunStore:
         record = SessionRecord(
             session_id=session_id, created_at=now, updated_at=now, principal=principal
         )
-        self._put_new({"PK": session_pk(session_id), "SK": "META", **_to_item(record)})
+        self._put_if_absent({"PK": session_pk(session_id), "SK": "META", **to_item(record)})
         got = self._call(
             self.table.get_item,
             Key={"PK": session_pk(session_id), "SK": "META"},
             ConsistentRead=True,
         )
-        return SessionRecord.model_validate(_from_item(got["Item"]))
+        return SessionRecord.model_validate(from_item(got["Item"]))
 
     def get_session(self, session_id: str) -> SessionRecord | None:
         got = self._call(self.table.get_item, Key={"PK": session_pk(session_id), "SK": "META"})
-        return SessionRecord.model_validate(_from_item(got["Item"])) if "Item" in got else None
+        return SessionRecord.model_validate(from_item(got["Item"])) if "Item" in got else None
 
     def session_run_ids(self, session_id: str) -> list[str]:
         """The session's runs, oldest first."""
@@ -270,20 +395,19 @@ class RunStore:
 
     def count_exchange(self, session_id: str) -> None:
         """One more question/answer pair in the session."""
-        self._call(
-            self.table.update_item,
-            Key={"PK": session_pk(session_id), "SK": "META"},
-            UpdateExpression="ADD message_pair_count :one SET updated_at = :now",
-            ExpressionAttributeValues={":one": 1, ":now": utcnow_iso()},
+        self._update(
+            {"PK": session_pk(session_id), "SK": "META"},
+            sets={"updated_at": utcnow_iso()},
+            adds={"message_pair_count": 1},
         )
 
     # -- runs
     def create_run(self, run: RunRecord) -> bool:
         """Create the run and its session index entry; idempotent on retries."""
-        run = _redacted_run(run)
-        created = self._put_new({"PK": run_pk(run.run_id), "SK": "META", **_to_item(run)})
+        run = redacted_run(run)
+        created = self._put_if_absent({"PK": run_pk(run.run_id), "SK": "META", **to_item(run)})
         stored = run if created else self.get_run(run.run_id)
-        self._put_new(
+        self._put_if_absent(
             {
                 "PK": session_pk(stored.session_id),
                 "SK": session_run_sk(stored.started_at, stored.run_id),
@@ -297,82 +421,92 @@ class RunStore:
         got = self._call(self.table.get_item, Key={"PK": run_pk(run_id), "SK": "META"})
         if "Item" not in got:
             raise RunNotFound(f"no run with id {run_id!r}")
-        return RunRecord.model_validate(_from_item(got["Item"]))
+        return RunRecord.model_validate(from_item(got["Item"]))
 
     def update_run(self, run_id: str, **fields: Any) -> None:
         if not fields:
             return
-        if isinstance(fields.get("query"), str):
-            fields["query"] = redact_text(fields["query"])[0]
-        if fields.get("alarm"):
-            fields["alarm"] = redact(fields["alarm"])[0]
-        names, values, sets = {}, {}, []
-        for i, (name, value) in enumerate(fields.items()):
-            names[f"#f{i}"] = name
-            if name in _JSON_FIELDS:
-                value = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-            elif isinstance(value, float):
-                value = Decimal(str(value))
-            values[f":v{i}"] = value
-            sets.append(f"#f{i} = :v{i}")
-        self._call(
-            self.table.update_item,
-            Key={"PK": run_pk(run_id), "SK": "META"},
-            UpdateExpression="SET " + ", ".join(sets),
-            ConditionExpression="attribute_exists(PK)",
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=values,
+        done = self._update(
+            {"PK": run_pk(run_id), "SK": "META"},
+            sets=redacted_run_fields(fields),
+            condition="attribute_exists(PK)",
         )
+        if done is None:
+            raise RunNotFound(f"no run with id {run_id!r}")
 
     def append_flow(self, run_id: str, *nodes: str) -> None:
-        self._call(
-            self.table.update_item,
-            Key={"PK": run_pk(run_id), "SK": "META"},
-            UpdateExpression="SET agent_flow = list_append(if_not_exists(agent_flow, :empty), :n)",
-            ConditionExpression="attribute_exists(PK)",
-            ExpressionAttributeValues={":n": list(nodes), ":empty": []},
+        done = self._update(
+            {"PK": run_pk(run_id), "SK": "META"},
+            expression="agent_flow = list_append(if_not_exists(agent_flow, :empty), :n)",
+            values={":n": list(nodes), ":empty": []},
+            condition="attribute_exists(PK)",
         )
-
-    def _next_seq(self, run_id: str, counter: str) -> int:
-        got = self._call(
-            self.table.update_item,
-            Key={"PK": run_pk(run_id), "SK": "META"},
-            UpdateExpression="ADD #c :one",
-            ConditionExpression="attribute_exists(PK)",
-            ExpressionAttributeNames={"#c": counter},
-            ExpressionAttributeValues={":one": 1},
-            ReturnValues="UPDATED_NEW",
-        )
-        return int(got["Attributes"][counter])
+        if done is None:
+            raise RunNotFound(f"no run with id {run_id!r}")
 
     # -- steps
     def add_step(self, run_id: str, step: AgentStep) -> AgentStep:
-        seq = self._next_seq(run_id, "step_count")
-        step = step.model_copy(update={"seq": seq})
-        self._put_new(
-            {"PK": run_pk(run_id), "SK": step_sk(seq), "item_type": "agent_step", **_to_item(step)}
+        """The step under the run's next sequence number. The counter, the step item and
+        the run's token and cost totals are written in one transaction: a reader never
+        sees a number without its step, or a step not in the totals."""
+        key = {"PK": run_pk(run_id), "SK": "META"}
+        for _ in range(TRANSACT_ATTEMPTS):
+            got = self._call(
+                self.table.get_item,
+                Key=key,
+                ConsistentRead=True,
+                ProjectionExpression="step_count",
+            )
+            if "Item" not in got:
+                raise RunNotFound(f"no run with id {run_id!r}")
+            current = int(got["Item"].get("step_count", 0))
+            numbered = step.model_copy(update={"seq": current + 1})
+            item = {"PK": run_pk(run_id), "SK": step_sk(numbered.seq)}
+            reasons = self._transact(
+                (
+                    "Update",
+                    update_request(
+                        key,
+                        sets={"step_count": numbered.seq},
+                        adds={
+                            "prompt_tokens": step.prompt_tokens,
+                            "completion_tokens": step.completion_tokens,
+                            "cost_usd": step.cost_usd,
+                        },
+                        # another writer took this number first: read the counter again
+                        condition="attribute_not_exists(step_count) OR step_count = :current",
+                        values={":current": current},
+                    ),
+                ),
+                (
+                    "Put",
+                    {
+                        "Item": {
+                            **item,
+                            "item_type": "agent_step",
+                            **to_item(numbered),
+                            "expires_at": self.expires_at(),
+                        },
+                        "ConditionExpression": "attribute_not_exists(PK)",
+                    },
+                ),
+            )
+            if reasons is None:
+                return numbered
+        raise StoreError(
+            f"run {run_id}: no step number could be taken in {TRANSACT_ATTEMPTS} attempts "
+            "(other writers kept taking it); retry the step"
         )
-        self._call(
-            self.table.update_item,
-            Key={"PK": run_pk(run_id), "SK": "META"},
-            UpdateExpression="ADD prompt_tokens :p, completion_tokens :c, cost_usd :d",
-            ExpressionAttributeValues={
-                ":p": step.prompt_tokens,
-                ":c": step.completion_tokens,
-                ":d": Decimal(str(step.cost_usd)),
-            },
-        )
-        return step
 
     # -- tool invocations
     def get_invocation(self, run_id: str, seq: int) -> ToolInvocation | None:
         got = self._call(self.table.get_item, Key={"PK": run_pk(run_id), "SK": tool_sk(seq)})
-        return self._load_invocation(_from_item(got["Item"])) if "Item" in got else None
+        return self._load_invocation(from_item(got["Item"])) if "Item" in got else None
 
     def record_invocation(self, run_id: str, inv: ToolInvocation) -> ToolInvocation:
         """Record once: a retried tool Lambda gets the first recording back."""
-        inv = _redacted_invocation(inv)
-        data = _to_item(inv)
+        inv = redacted_invocation(inv)
+        data = to_item(inv)
         body = data.get("output", "null")
         if len(body.encode()) > self.inline_output_limit:
             if self.blobs is None:
@@ -394,7 +528,7 @@ class RunStore:
                         f"stored in S3: {exc}",
                     }
                 )
-                data = _to_item(inv)
+                data = to_item(inv)
             else:
                 data.pop("output")
                 data["output_s3_key"] = key
@@ -403,18 +537,36 @@ class RunStore:
             "SK": tool_sk(inv.seq),
             "item_type": "tool_invocation",
             **data,
+            "expires_at": self.expires_at(),
         }
-        if not self._put_new(item):
-            existing = self.get_invocation(run_id, inv.seq)
-            assert existing is not None
-            return existing
-        self._call(
-            self.table.update_item,
-            Key={"PK": run_pk(run_id), "SK": "META"},
-            UpdateExpression="ADD tool_call_count :one",
-            ExpressionAttributeValues={":one": 1},
+        # the invocation and the run's count of them in one transaction; parallel tools of
+        # a round update the same run item, so a write that lost that race is retried
+        for attempt in range(TRANSACT_ATTEMPTS):
+            reasons = self._transact(
+                ("Put", {"Item": item, "ConditionExpression": "attribute_not_exists(PK)"}),
+                (
+                    "Update",
+                    update_request(
+                        {"PK": run_pk(run_id), "SK": "META"},
+                        adds={"tool_call_count": 1},
+                        condition="attribute_exists(PK)",
+                    ),
+                ),
+            )
+            if reasons is None:
+                return inv
+            if reasons[0] == _CONDITION_FAILED:  # recorded before: the first recording
+                existing = self.get_invocation(run_id, inv.seq)
+                if existing is None:
+                    raise StoreError(f"run {run_id}: invocation {inv.seq} vanished")
+                return existing
+            if len(reasons) > 1 and reasons[1] == _CONDITION_FAILED:
+                raise RunNotFound(f"no run with id {run_id!r}")
+            time.sleep(0.05 * 2**attempt)
+        raise StoreError(
+            f"run {run_id}: invocation {inv.invocation_id} could not be recorded in "
+            f"{TRANSACT_ATTEMPTS} attempts (concurrent writes to the run); retry the tool"
         )
-        return inv
 
     def _load_invocation(self, data: dict[str, Any], load_output: bool = True) -> ToolInvocation:
         inv = ToolInvocation.model_validate(data)
@@ -441,7 +593,7 @@ class RunStore:
         items: list[dict[str, Any]] = []
         while True:
             page = self._call(self.table.query, **kwargs)
-            items.extend(_from_item(i) | {"_sk": i["SK"]} for i in page.get("Items", []))
+            items.extend(from_item(i) | {"_sk": i["SK"]} for i in page.get("Items", []))
             if "LastEvaluatedKey" not in page:
                 return items
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
@@ -483,30 +635,14 @@ class RunStore:
     def close_if_running(self, run_id: str, **fields: Any) -> bool:
         """Close a run that is still RUNNING (the reconciler); False when something else
         closed it first, so a run's own Finalize always wins."""
-        fields = {"status": "FAILED", **fields}
-        names = {f"#f{i}": k for i, k in enumerate(fields)}
-        values: dict[str, Any] = {":running": "RUNNING"}
-        for i, (name, value) in enumerate(fields.items()):
-            if name in _JSON_FIELDS:
-                value = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-            elif isinstance(value, float):
-                value = Decimal(str(value))
-            values[f":v{i}"] = value
-        names["#status"] = "status"
-        try:
-            self._call(
-                self.table.update_item,
-                Key={"PK": run_pk(run_id), "SK": "META"},
-                UpdateExpression="SET " + ", ".join(f"#f{i} = :v{i}" for i in range(len(fields))),
-                ConditionExpression="attribute_exists(PK) AND #status = :running",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
-            )
-            return True
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
+        closed = self._update(
+            {"PK": run_pk(run_id), "SK": "META"},
+            sets={"status": "FAILED", **fields},
+            condition="attribute_exists(PK) AND #status = :running",
+            names={"#status": "status"},
+            values={":running": "RUNNING"},
+        )
+        return closed is not None
 
     # -- feedback
     def add_feedback(self, run_id: str, useful: bool, comment: str = "") -> dict[str, Any]:
@@ -517,7 +653,7 @@ class RunStore:
         now = utcnow_iso()
         item = {"useful": useful, "comment": comment, "created_at": now}
         stamp = f"{now}#{uuid.uuid4().hex[:8]}"
-        self._put_new({"PK": run_pk(run_id), "SK": f"FEEDBACK#{stamp}", **item})
+        self._put_if_absent({"PK": run_pk(run_id), "SK": f"FEEDBACK#{stamp}", **item})
         every = self._query(run_pk(run_id), "FEEDBACK#")
         useful_n = sum(1 for f in every if f.get("useful"))
         summary = {
@@ -538,7 +674,9 @@ class RunStore:
             claim = claim.model_copy(
                 update={"start_input": _redacted_start_input(claim.start_input)}
             )
-        return self._put_new({"PK": alarm_pk(claim.dedup_key), "SK": "META", **_to_item(claim)})
+        return self._put_if_absent(
+            {"PK": alarm_pk(claim.dedup_key), "SK": "META", **to_item(claim)}
+        )
 
     def get_alarm_claim(self, dedup_key: str) -> AlarmClaim | None:
         got = self._call(
@@ -546,36 +684,23 @@ class RunStore:
             Key={"PK": alarm_pk(dedup_key), "SK": "META"},
             ConsistentRead=True,
         )
-        return AlarmClaim.model_validate(_from_item(got["Item"])) if "Item" in got else None
+        return AlarmClaim.model_validate(from_item(got["Item"])) if "Item" in got else None
 
     def update_alarm_claim(self, dedup_key: str, **fields: Any) -> None:
         if fields.get("start_input"):
             fields["start_input"] = _redacted_start_input(fields["start_input"])
-        names = {f"#f{i}": k for i, k in enumerate(fields)}
-        values = {f":v{i}": v for i, v in enumerate(fields.values())}
-        self._call(
-            self.table.update_item,
-            Key={"PK": alarm_pk(dedup_key), "SK": "META"},
-            UpdateExpression="SET " + ", ".join(f"#f{i} = :v{i}" for i in range(len(fields))),
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=values,
-        )
+        if fields:
+            self._update({"PK": alarm_pk(dedup_key), "SK": "META"}, sets=fields)
 
     def mark_alarm_started(self, dedup_key: str) -> bool:
         """True for the one delivery that marks the claim started; False for the rest."""
-        try:
-            self._call(
-                self.table.update_item,
-                Key={"PK": alarm_pk(dedup_key), "SK": "META"},
-                UpdateExpression="SET started = :t",
-                ConditionExpression="attribute_exists(PK) AND started <> :t",
-                ExpressionAttributeValues={":t": True},
-            )
-            return True
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
+        marked = self._update(
+            {"PK": alarm_pk(dedup_key), "SK": "META"},
+            sets={"started": True},
+            condition="attribute_exists(PK) AND started <> :t",
+            values={":t": True},
+        )
+        return marked is not None
 
     def open_investigation(
         self, service: str, run_id: str, opened_at: str, until: str, *, replacing: str | None = None
@@ -590,39 +715,21 @@ class RunStore:
         if replacing is not None:
             condition += " OR run_id = :replacing"
             values[":replacing"] = replacing
-        try:
-            self._call(
-                self.table.put_item,
-                Item={
-                    **key,
-                    "run_id": run_id,
-                    "opened_at": opened_at,
-                    "until": until,
-                    "expires_at": self._expires_at(),
-                },
-                ConditionExpression=condition,
-                ExpressionAttributeNames={"#until": "until"},
-                ExpressionAttributeValues=values,
-            )
+        opened = self._put_if_absent(
+            {**key, "run_id": run_id, "opened_at": opened_at, "until": until},
+            condition=condition,
+            names={"#until": "until"},
+            values=values,
+        )
+        if opened:
             return run_id
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                raise
         got = self._call(self.table.get_item, Key=key, ConsistentRead=True)
         return str(got["Item"]["run_id"])
 
     def add_run_alarm(self, run_id: str, dedup_key: str, alarm: dict[str, Any], role: str) -> None:
         """Record an alarm in the run's partition (idempotent per state change)."""
-        alarm = redact(alarm)[0]
-        self._put_new(
-            {
-                "PK": run_pk(run_id),
-                "SK": f"ALARM#{dedup_key}",
-                "role": role,
-                "received_at": utcnow_iso(),
-                **{k: v for k, v in alarm.items() if v not in (None, "", {}, [])},
-                "dimensions": alarm.get("dimensions") or {},
-            }
+        self._put_if_absent(
+            {"PK": run_pk(run_id), "SK": f"ALARM#{dedup_key}", **run_alarm_item(alarm, role)}
         )
 
 

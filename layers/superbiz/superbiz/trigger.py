@@ -140,7 +140,7 @@ def handle_alarm(
         run_id = claim.run_id
         payload = StartRunInput.model_validate_json(claim.start_input or "{}")
 
-    sfn = deps.clients._client("stepfunctions")
+    sfn = deps.clients.client("stepfunctions")
     # StartExecution is idempotent on the name (the run id): deliveries racing each
     # other all reach here, one execution exists, and one delivery marks it started
     execution_arn = runs.start_execution(sfn, deps.settings.state_machine_arn, payload)
@@ -238,7 +238,7 @@ def follow_up_late_alarms(trace: RunTrace, deps: Deps | EntryDeps) -> dict[str, 
     )
     out: dict[str, Any] = {"run_id": follow_id, "alarms": names}
     try:
-        sfn = deps.clients._client("stepfunctions")
+        sfn = deps.clients.client("stepfunctions")
         out["execution_arn"] = runs.start_execution(sfn, deps.settings.state_machine_arn, payload)
         out["started"] = True
     except runs.RunStartError as exc:

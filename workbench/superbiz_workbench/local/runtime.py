@@ -252,7 +252,7 @@ class LocalRuntime:
         self._override = deps_module.override(self.deps)
         self._override.__enter__()
         self.store = self.deps.store
-        self.sfn = self.clients._client("stepfunctions")
+        self.sfn = self.clients.client("stepfunctions")
         definition = asl_path(self.settings.asl_path).read_text(encoding="utf-8")
         for key, module in ALL_FUNCTIONS.items():
             arn = f"arn:aws:lambda:{self.region}:{ACCOUNT}:function:{function_name(module)}"
@@ -272,8 +272,8 @@ class LocalRuntime:
         self.settings.state_machine_arn = self.state_machine_arn
         if self.scenario is not None:
             self.settings.fixed_now = self.scenario.now_dt.strftime("%Y-%m-%dT%H:%M:%SZ")
-        sns = self.clients._client("sns")
-        sqs = self.clients._client("sqs")
+        sns = self.clients.client("sns")
+        sqs = self.clients.client("sqs")
         topic_arn = sns.create_topic(Name="superbiz-local-reports")["TopicArn"]
         self._queue_url = sqs.create_queue(QueueName="superbiz-local-reports")["QueueUrl"]
         queue_arn = sqs.get_queue_attributes(QueueUrl=self._queue_url, AttributeNames=["QueueArn"])[
@@ -339,7 +339,7 @@ class LocalRuntime:
 
     def notifications(self) -> list[dict[str, Any]]:
         """AIOps reports published to the local SNS topic since the last call."""
-        sqs = self.clients._client("sqs")
+        sqs = self.clients.client("sqs")
         out: list[dict[str, Any]] = []
         while True:
             got = sqs.receive_message(

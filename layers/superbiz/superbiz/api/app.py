@@ -27,6 +27,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from superbiz import runs
@@ -38,7 +39,7 @@ from superbiz.aiops import (
     question_for,
     recommended_lookup_query,
 )
-from superbiz.contracts import RunMode
+from superbiz.contracts import RunMode, StartRunInput
 from superbiz.deps import EntryDeps, get_entry_deps
 from superbiz.errors import RunNotFound, StoreThrottled, SuperBizError, ToolUnavailable
 from superbiz.observability import logger
@@ -344,16 +345,12 @@ _EXECUTION_ENDED = {"FAILED": "FAILED", "TIMED_OUT": "FAILED", "ABORTED": "FAILE
 def _starting(deps: EntryDeps, run_id: str) -> RunTrace | None:
     """A run whose execution has started but whose StartRun has not written it yet:
     answered from the execution itself, so a just-accepted run is never a 404."""
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    from superbiz.contracts import StartRunInput
-
     arn = deps.settings.state_machine_arn
     if not arn:
         return None
     execution_arn = runs.execution_arn_for(arn, run_id)
     try:
-        described = deps.clients._client("stepfunctions").describe_execution(
+        described = deps.clients.client("stepfunctions").describe_execution(
             executionArn=execution_arn
         )
     except (ClientError, BotoCoreError):
@@ -432,7 +429,7 @@ def _start(
         deps.store.add_run_alarm(
             payload.run_id, f"api{i:03d}", other or {}, "opened" if i == 0 else "joined"
         )
-    sfn = deps.clients._client("stepfunctions")
+    sfn = deps.clients.client("stepfunctions")
     execution_arn = runs.start_execution(sfn, deps.settings.state_machine_arn, payload)
     links = runs.links(deps.settings, payload.session_id, payload.run_id, execution_arn)
     accepted = RunAccepted(
@@ -595,7 +592,7 @@ def _step_view(base: str, run_id: str, step: AgentStep) -> dict[str, Any]:
 
 def _output_link(deps: EntryDeps, base: str, run_id: str, inv: ToolInvocation) -> str:
     if inv.output_s3_key and deps.settings.presign_output_links:
-        s3 = deps.clients._client("s3")
+        s3 = deps.clients.client("s3")
         return str(
             s3.generate_presigned_url(
                 "get_object",
@@ -760,6 +757,7 @@ def post_feedback(
 
 
 def _knowledge(deps: EntryDeps) -> Any:
+    # reason: only /api/search reads the knowledge index; the chat and status paths never load it
     from superbiz.knowledge.factory import knowledge_base_for
 
     kb = deps.tool_sources.knowledge_base
@@ -776,6 +774,7 @@ def search(
     q: Annotated[str, Query(min_length=1, max_length=500, description="what to look for")],
     top_k: Annotated[int, Query(ge=1, le=20)] = 5,
 ) -> SearchView:
+    # reason: the knowledge modules load with the first search, not with the API's cold start
     from superbiz.knowledge.base import KnowledgeIndexEmpty
     from superbiz.knowledge.service import best_per_document
 
@@ -816,6 +815,7 @@ def openapi() -> Response[Any]:
 def alarm_payload_schema() -> dict[str, Any]:
     """The request body of /api/ai_ops: one of the alarm payload shapes, as JSON Schema
     components (the parser reads them; the resolver does not validate this body)."""
+    # reason: JSON Schema generation is needed only when the OpenAPI document is served
     from pydantic.json_schema import models_json_schema
 
     refs, defs = models_json_schema(

@@ -9,6 +9,7 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from superbiz import aiops, notify, trigger
 from superbiz.contracts import (
     FinalAnswer,
     GatekeeperResult,
@@ -65,7 +66,8 @@ def _error_message(state: GraphState) -> str:
 
 def fallback(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Fallback", deps)
-    trace = deps.store.get_trace(state.run_id)
+    # previews, not outputs: the Fallback draws no conclusion from what tools returned
+    trace = deps.store.get_trace(state.run_id, load_outputs=False)
     reason = _failure_reason(state, trace)
     state.termination_reason = reason
     failed_at = _failed_node(trace)
@@ -115,7 +117,7 @@ def fallback(event: NodeEvent, deps: Deps) -> GraphState:
 
 def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Finalize", deps)
-    trace = deps.store.get_trace(state.run_id)
+    trace = deps.store.get_trace(state.run_id, load_outputs=False)  # steps and the run record
     final = latest(trace, FinalAnswer)
     if final is None:  # Fallback itself failed: still leave a non-empty answer, recorded
         final = FinalAnswer(text=SAFE_ANSWER, produced_by="Fallback", degraded=True)
@@ -173,8 +175,6 @@ def _aiops_close(deps: Deps, trace: RunTrace, answer: str, status: str) -> dict[
     """An AIOps run ends with its rule evaluation and a notification; neither may fail
     the run: a notification that cannot be sent is recorded as such, and a retried
     Finalize does not send it twice."""
-    from superbiz import aiops, notify, trigger
-
     evaluation = dict(trace.run.self_evaluation)
     if "follow_up" not in evaluation:  # alarms that joined too late for the plan
         follow_up = trigger.follow_up_late_alarms(trace, deps)

@@ -549,6 +549,8 @@ def support_of(
 
 
 def _declared() -> dict[str, Observations]:
+    # reason: the registry imports every tool (about a second); the rules stay importable
+    # without it (the offline model, unit tests), and it loads with the first check
     from superbiz.tools.registry import declared_observations
 
     return declared_observations()

@@ -17,6 +17,7 @@ from superbiz.contracts import (
     ComposerOutput,
     Decision,
     ExecutorEvidence,
+    FinalAnswer,
     GatekeeperResult,
     GateVerdict,
     GraphState,
@@ -30,7 +31,7 @@ from superbiz.contracts import (
     VerifierVerdict,
 )
 from superbiz.deps import Deps
-from superbiz.errors import GraphError, ModelOutputInvalid
+from superbiz.errors import GraphError, ModelOutputInvalid, SuperBizError
 from superbiz.graph import gatekeeper, logic
 from superbiz.graph.common import (
     enter,
@@ -42,11 +43,15 @@ from superbiz.graph.common import (
     record_code_step,
 )
 from superbiz.graph.routes import Route
+from superbiz.knowledge.factory import knowledge_base_for
 from superbiz.observability import metrics
-from superbiz.records import RunRecord, RunTrace
+from superbiz.records import RunRecord, RunTrace, ToolInvocation, invocation_id_for
+from superbiz.redaction import redact
+from superbiz.render import render_report
 from superbiz.state_bounds import bound_tool_calls
 from superbiz.times import utcnow_iso
 from superbiz.tools.registry import tool_schemas
+from superbiz.tools.runner import invocation_seq
 
 LOW_CONFIDENCE_NOTE = (
     "> **Low confidence:** the evidence below is incomplete or uncorroborated. "
@@ -134,16 +139,12 @@ def _run_context(trace: RunTrace) -> dict[str, Any]:
 
 def _knowledge_domains(deps: Deps) -> list[str]:
     """The knowledge base's domain map, so the Planner knows what lookup_knowledge can find."""
-    from superbiz.errors import SuperBizError
-
     kb = deps.tool_sources.knowledge_base
     configured = deps.settings.opensearch_endpoint or deps.settings.kb_dir
     if kb is None and not configured:
         return []  # no knowledge base configured: the Planner plans without it
     try:
         if kb is None:
-            from superbiz.knowledge.factory import knowledge_base_for
-
             kb = knowledge_base_for(deps.settings, deps.clients)
         return list(kb.domains())
     except SuperBizError:
@@ -219,10 +220,6 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
 def _record_failed_calls(state: GraphState, deps: Deps) -> None:
     """A tool whose Lambda crashed (or that does not exist) recorded nothing itself:
     record the failed call, so the trace holds every call the model asked for."""
-    from superbiz.records import ToolInvocation, invocation_id_for
-    from superbiz.redaction import redact
-    from superbiz.tools.runner import invocation_seq
-
     asked = {c.call_id: c.params for c in state.pending_tool_calls}
     for ref in state.tool_results:
         if ref.invocation_id is not None or ref.round is None or ref.index is None:
@@ -365,7 +362,7 @@ def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
 
 def verified_input(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "VerifiedInput", deps)
-    trace = deps.store.get_trace(state.run_id)
+    trace = deps.store.get_trace(state.run_id, load_outputs=False)  # reads steps only
     evidence = latest_evidence(trace)
     gate = latest(trace, GatekeeperResult)
     if gate is None:
@@ -579,8 +576,6 @@ def _checked_answer(
 ) -> str:
     """The Composer's text if every sentence is held by what passed; else the
     deterministic rendering of the passed claims (rule A2), and why."""
-    from superbiz.render import render_report
-
     rendered = render_report(context)
     fixed = enforce_composer_rules(rendered.answer_markdown, context["low_confidence"])
     # the fixed notes and the rendered report (passed claims, actions, gaps) are allowed text
@@ -625,8 +620,6 @@ def enforce_composer_rules(answer: str, low_confidence: bool) -> str:
 
 
 def _record_final(deps: Deps, run_id: str, text: str, produced_by: str, degraded: bool) -> None:
-    from superbiz.contracts import FinalAnswer
-
     record_code_step(
         deps,
         run_id,

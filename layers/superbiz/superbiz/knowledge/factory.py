@@ -4,6 +4,7 @@ configured (AWS), else the embedded local index (`superbiz kb ingest`)."""
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from superbiz.aws import AwsClients
 from superbiz.errors import ToolUnavailable
@@ -58,6 +59,7 @@ def _opensearch(
     dimension: int,
     api_key: str | None,
 ) -> KnowledgeBase:
+    # reason: the OpenSearch client and embedder load only when the domain is configured
     from superbiz.knowledge.embedders import OpenAICompatibleEmbedder
     from superbiz.knowledge.opensearch_index import OpenSearchIndex
 
@@ -79,6 +81,7 @@ def embeddings_api_key(settings: Settings) -> str | None:
     if key:
         return key
     if settings.openai_api_key_secret_arn:
+        # reason: the model factory (and boto3) load only when the key is in Secrets Manager
         from superbiz.models.factory import api_key_from_secret
 
         return api_key_from_secret(settings.openai_api_key_secret_arn, settings.region)
@@ -87,6 +90,4 @@ def embeddings_api_key(settings: Settings) -> str | None:
 
 @lru_cache(maxsize=4)
 def _local(index_dir: str | None) -> KnowledgeBase:
-    from pathlib import Path
-
     return open_local_kb(Path(index_dir) if index_dir else None)

@@ -184,7 +184,7 @@ class LocalIndex:
 
     def _lexical_index(self) -> Any:
         if self._bm25 is None:
-            import bm25s
+            import bm25s  # reason: the lexical index loads with the first search
 
             bm25 = bm25s.BM25()
             bm25.index([tokenize(c.embed_text) for c in self._chunks], show_progress=False)

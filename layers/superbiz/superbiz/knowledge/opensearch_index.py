@@ -520,7 +520,7 @@ def _describe_endpoint(client: OpenSearch) -> str:
 
 
 def _default_credentials() -> Any:
-    import boto3
+    import boto3  # reason: loads only when no credentials were injected
 
     credentials = boto3.Session().get_credentials()
     if credentials is None:

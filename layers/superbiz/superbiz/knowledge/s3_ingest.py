@@ -18,13 +18,15 @@ from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import unquote_plus
 
+from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import BaseModel, Field
 
 from superbiz.aws import AwsClients
 from superbiz.knowledge.base import KnowledgeError
 from superbiz.knowledge.chunking import DOCUMENT_SUFFIXES, domain_for
 from superbiz.knowledge.service import KnowledgeBase
-from superbiz.settings import Settings
+from superbiz.observability import metrics
+from superbiz.settings import Settings, get_settings
 
 # larger objects are not runbooks; reading them would only exhaust the function's memory
 MAX_DOCUMENT_BYTES = 2_000_000
@@ -155,9 +157,6 @@ class S3KnowledgeIngestor:
 
 
 def _record_metrics(report: IngestReport) -> None:
-    from aws_lambda_powertools.metrics import MetricUnit
-
-    from superbiz.observability import metrics
 
     for action, name in (
         ("indexed", "KnowledgeDocumentsIndexed"),
@@ -177,6 +176,7 @@ def build_ingestor(settings: Settings, clients: AwsClients) -> S3KnowledgeIngest
             "no knowledge domain is configured (SUPERBIZ_OPENSEARCH_ENDPOINT is empty): deploy "
             "the stack with context knowledge=opensearch"
         )
+    # reason: the OpenSearch client and embedder load only when a domain is configured
     from superbiz.knowledge.embedders import OpenAICompatibleEmbedder
     from superbiz.knowledge.factory import embeddings_api_key
     from superbiz.knowledge.opensearch_index import OpenSearchIndex
@@ -201,7 +201,5 @@ def build_ingestor(settings: Settings, clients: AwsClients) -> S3KnowledgeIngest
 
 @lru_cache(maxsize=1)
 def default_ingestor() -> S3KnowledgeIngestor:
-    from superbiz.settings import get_settings
-
     settings = get_settings()
     return build_ingestor(settings, AwsClients(region=settings.region))

@@ -230,6 +230,7 @@ def best_per_document(hits: list[SearchHit]) -> list[SearchHit]:
 
 def open_local_kb(index_dir: Path | None = None, embedder: Embedder | None = None) -> KnowledgeBase:
     """The embedded local knowledge base (default folder: `.superbiz/knowledge`)."""
+    # reason: the local embedding model and index (numpy, the model files) load only here
     from superbiz.knowledge.embedders import MiniLMEmbedder
     from superbiz.knowledge.local_index import LocalIndex
 

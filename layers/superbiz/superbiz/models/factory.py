@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlparse
@@ -28,6 +29,7 @@ def build_model(spec: str, settings: Settings | None = None) -> ChatModel:
     settings = settings or get_settings()
     provider, _, name = spec.strip().partition(":")
     if provider == "offline":
+        # reason: a hosted-model deployment never loads the offline model's analyzers
         from superbiz.models.offline import OfflineModel
 
         return OfflineModel()
@@ -43,8 +45,7 @@ def build_model(spec: str, settings: Settings | None = None) -> ChatModel:
 @lru_cache(maxsize=4)
 def api_key_from_secret(secret_arn: str, region: str | None = None, client: Any = None) -> str:
     """The model key from Secrets Manager: a plain string, or JSON with `api_key`."""
-    import json
-
+    # reason: boto3 loads only when a key is read from Secrets Manager
     import boto3
     from botocore.exceptions import BotoCoreError, ClientError
 
@@ -66,6 +67,7 @@ def api_key_from_secret(secret_arn: str, region: str | None = None, client: Any 
 
 
 def _openai(model: str, settings: Settings) -> ChatModel:
+    # reason: the HTTP client and tokenizer load only for a hosted model
     from superbiz.models.openai_provider import OpenAIChatModel
 
     base_url = settings.openai_base_url or None

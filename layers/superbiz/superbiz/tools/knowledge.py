@@ -49,6 +49,7 @@ class LookupKnowledgeTool:
     def run(self, params: LookupKnowledgeInput, ctx: ToolContext) -> ToolResult:
         kb = ctx.sources.knowledge_base
         if kb is None:
+            # reason: the index and embedder load with the first lookup, not with the tool module
             from superbiz.knowledge.factory import knowledge_base_for
 
             kb = knowledge_base_for(ctx.settings, ctx.clients)

@@ -18,7 +18,7 @@ from superbiz.errors import ToolError, ToolInputInvalid
 from superbiz.observability import logger, metrics
 from superbiz.records import ToolInvocation, invocation_id_for
 from superbiz.redaction import redact, redact_text
-from superbiz.store import RunStore
+from superbiz.repository import RunRepository
 from superbiz.tools.base import ToolContext
 from superbiz.tools.registry import get_tool
 
@@ -30,7 +30,7 @@ def invocation_seq(round_: int, index: int) -> int:
     return round_ * 100 + index + 1
 
 
-def execute(event: ToolEvent, store: RunStore, ctx: ToolContext) -> ToolResultRef:
+def execute(event: ToolEvent, store: RunRepository, ctx: ToolContext) -> ToolResultRef:
     seq = invocation_seq(event.round, event.index)
     existing = store.get_invocation(event.run_id, seq)
     if existing is not None:
