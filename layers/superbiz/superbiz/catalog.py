@@ -28,6 +28,8 @@ TOOL_FUNCTIONS: dict[str, str] = {
     "ListLogGroupsFunctionArn": "tool_list_log_groups",
     "ListMetricsFunctionArn": "tool_list_metrics",
     "QueryTracesFunctionArn": "tool_query_traces",
+    # every mcp__<server>__<tool> call (the ASL's Choice matches the prefix)
+    "McpToolFunctionArn": "tool_mcp",
 }
 
 ALL_FUNCTIONS: dict[str, str] = GRAPH_FUNCTIONS | TOOL_FUNCTIONS

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from superbiz.aws import AwsClients
 from superbiz.models.base import ChatModel
@@ -19,6 +20,9 @@ from superbiz.repository import RunRepository
 from superbiz.settings import Settings, get_settings
 from superbiz.store import RunStore, S3BlobStore
 from superbiz.tools.base import ToolSources
+
+if TYPE_CHECKING:  # the MCP SDK is imported only where MCP tools are used
+    from superbiz.mcp.client import McpGateway
 
 
 @dataclass
@@ -29,6 +33,8 @@ class Deps:
     model: ChatModel
     # handed to every tool as ToolContext.sources (the local runtime's world, replay, faults)
     tool_sources: ToolSources = field(default_factory=ToolSources)
+    # the MCP client (superbiz.mcp); None: one per process, built on first use
+    mcp: McpGateway | None = None
 
 
 def build_store(settings: Settings, clients: AwsClients) -> RunStore:

@@ -68,6 +68,28 @@ def tool(name: str) -> Handler:
     return lambda_handler
 
 
+def mcp_tool() -> Handler:
+    """The MCP tool Lambda runs every `mcp__<server>__<tool>` call the allowlist admits."""
+    from superbiz.mcp import toolset
+
+    @logger.inject_lambda_context(correlation_id_path="run_id")
+    @metrics.log_metrics
+    @tracer.capture_lambda_handler(capture_response=False)
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        tool_event = ToolEvent.model_validate(event)
+        deps = get_deps()
+        ctx = ToolContext(
+            run_id=tool_event.run_id,
+            now=clock(tool_event.now),
+            clients=deps.clients,
+            settings=deps.settings,
+            sources=deps.tool_sources,
+        )
+        return toolset.execute(tool_event, deps, ctx).model_dump(mode="json")
+
+    return lambda_handler
+
+
 def alarm_trigger() -> Handler:
     """EventBridge "CloudWatch Alarm State Change" -> start or join an AIOps run."""
     # reason: as in start_run()

@@ -115,6 +115,9 @@ class Settings(BaseSettings):
     fixed_now: str | None = None
     # S3 prefix whose uploads the ingestion function indexes
     knowledge_upload_prefix: str = "knowledge/"
+    # external MCP tool servers and their allowlist (superbiz.mcp.config): a YAML/JSON file
+    # path or the document itself; None: no MCP tools
+    mcp_config: str | None = None
 
     @field_validator("own_log_groups")
     @classmethod

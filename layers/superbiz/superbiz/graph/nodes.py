@@ -44,13 +44,13 @@ from superbiz.graph.common import (
 )
 from superbiz.graph.routes import Route
 from superbiz.knowledge.factory import knowledge_base_for
+from superbiz.mcp import toolset as mcp_toolset
 from superbiz.observability import metrics
 from superbiz.records import RunRecord, RunTrace, ToolInvocation, invocation_id_for
 from superbiz.redaction import redact
 from superbiz.render import render_report
 from superbiz.state_bounds import bound_tool_calls
 from superbiz.times import utcnow_iso
-from superbiz.tools.registry import tool_schemas
 from superbiz.tools.runner import invocation_seq
 
 LOW_CONFIDENCE_NOTE = (
@@ -77,6 +77,8 @@ def start_run(payload: StartRunInput, deps: Deps, execution_arn: str | None = No
         )
     )
     deps.store.append_flow(payload.run_id, "StartRun")
+    # the configured MCP servers' allowed tools, listed once and recorded for the run
+    mcp_toolset.record_offer(deps, payload.run_id)
     metrics.add_metric(name="RunsStarted", unit=MetricUnit.Count, value=1)
     state = GraphState(
         run_id=payload.run_id,
@@ -170,7 +172,7 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
     context = _run_context(trace) | {
         "session_history": _session_history(deps, trace),
         "knowledge_domains": _knowledge_domains(deps),
-        "tools": [s["function"]["name"] for s in tool_schemas()],
+        "tools": [s["function"]["name"] for s in mcp_toolset.tool_schemas_for(trace)],
         "plan_loop": state.counters.plan_loops,
         "evidence_retry": state.counters.evidence_retries,
         "previous_plan": latest_output(trace, "planner_plan"),
@@ -280,9 +282,11 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
             inv.invocation_id for inv in trace.invocations if inv.seq >= round_start
         ],
         "last_round": [r.model_dump(mode="json") for r in state.tool_results],
-        "tool_names": [] if state.force_final else [t["function"]["name"] for t in tool_schemas()],
+        "tool_names": []
+        if state.force_final
+        else [t["function"]["name"] for t in mcp_toolset.tool_schemas_for(trace)],
     }
-    tools = [] if state.force_final else tool_schemas()
+    tools = [] if state.force_final else mcp_toolset.tool_schemas_for(trace)
     turn = model_turn(
         deps,
         state.run_id,
@@ -331,7 +335,7 @@ def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Gatekeeper", deps)
     trace = deps.store.get_trace(state.run_id)
     evidence = latest_evidence(trace)
-    result = gatekeeper.check(evidence, trace.invocations)
+    result = gatekeeper.check(evidence, trace.invocations, mcp_toolset.declared_for(trace))
     record_code_step(
         deps,
         state.run_id,

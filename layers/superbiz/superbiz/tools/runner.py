@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Callable
 
 from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import ValidationError
@@ -19,7 +20,7 @@ from superbiz.observability import logger, metrics
 from superbiz.records import ToolInvocation, invocation_id_for
 from superbiz.redaction import redact, redact_text
 from superbiz.repository import RunRepository
-from superbiz.tools.base import ToolContext
+from superbiz.tools.base import Tool, ToolContext
 from superbiz.tools.registry import get_tool
 
 PREVIEW_CHARS = 500
@@ -30,7 +31,13 @@ def invocation_seq(round_: int, index: int) -> int:
     return round_ * 100 + index + 1
 
 
-def execute(event: ToolEvent, store: RunRepository, ctx: ToolContext) -> ToolResultRef:
+def execute(
+    event: ToolEvent,
+    store: RunRepository,
+    ctx: ToolContext,
+    resolve: Callable[[str], Tool] = get_tool,
+) -> ToolResultRef:
+    """`resolve` names the tool a call asks for (the registry; the MCP Lambda, its allowlist)."""
     seq = invocation_seq(event.round, event.index)
     existing = store.get_invocation(event.run_id, seq)
     if existing is not None:
@@ -45,7 +52,7 @@ def execute(event: ToolEvent, store: RunRepository, ctx: ToolContext) -> ToolRes
     started = time.perf_counter()
     redactions: Counter[str] = Counter()
     try:
-        tool = get_tool(event.call.tool)
+        tool = resolve(event.call.tool)
         try:
             params = tool.input_model.model_validate(event.call.params)
         except ValidationError as exc:
