@@ -50,6 +50,9 @@ class RunRecord(BaseModel):
     started_at: str
     finished_at: str | None = None
     duration_ms: int | None = None
+    # the Step Functions error (JSON text) when the state machine's last resort closed the
+    # run because Finalize could not (RecordFinalizeFailure)
+    failure: str | None = None
 
 
 class AgentStep(BaseModel):
