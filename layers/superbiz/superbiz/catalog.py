@@ -14,6 +14,10 @@ GRAPH_FUNCTIONS: dict[str, str] = {
     "ComposerFunctionArn": "composer",
     "FallbackFunctionArn": "fallback",
     "FinalizeFunctionArn": "finalize",
+    # human review (superbiz.review): the gate, the callback task's request, the decision
+    "ReviewGateFunctionArn": "review_gate",
+    "ReviewRequestFunctionArn": "review_request",
+    "ApplyReviewFunctionArn": "review_apply",
 }
 
 TOOL_FUNCTIONS: dict[str, str] = {

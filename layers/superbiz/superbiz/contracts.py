@@ -90,6 +90,8 @@ class GraphState(Contract):
     termination_reason: str | None = None
     # written by a Catch (ResultPath $.error): {"Error": ..., "Cause": ...}
     error: dict[str, Any] | None = None
+    # set by ReviewGate when the report waits for a person: AwaitReview's TimeoutSecondsPath
+    review_timeout_seconds: int | None = Field(None, ge=1)
 
 
 class NodeEvent(BaseModel):
@@ -100,6 +102,13 @@ class NodeEvent(BaseModel):
     state: GraphState
     transitions: int | None = None
     retry_count: int = 0
+
+
+class ReviewTaskEvent(NodeEvent):
+    """AwaitReview's payload (`lambda:invoke.waitForTaskToken`): the node event and the
+    token a reviewer's decision returns to Step Functions."""
+
+    task_token: str = Field(min_length=1, max_length=2048)
 
 
 class ToolEvent(BaseModel):
@@ -387,3 +396,34 @@ class OrchestrationTrace(Contract):
     technical_retries: dict[str, int] = Field(default_factory=dict)
     tool_rounds: int = 0
     transition_count: int = 0
+
+
+# ------------------------------------------------------------------ human review
+
+
+class RiskyAction(Contract):
+    """A passed action that changes the system in a way a person should confirm."""
+
+    text: str
+    risks: list[Literal["restart", "roll_back", "fail_over", "scale_down", "delete"]]
+
+
+class ReviewAsk(Contract):
+    """`review_ask` (ReviewGate): whether the drafted report waits for a person, and why."""
+
+    reasons: list[Literal["low_confidence", "high_risk", "rejected", "alarm", "always"]] = Field(
+        default_factory=list
+    )
+    actions: list[str] = Field(default_factory=list)
+    high_risk_actions: list[RiskyAction] = Field(default_factory=list)
+
+
+class ReviewOutcome(Contract):
+    """`review_outcome` (ApplyReview): what the review did to the published report."""
+
+    status: Literal["approved", "amended", "rejected", "not_reviewed"]
+    principal: str | None = None
+    comment: str = ""
+    removed_actions: list[str] = Field(default_factory=list)
+    decided_at: str | None = None
+    why: str = ""

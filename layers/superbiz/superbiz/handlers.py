@@ -9,7 +9,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from superbiz.contracts import GraphState, NodeEvent, StartRunInput, ToolEvent
+from superbiz.contracts import GraphState, NodeEvent, ReviewTaskEvent, StartRunInput, ToolEvent
 from superbiz.deps import Deps, get_deps
 from superbiz.errors import UnknownTool
 from superbiz.graph.common import clock
@@ -41,6 +41,20 @@ def start_run() -> Handler:
         payload = StartRunInput.model_validate(event["input"])
         state = start(payload, get_deps(), execution_arn=event.get("execution_arn"))
         return state.model_dump(mode="json")
+
+    return lambda_handler
+
+
+def review_request() -> Handler:
+    """AwaitReview (`lambda:invoke.waitForTaskToken`): record and announce the review;
+    the state waits for the token, not for this return value."""
+    from superbiz.review import request  # reason: as in start_run()
+
+    @logger.inject_lambda_context(correlation_id_path="state.run_id")
+    @metrics.log_metrics
+    @tracer.capture_lambda_handler(capture_response=False)
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        return request(ReviewTaskEvent.model_validate(event), get_deps())
 
     return lambda_handler
 

@@ -10,7 +10,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from superbiz import runs
 from superbiz.deps import Deps
 from superbiz.observability import logger
-from superbiz.records import RunTrace
+from superbiz.records import ReviewRecord, RunTrace
 
 SUBJECT_LIMIT = 100  # SNS rejects longer subjects
 MESSAGE_LIMIT = 200_000  # SNS allows 256 KB
@@ -52,6 +52,10 @@ def message_for(
         lines.append(
             f"Gatekeeper: {gate.get('claims_passed', 0)}/{gate.get('claims_proposed', 0)} claims verified"
         )
+    review = evaluation.get("review") or {}
+    if review.get("status") in ("approved", "amended", "rejected", "not_reviewed"):
+        who = f" by {review['principal']}" if review.get("principal") else ""
+        lines.append(f"Review: {review['status'].replace('_', ' ')}{who}")
     if rules:
         lines.append(
             "Rule evaluation: "
@@ -98,6 +102,73 @@ def publish_report(
     except (ClientError, BotoCoreError) as exc:
         logger.warning(
             "report notification failed", extra={"run_id": run.run_id, "error": str(exc)}
+        )
+        return {"sent": False, "topic_arn": topic, "error": f"{type(exc).__name__}: {exc}"[:500]}
+    return {"sent": True, "topic_arn": topic, "message_id": sent.get("MessageId")}
+
+
+def review_message(deps: Deps, trace: RunTrace, review: ReviewRecord, question: str) -> str:
+    """What a reviewer reads: why the report waits, until when, how to decide, the draft."""
+    run = trace.run
+    link = runs.links(deps.settings, run.session_id, run.run_id, run.execution_arn)
+    base = (deps.settings.api_base_url or "").rstrip("/")
+    lines = [
+        f"Run {run.run_id} ({run.mode}) waits for your review until {review.deadline}.",
+        question,
+    ]
+    if review.actions:
+        lines += ["", "Recommended actions (strike by number with amend):"]
+        lines += [f"  {i}. {action}" for i, action in enumerate(review.actions, 1)]
+    lines += [
+        "",
+        "Decide (only principals allowed to review can):",
+        f"  POST {base}/api/runs/{run.run_id}/review",
+        '  {"decision": "approve" | "reject" | "amend", "comment": "...", "remove_actions": [1]}',
+        f"  locally: superbiz review {run.run_id} --approve | --reject --comment ... | --amend 1",
+        "Without a decision by the deadline the report is published marked 'not reviewed'.",
+        "",
+        "--- the report as drafted ---",
+        review.draft.strip(),
+        "",
+        f"Trace: {link['trace_url']}",
+        f"Status: {link['status_url']}",
+    ]
+    if "execution_console_url" in link:
+        lines.append(f"Execution: {link['execution_console_url']}")
+    text = "\n".join(lines)
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 20] + "\n[truncated]"
+
+
+def publish_review_request(
+    deps: Deps, trace: RunTrace, review: ReviewRecord, question: str
+) -> dict[str, Any]:
+    """Tell reviewers a report waits for them; what happened is returned for the run's
+    self_evaluation.review.notification. A failed notification never fails the run."""
+    topic = deps.settings.notify_topic_arn
+    if not topic:
+        return {"sent": False, "reason": "no topic configured (SUPERBIZ_NOTIFY_TOPIC_ARN)"}
+    run = trace.run
+    alarm = (run.alarm or {}).get("name")
+    what = f"alarm {alarm}" if alarm else run.query
+    subject = f"[SuperBizAgent] review needed: {what}".encode("ascii", "replace").decode()
+    subject = " ".join(subject.split())
+    subject = subject[: SUBJECT_LIMIT - 3] + "..." if len(subject) > SUBJECT_LIMIT else subject
+    try:
+        get = getattr(deps.clients, "client", None) or deps.clients._client
+        sent = get("sns").publish(
+            TopicArn=topic,
+            Subject=subject,
+            Message=review_message(deps, trace, review, question),
+            MessageAttributes={
+                "run_id": {"DataType": "String", "StringValue": run.run_id},
+                "status": {"DataType": "String", "StringValue": "AWAITING_REVIEW"},
+                "mode": {"DataType": "String", "StringValue": run.mode},
+                "kind": {"DataType": "String", "StringValue": "review_request"},
+            },
+        )
+    except (ClientError, BotoCoreError) as exc:
+        logger.warning(
+            "review notification failed", extra={"run_id": run.run_id, "error": str(exc)}
         )
         return {"sent": False, "topic_arn": topic, "error": f"{type(exc).__name__}: {exc}"[:500]}
     return {"sent": True, "topic_arn": topic, "message_id": sent.get("MessageId")}

@@ -116,3 +116,28 @@ class AlarmClaim(BaseModel):
     started: bool = False
     # the exact execution input, so a redelivery can finish starting it
     start_input: str | None = None
+
+
+class ReviewRecord(BaseModel):
+    """A run's review request (`RUN#<run_id>` / `REVIEW`): the callback token, what the
+    reviewer is asked, the deadline, and once decided, the decision and who made it.
+    The token never leaves the store: API responses show the review without it."""
+
+    run_id: str
+    task_token: str
+    status: str = "PENDING"  # PENDING | DECIDED | EXPIRED
+    reasons: list[str] = Field(default_factory=list)
+    actions: list[str] = Field(default_factory=list)
+    high_risk_actions: list[dict[str, Any]] = Field(default_factory=list)
+    draft: str = ""  # the report as drafted
+    requested_at: str
+    deadline: str
+    decision: str | None = None  # approve | reject | amend
+    principal: str | None = None
+    comment: str = ""
+    remove_actions: list[str] = Field(default_factory=list)
+    decided_at: str | None = None
+
+    def view(self) -> dict[str, Any]:
+        """What the run record and the API show of it: everything but the token and draft."""
+        return self.model_dump(mode="json", exclude={"task_token", "draft", "run_id"})

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -21,6 +22,11 @@ OWN_LOG_GROUPS: tuple[str, ...] = (
     f"/aws/lambda/{FUNCTION_NAME_PREFIX}*",
     f"/aws/vendedlogs/states/{FUNCTION_NAME_PREFIX}*",
 )
+
+# What sends a drafted report to a reviewer (superbiz.review): the Verifier's LOW_CONFID; a
+# passed action that restarts, rolls back, fails over, scales down or deletes; a rejected or
+# fallen-back (degraded) report; every AIOps run; every run.
+ReviewTrigger = Literal["low_confidence", "high_risk", "rejected", "alarm", "always"]
 
 
 class Settings(BaseSettings):
@@ -118,6 +124,12 @@ class Settings(BaseSettings):
     # external MCP tool servers and their allowlist (superbiz.mcp.config): a YAML/JSON file
     # path or the document itself; None: no MCP tools
     mcp_config: str | None = None
+
+    # --- human review (docs/architecture.md, "Human review"): which drafted reports wait for
+    # a person before they are published (SUPERBIZ_REVIEW_ON='["low_confidence"]'; [] : none)
+    review_on: list[ReviewTrigger] = Field(default_factory=lambda: ["low_confidence", "high_risk"])
+    # how long a report waits for a decision before it is published marked "not reviewed"
+    review_timeout_seconds: int = Field(86_400, ge=1, le=31_536_000)
 
     @field_validator("own_log_groups")
     @classmethod

@@ -21,6 +21,7 @@ from superbiz.errors import RunNotFound, StoreError, StoreThrottled
 from superbiz.records import (
     AgentStep,
     AlarmClaim,
+    ReviewRecord,
     RunRecord,
     RunTrace,
     SessionRecord,
@@ -62,6 +63,10 @@ def alarm_pk(dedup_key: str) -> str:
 
 def storm_pk(service: str) -> str:
     return f"STORM#{service}"
+
+
+# the sort key of a run's review request (superbiz.review)
+REVIEW_SK = "REVIEW"
 
 
 # ----------------------------------------------------------------- blob store
@@ -643,6 +648,63 @@ class RunStore:
             values={":running": "RUNNING"},
         )
         return closed is not None
+
+    # -- human review: one item per run; its status and token are attributes so that a
+    # decision is one conditional write (a second decision, or a stale token, fails it)
+    def put_review(self, review: ReviewRecord) -> None:
+        """Write the run's review request; a retried AwaitReview (a new token) replaces it."""
+        body = review.model_dump(mode="json", exclude={"status", "task_token"})
+        self._call(
+            self.table.put_item,
+            Item={
+                "PK": run_pk(review.run_id),
+                "SK": REVIEW_SK,
+                "item_type": "review",
+                "status": review.status,
+                "task_token": review.task_token,
+                "body": json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+                "expires_at": self.expires_at(),
+            },
+        )
+
+    def get_review(self, run_id: str) -> ReviewRecord | None:
+        got = self._call(
+            self.table.get_item, Key={"PK": run_pk(run_id), "SK": REVIEW_SK}, ConsistentRead=True
+        )
+        item = got.get("Item")
+        if item is None:
+            return None
+        return ReviewRecord.model_validate(
+            {**json.loads(item["body"]), "status": item["status"], "task_token": item["task_token"]}
+        )
+
+    def settle_review(self, review: ReviewRecord, *, expect: str | None) -> bool:
+        """Write `review` (its new status and decision) if the stored one still has status
+        `expect` (None: whatever it has) and the same token; False when it does not."""
+        body = review.model_dump(mode="json", exclude={"status", "task_token"})
+        condition = "attribute_exists(PK) AND task_token = :token"
+        values: dict[str, Any] = {
+            ":status": review.status,
+            ":body": json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+            ":token": review.task_token,
+        }
+        if expect is not None:
+            condition += " AND #status = :expect"
+            values[":expect"] = expect
+        try:
+            self._call(
+                self.table.update_item,
+                Key={"PK": run_pk(review.run_id), "SK": REVIEW_SK},
+                UpdateExpression="SET #status = :status, body = :body",
+                ConditionExpression=condition,
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=values,
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
 
     # -- feedback
     def add_feedback(self, run_id: str, useful: bool, comment: str = "") -> dict[str, Any]:

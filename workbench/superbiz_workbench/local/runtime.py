@@ -145,10 +145,14 @@ class LocalRuntime:
         model: Any = None,
         limits: Limits | None = None,
         region: str | None = None,
+        review: bool = False,
     ) -> None:
         self.scenario = scenario
         self.region = region or getattr(scenario, "region", None) or "us-east-1"
         self.limits = limits or Limits()
+        # human review as deployed (Settings.review_on's default); off, no report waits:
+        # a local run has nobody to decide unless a caller (test, demo, serve) asks for one
+        self.review = review
         self._model = model
         self._mock: Any = None
         self._override: Any = None
@@ -223,6 +227,8 @@ class LocalRuntime:
         self.settings = Settings(
             region=self.region, table_name="superbiz-local", bucket_name="superbiz-local-artifacts"
         )
+        if not self.review:
+            self.settings.review_on = []
         self.clients = AwsClients(region=self.region)
         create_table(self.clients.dynamodb, self.settings.table_name)
         self.clients.s3.create_bucket(

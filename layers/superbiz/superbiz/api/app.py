@@ -22,13 +22,13 @@ import json
 import re
 import time
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from botocore.exceptions import BotoCoreError, ClientError
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from superbiz import runs
 from superbiz.aiops import (
@@ -445,7 +445,9 @@ def _start(
     )
     if wait > 0:
         run = _wait_for(deps, payload.run_id, wait)
-        if run is not None:
+        if run is not None and run.status == "AWAITING_REVIEW":  # drafted, not yet published
+            accepted.status = run.status
+        elif run is not None:
             accepted.status, accepted.answer = run.status, run.answer
             return _json(200, accepted)
     return _json(202, accepted)
@@ -754,6 +756,102 @@ def post_feedback(
         raise ApiError(409, "run_running", f"run {run_id!r} has no answer yet: rate it when done")
     saved = deps.store.add_feedback(run_id, body.useful, body.comment)
     return _json(201, FeedbackView(run_id=run_id, **saved))
+
+
+# ------------------------------------------------------------- human review
+
+
+class ReviewRequest(Model):
+    decision: Literal["approve", "reject", "amend"] = Field(
+        description="approve publishes the report as drafted; amend strikes `remove_actions`; "
+        "reject publishes a degraded report with `comment`"
+    )
+    comment: str = Field("", max_length=2000, description="why (required to reject)")
+    remove_actions: list[Annotated[str, Field(min_length=1, max_length=2000)] | int] | None = Field(
+        None,
+        max_length=50,
+        description="amend: the actions to strike, by exact text or number (from 1)",
+    )
+
+
+class ReviewView(Model):
+    run_id: str
+    decision: str
+    principal: str
+    comment: str
+    removed_actions: list[str]
+    decided_at: str
+    status_url: str
+    trace_url: str
+
+
+def _review_body() -> ReviewRequest:
+    """The decision, or a 400 naming the field that is wrong (not the resolver's 422)."""
+    raw = app.current_event.body
+    if raw is None or not raw.strip():
+        raise ApiError(400, "invalid_review", "body: a JSON object with `decision` is required")
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise ApiError(400, "invalid_json", f"the request body is not valid JSON: {exc}") from None
+    try:
+        return ReviewRequest.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ())) or "body"
+        raise ApiError(400, "invalid_review", f"{where}: {err.get('msg', 'invalid')}") from None
+
+
+@app.post(
+    "/api/runs/<runId>/review",
+    summary="Decide on a report that waits for human review",
+    description="Approve, amend (strike actions) or reject a report in AWAITING_REVIEW. "
+    "In AWS only principals allowed to review may call it (its own IAM policy). A run "
+    "that is not waiting, a second decision or a review whose wait has ended is a 409.",
+    responses={
+        200: {"description": "decided: the run publishes the report"},
+        400: {"description": "the body is wrong (the field is named)"},
+        409: {"description": "not waiting for review, already decided, or the wait ended"},
+    },
+)
+def post_review(run_id: Annotated[str, Path(alias="runId")]) -> Response[ReviewView]:
+    from superbiz import review  # reason: only this route decides reviews
+
+    deps = _deps()
+    _valid_id("run", run_id)
+    body = _review_body()
+    try:
+        decided = review.decide(
+            deps,
+            run_id,
+            principal=_principal(),
+            decision=body.decision,
+            comment=body.comment,
+            remove_actions=body.remove_actions,
+        )
+    except RunNotFound:
+        raise ApiError(404, "run_not_found", f"no run with id {run_id!r}") from None
+    except review.ReviewInputInvalid as exc:
+        raise ApiError(400, "invalid_review", str(exc)) from None
+    except review.ReviewConflict as exc:
+        raise ApiError(409, exc.code, str(exc)) from None
+    except review.ReviewUnavailable as exc:
+        raise ApiError(503, "review_unavailable", str(exc)) from None
+    run = deps.store.get_run(run_id)
+    links = runs.links(deps.settings, run.session_id, run_id, run.execution_arn)
+    return _json(
+        200,
+        ReviewView(
+            run_id=run_id,
+            decision=decided.decision or body.decision,
+            principal=decided.principal or "",
+            comment=decided.comment,
+            removed_actions=decided.remove_actions,
+            decided_at=decided.decided_at or "",
+            status_url=links["status_url"],
+            trace_url=links["trace_url"],
+        ),
+    )
 
 
 def _knowledge(deps: EntryDeps) -> Any:

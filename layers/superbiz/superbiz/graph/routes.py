@@ -26,6 +26,9 @@ class Route(StrEnum):
     PARTIAL = "PARTIAL"
     REJECT = "REJECT"
     LOW_CONFID = "LOW_CONFID"
+    # ReviewGate: the drafted report waits for a person, or is published now (superbiz.review)
+    REVIEW = "REVIEW"
+    PUBLISH = "PUBLISH"
     # Finalize: how the run ended (read by callers of the execution's output)
     DONE = "DONE"
     DEGRADED = "DEGRADED"
@@ -36,6 +39,7 @@ EXECUTOR_ROUTES = frozenset({Route.TOOLS, Route.EVIDENCE})
 GATEKEEPER_ROUTES = frozenset(Route(v.value) for v in GateVerdict)
 VERIFIER_ROUTES = frozenset(Route(v.value) for v in VerifierVerdict)
 FINALIZE_ROUTES = frozenset({Route.DONE, Route.DEGRADED})
+REVIEW_GATE_ROUTES = frozenset({Route.REVIEW, Route.PUBLISH})
 
 # Each Choice state on `$.decision` and the routes the node before it may write; a
 # route the Choice does not test takes its Default branch.
@@ -44,4 +48,5 @@ CHOICE_ROUTES: dict[str, frozenset[Route]] = {
     "AfterExecutor": EXECUTOR_ROUTES,
     "AfterGatekeeper": GATEKEEPER_ROUTES,
     "AfterVerifier": VERIFIER_ROUTES,
+    "AfterReviewGate": REVIEW_GATE_ROUTES,
 }
