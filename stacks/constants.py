@@ -235,5 +235,16 @@ API_ROUTES: dict[str, tuple[str, ...]] = {
     "/api/runs/{runId}/steps/{seq}": ("GET",),
     "/api/openapi.json": ("GET",),
 }
+# Human review (superbiz.review): deciding is its own resource with its own policy, apart
+# from API_ROUTES. A principal reviews when IAM allows it (the reviewers' managed policy) and
+# it carries the reviewer tag; the API's resource policy denies every other caller.
+REVIEW_ROUTE = "/api/runs/{runId}/review"
+REVIEWERS_POLICY_NAME = "superbiz-reviewers"
+REVIEWER_TAG_KEY = "superbiz-reviewer"
+REVIEWER_TAG_VALUE = "true"
+# Only the API returns a review's token to Step Functions; AwaitReview's own function records
+# and announces the review and may not decide it.
+REVIEW_DECISION_ACTIONS = ("states:SendTaskSuccess", "states:SendTaskFailure")
+REVIEW_REQUEST_MODULE = "review_request"
 # Knowledge is written only through the bucket's knowledge/ prefix (IAM-guarded), never
 # through the API: the API's role may search the index and nothing else.

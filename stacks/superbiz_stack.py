@@ -107,6 +107,10 @@ class SuperBizStack(Stack):
         )
         # The report notification links to the run's trace through the API.
         self.diagnosis.functions["finalize"].add_environment(c.ENV_API_BASE_URL, self.api.base_url)
+        # ... and a review request to where reviewers decide
+        self.diagnosis.functions[c.REVIEW_REQUEST_MODULE].add_environment(
+            c.ENV_API_BASE_URL, self.api.base_url
+        )
         self.alarm_trigger = AlarmTrigger(
             self,
             "AlarmTrigger",

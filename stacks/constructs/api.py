@@ -36,6 +36,18 @@ _BODY_SCHEMAS: dict[str, apigw.JsonSchema] = {
     "FeedbackRequest": apigw.JsonSchema(
         schema=apigw.JsonSchemaVersion.DRAFT4, type=apigw.JsonSchemaType.OBJECT
     ),
+    "ReviewRequest": apigw.JsonSchema(
+        schema=apigw.JsonSchemaVersion.DRAFT4,
+        type=apigw.JsonSchemaType.OBJECT,
+        required=["decision"],
+        properties={
+            "decision": apigw.JsonSchema(
+                type=apigw.JsonSchemaType.STRING, enum=["approve", "reject", "amend"]
+            ),
+            "comment": apigw.JsonSchema(type=apigw.JsonSchemaType.STRING),
+            "remove_actions": apigw.JsonSchema(type=apigw.JsonSchemaType.ARRAY),
+        },
+    ),
 }
 _BODY_MODEL_FOR = {
     ("/api/chat", "POST"): "ChatRequest",
@@ -185,6 +197,13 @@ class Api(Construct):
         )
         table.grant(role, *c.GRAPH_NODE_TABLE_ACTIONS)
         diagnosis.state_machine.grant_start_execution(role)
+        # a reviewer's decision returns the waiting run's task token (POST .../review)
+        role.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=list(c.REVIEW_DECISION_ACTIONS),
+                resources=[diagnosis.state_machine.state_machine_arn],
+            )
+        )
         role.add_to_principal_policy(
             iam.PolicyStatement(
                 actions=["states:DescribeExecution"], resources=[diagnosis.execution_arns()]
@@ -255,6 +274,63 @@ class Api(Construct):
                     request_parameters=params or None,
                     request_models={"application/json": models[model]} if model else None,
                 )
+        self._build_review_route(validator, integration, models["ReviewRequest"])
+
+    def _build_review_route(
+        self,
+        validator: apigw.RequestValidator,
+        integration: apigw.LambdaIntegration,
+        model: apigw.Model,
+    ) -> None:
+        """Deciding a review: its own resource and policy. IAM authorises it like every
+        method; the reviewers' managed policy grants it, and the API's resource policy
+        denies it to any caller without the reviewer tag, so a broad execute-api grant
+        does not make its holder a reviewer."""
+        resource = self.rest_api.root.resource_for_path(c.REVIEW_ROUTE)
+        resource.add_method(
+            "POST",
+            integration,
+            authorization_type=apigw.AuthorizationType.IAM,
+            request_validator=validator,
+            request_parameters={"method.request.path.runId": True},
+            request_models={"application/json": model},
+        )
+        method_path = c.REVIEW_ROUTE.replace("{runId}", "*")
+        self.reviewers_policy = iam.ManagedPolicy(
+            self,
+            "ReviewersPolicy",
+            managed_policy_name=c.REVIEWERS_POLICY_NAME,
+            description="Decide SuperBizAgent reviews (POST /api/runs/{runId}/review); the "
+            f"principal must also carry the tag {c.REVIEWER_TAG_KEY}={c.REVIEWER_TAG_VALUE}",
+            statements=[
+                iam.PolicyStatement(
+                    actions=["execute-api:Invoke"],
+                    resources=[self.rest_api.arn_for_execute_api("POST", method_path, "*")],
+                )
+            ],
+        )
+        self.rest_api.add_to_resource_policy(
+            iam.PolicyStatement(
+                effect=iam.Effect.DENY,
+                principals=[iam.AnyPrincipal()],
+                actions=["execute-api:Invoke"],
+                # the API's own ARN in the shorthand its resource policy accepts (no cycle)
+                resources=[f"execute-api:/*/POST{method_path}"],
+                conditions={
+                    "StringNotEquals": {
+                        f"aws:PrincipalTag/{c.REVIEWER_TAG_KEY}": c.REVIEWER_TAG_VALUE
+                    }
+                },
+            )
+        )
+        stack = Stack.of(self)
+        acknowledge(
+            self.reviewers_policy,
+            "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:"
+            f"<AWS::AccountId>:<{_logical_id(stack, self.rest_api)}>/*/POST{method_path}]",
+            "Reviewers decide on any run's review: run ids are minted at run time, so the grant "
+            "is this one method of this API on every run (and every stage).",
+        )
 
 
 def _logical_id(stack: Stack, construct: Construct) -> str:

@@ -113,6 +113,9 @@ class Diagnosis(Construct):
                     actions=["states:StartExecution"], resources=[self._state_machine_arn()]
                 )
             )
+        if spec.module == c.REVIEW_REQUEST_MODULE:
+            # announces a review on the report topic; deciding it is the API's (SendTask*)
+            self._notifications.grant_publish(role)
         if spec.kind is c.FunctionKind.TOOL:
             self._grant_tool_source(spec, name, role)
         return function
@@ -133,6 +136,8 @@ class Diagnosis(Construct):
         if spec.module == "finalize":
             env[c.ENV_NOTIFY_TOPIC_ARN] = self._notifications.topic.topic_arn
             env[c.ENV_STATE_MACHINE_ARN] = self._state_machine_arn()
+        if spec.module == c.REVIEW_REQUEST_MODULE:
+            env[c.ENV_NOTIFY_TOPIC_ARN] = self._notifications.topic.topic_arn
         if spec.module in c.LOG_READING_TOOLS:
             env[c.ENV_LOG_GROUP_PREFIXES] = json.dumps(list(self._config.log_group_prefixes))
         return env

@@ -74,6 +74,8 @@ NODE_EXTRA_ACTIONS = {
     "composer": READ_SECRET,
     # starts the follow-up run of alarms that joined after the last plan
     "finalize": {"sns:Publish", "kms:GenerateDataKey", "kms:Decrypt", "states:StartExecution"},
+    # announces a review; deciding it (states:SendTask*) is only the API's
+    "review_request": {"sns:Publish", "kms:GenerateDataKey", "kms:Decrypt"},
     "tool_lookup_knowledge": READ_SECRET,
 }
 # Every action this stack's functions may hold on Resource "*": none of them can be scoped.
@@ -96,6 +98,7 @@ ENTRY_ACTIONS = {
     "api": BASELINE_ACTIONS
     | set(c.GRAPH_NODE_TABLE_ACTIONS)
     | {"states:StartExecution", "states:DescribeExecution", "s3:GetObject"}
+    | set(c.REVIEW_DECISION_ACTIONS)
     | set(c.OPENSEARCH_API_ACTIONS)
     | READ_SECRET,
     "alarm_trigger": BASELINE_ACTIONS | set(c.GRAPH_NODE_TABLE_ACTIONS) | {"states:StartExecution"},
@@ -266,6 +269,12 @@ def test_every_placeholder_is_bound_to_its_own_function(synth: Synthesised, asl:
     specs = {spec.state: spec for spec in c.DIAGNOSIS_FUNCTIONS}
     all_tasks = _task_states(asl["States"])
     tasks = {n: t for n, t in all_tasks.items() if not t["Resource"].startswith("arn:aws:states:")}
+    # a callback task (`lambda:invoke.waitForTaskToken`) names its Lambda in its parameters
+    tasks |= {
+        n: {"Resource": t["Parameters"]["FunctionName"]}
+        for n, t in all_tasks.items()
+        if t["Resource"].startswith("arn:aws:states:::lambda:invoke")
+    }
     assert set(tasks) == set(specs)
     for state, task in tasks.items():
         [placeholder] = PLACEHOLDER.findall(task["Resource"])
@@ -385,6 +394,8 @@ def test_function_times_out_before_its_state(synth: Synthesised, asl: dict) -> N
     tasks = _task_states(asl["States"])
     for spec in c.DIAGNOSIS_FUNCTIONS:
         _, fn = synth.function_by_module(spec.module)
+        if "TimeoutSecondsPath" in tasks[spec.state]:
+            continue  # a callback task waits for a person until its deadline, not for the Lambda
         assert fn["Properties"]["Timeout"] < tasks[spec.state]["TimeoutSeconds"], spec.module
 
 
@@ -926,7 +937,9 @@ def test_every_api_route_uses_iam_auth_validation_and_the_api_function(
         integration = props["Integration"]
         assert integration["Type"] == "AWS_PROXY"
         assert {"Fn::GetAtt": [api_id, "Arn"]} in integration["Uri"]["Fn::Join"][1]
-    assert routes == {(path, m) for path, methods in c.API_ROUTES.items() for m in methods}
+    assert routes == {(path, m) for path, methods in c.API_ROUTES.items() for m in methods} | {
+        (c.REVIEW_ROUTE, "POST")
+    }
     [validator] = synth.resources("AWS::ApiGateway::RequestValidator").values()
     assert validator["Properties"]["ValidateRequestBody"] is True
     assert validator["Properties"]["ValidateRequestParameters"] is True
@@ -1123,3 +1136,87 @@ def test_cdk_json_context_is_valid_and_matches_the_defaults() -> None:
     config = DeploymentConfig.from_context(cdk.App(context=context).node)
     # Then it is the documented default deployment
     assert config == DeploymentConfig()
+
+
+# -- human review
+
+
+def test_only_the_api_may_return_a_review_token_and_only_to_this_state_machine(
+    synth: Synthesised,
+) -> None:
+    # Given every function's role
+    [machine_id] = synth.resources("AWS::StepFunctions::StateMachine")
+    deciders = {}
+    for fn in synth.own_functions().values():
+        role = fn["Properties"]["Role"]["Fn::GetAtt"][0]
+        for statement in synth.role_statements(role):
+            action = statement["Action"]
+            actions = {action} if isinstance(action, str) else set(action)
+            if actions & {"states:SendTaskSuccess", "states:SendTaskFailure", "states:*"}:
+                deciders[fn["Properties"]["Handler"]] = statement
+    # Then only the API decides, with SendTaskSuccess/SendTaskFailure on this state machine
+    assert set(deciders) == {"api.lambda_handler"}
+    statement = deciders["api.lambda_handler"]
+    assert set(statement["Action"]) == set(c.REVIEW_DECISION_ACTIONS)
+    assert statement["Resource"] == {"Ref": machine_id}
+
+
+def test_await_review_waits_for_its_token_with_a_deadline(asl: dict) -> None:
+    # Given the state after the drafted report that waits for a person
+    state = asl["States"]["AwaitReview"]
+    # Then it is a callback task bounded by the review deadline, whose every end publishes
+    assert state["Resource"] == "arn:aws:states:::lambda:invoke.waitForTaskToken"
+    assert state["Parameters"]["Payload"]["task_token.$"] == "$$.Task.Token"
+    assert state["TimeoutSecondsPath"] == "$.review_timeout_seconds"
+    caught = {e for catch in state["Catch"] for e in catch["ErrorEquals"]}
+    assert {"ReviewRejected", "States.Timeout", "States.ALL"} <= caught
+    assert {catch["Next"] for catch in state["Catch"]} == {state["Next"]} == {"ApplyReview"}
+    assert asl["States"]["ApplyReview"]["Next"] == "Finalize"
+    # and both report writers reach it through the gate
+    assert asl["States"]["Composer"]["Next"] == "ReviewGate"
+    assert asl["States"]["Fallback"]["Next"] == "ReviewGate"
+
+
+def test_deciding_a_review_is_its_own_iam_resource_for_tagged_reviewers(
+    synth: Synthesised,
+) -> None:
+    paths = _api_paths(synth)
+    # Given the review method
+    [review] = [
+        m["Properties"]
+        for m in synth.resources("AWS::ApiGateway::Method").values()
+        if paths[m["Properties"]["ResourceId"]["Ref"]] == c.REVIEW_ROUTE
+    ]
+    # Then it is an IAM-authorised POST whose body the gateway validates
+    assert review["HttpMethod"] == "POST" and review["AuthorizationType"] == "AWS_IAM"
+    model_id = review["RequestModels"]["application/json"]["Ref"]
+    schema = synth.json["Resources"][model_id]["Properties"]["Schema"]
+    assert schema["required"] == ["decision"]
+    assert schema["properties"]["decision"]["enum"] == ["approve", "reject", "amend"]
+    # And the reviewers' managed policy grants exactly that method
+    [policy] = [
+        p["Properties"]
+        for p in synth.resources("AWS::IAM::ManagedPolicy").values()
+        if p["Properties"].get("ManagedPolicyName") == c.REVIEWERS_POLICY_NAME
+    ]
+    [statement] = policy["PolicyDocument"]["Statement"]
+    assert statement["Action"] == "execute-api:Invoke" and statement["Effect"] == "Allow"
+    assert json.dumps(statement["Resource"]).endswith('/*/POST/api/runs/*/review"]]}')
+    # And the API's resource policy denies the method to any caller without the tag
+    [api] = synth.resources("AWS::ApiGateway::RestApi").values()
+    [deny] = api["Properties"]["Policy"]["Statement"]
+    assert deny["Effect"] == "Deny" and deny["Action"] == "execute-api:Invoke"
+    assert deny["Resource"] == "execute-api:/*/POST/api/runs/*/review"
+    assert deny["Condition"] == {
+        "StringNotEquals": {f"aws:PrincipalTag/{c.REVIEWER_TAG_KEY}": c.REVIEWER_TAG_VALUE}
+    }
+
+
+def test_a_review_request_is_announced_on_the_report_topic_with_the_api_link(
+    synth: Synthesised,
+) -> None:
+    [topic_id] = synth.resources("AWS::SNS::Topic")
+    _, fn = synth.function_by_module(c.REVIEW_REQUEST_MODULE)
+    env = fn["Properties"]["Environment"]["Variables"]
+    assert env[c.ENV_NOTIFY_TOPIC_ARN] == {"Ref": topic_id}
+    assert c.ENV_API_BASE_URL in env

@@ -18,7 +18,6 @@ from superbiz.contracts import (
     OrchestrationTrace,
 )
 from superbiz.deps import Deps
-from superbiz.graph import fallback_route
 from superbiz.graph.common import (
     RETRY_MARK,
     enter,
@@ -76,10 +75,8 @@ def fallback(event: NodeEvent, deps: Deps) -> GraphState:
     if reason.startswith("node_error"):
         lines.append(f"The diagnosis stopped at **{failed_at}**: {_error_message(state)}.")
     else:
-        text = _REASON_TEXT.get(reason) or fallback_route.reason_text(reason)
-        lines.append(f"The diagnosis stopped because {text}.")
+        lines.append(f"The diagnosis stopped because {_REASON_TEXT.get(reason, reason)}.")
     lines.append("")
-    lines += fallback_route.route_lines(state.route)
 
     gate = latest(trace, GatekeeperResult)
     verified_ids = gate.passed_ids if gate else set()
@@ -142,7 +139,6 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
         technical_retries=retries,
         tool_rounds=state.counters.tool_rounds,
         transition_count=state.counters.transitions,
-        route=fallback_route.closed_route(state, final),
     )
     finished = utcnow_iso()
     elapsed = parse_iso(finished) - parse_iso(trace.run.started_at)
