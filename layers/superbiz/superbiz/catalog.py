@@ -12,6 +12,8 @@ GRAPH_FUNCTIONS: dict[str, str] = {
     "VerifiedInputFunctionArn": "verified_input",
     "VerifierFunctionArn": "verifier",
     "ComposerFunctionArn": "composer",
+    "RerouteFunctionArn": "reroute",
+    "CaseMemoryFunctionArn": "case_memory",
     "FallbackFunctionArn": "fallback",
     "FinalizeFunctionArn": "finalize",
     # human review (superbiz.review): the gate, the callback task's request, the decision

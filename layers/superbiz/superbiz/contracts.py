@@ -71,6 +71,19 @@ class ToolResultRef(Contract):
     failure: dict[str, Any] | None = None
 
 
+class RouteStep(Contract):
+    """One level of the fallback route (docs/architecture.md, "Specialists and the
+    fallback route"): L0 the chosen specialist, L1 the next, L2 the generic
+    investigator, L3 past cases, L4 the degraded report."""
+
+    level: int = Field(ge=0, le=4)
+    specialist: str | None = None
+    outcome: Literal[
+        "failed", "answered", "answered_low_confidence", "answered_from_cases", "degraded"
+    ]
+    reason: str = ""
+
+
 class GraphState(Contract):
     run_id: str
     session_id: str
@@ -92,6 +105,10 @@ class GraphState(Contract):
     error: dict[str, Any] | None = None
     # set by ReviewGate when the report waits for a person: AwaitReview's TimeoutSecondsPath
     review_timeout_seconds: int | None = Field(None, ge=1)
+    # the fallback route: the level running, its specialist, the levels that failed
+    level: int = Field(0, ge=0, le=4)
+    specialist: str | None = None
+    route: list[RouteStep] = Field(default_factory=list)
 
 
 class NodeEvent(BaseModel):
@@ -165,6 +182,10 @@ class PlannerPlan(Contract):
     decision: Decision = Decision.EXECUTE
     rationale: str = ""
     entities: list[str] = Field(default_factory=list)
+    # the specialist the Executor runs as, why, and the next most likely ones (L1)
+    specialist: str | None = None
+    specialist_reason: str = ""
+    alternates: list[str] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------- executor
@@ -379,7 +400,7 @@ class FinalAnswer(Contract):
     """`final_answer`: what the user gets; never empty."""
 
     text: str = Field(min_length=1)
-    produced_by: Literal["Composer", "Fallback"]
+    produced_by: Literal["Composer", "Fallback", "CaseMemory"]
     degraded: bool = False
 
 
@@ -396,6 +417,7 @@ class OrchestrationTrace(Contract):
     technical_retries: dict[str, int] = Field(default_factory=dict)
     tool_rounds: int = 0
     transition_count: int = 0
+    route: list[RouteStep] = Field(default_factory=list)
 
 
 # ------------------------------------------------------------------ human review

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -28,7 +29,7 @@ from superbiz.errors import ModelError, ModelOutputInvalid
 from superbiz.graph.routes import Route
 from superbiz.models.base import ModelRequest, ModelResponse, Role
 from superbiz.models.pricing import cost_usd
-from superbiz.prompts import load_prompt
+from superbiz.prompts import Prompt, load_prompt
 from superbiz.records import AgentStep, RunTrace
 from superbiz.times import parse_iso
 
@@ -76,9 +77,11 @@ def model_turn(
     response_model: type[BaseModel] | None = None,
     output_type: str | None = None,
     prompt_name: str | None = None,
+    prompt: Prompt | None = None,
 ) -> Turn:
-    """One model call, recorded as an agent_step whether it succeeds or not."""
-    prompt = load_prompt(prompt_name or role, deps.settings.prompts_dir)
+    """One model call, recorded as an agent_step whether it succeeds or not. `prompt`
+    replaces the role's prompt file (a specialist's Executor prompt)."""
+    prompt = prompt or load_prompt(prompt_name or role, deps.settings.prompts_dir)
     request = ModelRequest(
         role=role,
         messages=prompt.render(context),
@@ -119,7 +122,13 @@ def model_turn(
     return Turn(response=response, step=step)
 
 
-def parse_output(turn: Turn, model: type[T], deps: Deps, run_id: str) -> T:
+def parse_output(
+    turn: Turn,
+    model: type[T],
+    deps: Deps,
+    run_id: str,
+    refine: Callable[[T], T] | None = None,
+) -> T:
     """Validate structured output; invalid output is recorded, then raised as a
     technical error the state machine retries once."""
     content = turn.response.content or ""
@@ -131,6 +140,8 @@ def parse_output(turn: Turn, model: type[T], deps: Deps, run_id: str) -> T:
         raise ModelOutputInvalid(
             f"{turn.step.agent_name} output is not a valid {model.__name__}: {str(exc)[:300]}"
         ) from exc
+    if refine is not None:  # code completes the output before it is recorded (the specialist)
+        parsed = refine(parsed)
     turn.step.model_output = {**turn.step.model_output, "parsed": parsed.model_dump(mode="json")}
     turn.step.thought = getattr(parsed, "rationale", "") or ""
     deps.store.add_step(run_id, turn.step)

@@ -18,6 +18,7 @@ from superbiz.contracts import (
     OrchestrationTrace,
 )
 from superbiz.deps import Deps
+from superbiz.graph import fallback_route
 from superbiz.graph.common import (
     RETRY_MARK,
     enter,
@@ -75,8 +76,10 @@ def fallback(event: NodeEvent, deps: Deps) -> GraphState:
     if reason.startswith("node_error"):
         lines.append(f"The diagnosis stopped at **{failed_at}**: {_error_message(state)}.")
     else:
-        lines.append(f"The diagnosis stopped because {_REASON_TEXT.get(reason, reason)}.")
+        text = _REASON_TEXT.get(reason) or fallback_route.reason_text(reason)
+        lines.append(f"The diagnosis stopped because {text}.")
     lines.append("")
+    lines += fallback_route.route_lines(state.route)
 
     gate = latest(trace, GatekeeperResult)
     verified_ids = gate.passed_ids if gate else set()
@@ -139,6 +142,7 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
         technical_retries=retries,
         tool_rounds=state.counters.tool_rounds,
         transition_count=state.counters.transitions,
+        route=fallback_route.closed_route(state, final),
     )
     finished = utcnow_iso()
     elapsed = parse_iso(finished) - parse_iso(trace.run.started_at)

@@ -32,7 +32,7 @@ from superbiz.contracts import (
 )
 from superbiz.deps import Deps
 from superbiz.errors import GraphError, ModelOutputInvalid, SuperBizError
-from superbiz.graph import gatekeeper, logic
+from superbiz.graph import fallback_route, gatekeeper, logic
 from superbiz.graph.common import (
     enter,
     latest,
@@ -49,7 +49,7 @@ from superbiz.observability import metrics
 from superbiz.records import RunRecord, RunTrace, ToolInvocation, invocation_id_for
 from superbiz.redaction import redact
 from superbiz.render import render_report
-from superbiz.state_bounds import bound_tool_calls
+from superbiz.prompts import load_prompt
 from superbiz.times import utcnow_iso
 from superbiz.tools.runner import invocation_seq
 
@@ -182,6 +182,9 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
         ],
         # skills: metadata only (name, description, tier, categories, triggers)
         "skills": [m.model_dump(mode="json") for m in skills.list_skills()],
+        # who may investigate: the Planner names one (`specialist`); code completes it
+        "specialists": fallback_route.specialists_for_planner(),
+        "specialist": state.specialist,
         "detected_signatures": sorted(
             {f.data["signature"] for f in _findings(trace) if f.kind == "error_signature"}
         ),
@@ -205,7 +208,10 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
         # alarm-triggered runs plan, execute and replan in a loop (PLAN/EXECUTE/FINISH)
         prompt_name="aiops_planner" if state.aiops_loop else "planner",
     )
-    plan = parse_output(turn, PlannerPlan, deps, state.run_id)
+    plan = parse_output(
+        turn, PlannerPlan, deps, state.run_id, fallback_route.assign_specialist(state, trace)
+    )
+    state.specialist = plan.specialist
     if not state.aiops_loop and plan.decision is Decision.PLAN:
         plan.decision = Decision.EXECUTE
     state.decision = plan.decision.value
@@ -258,10 +264,22 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         raise GraphError(f"run {state.run_id}: Executor reached without a plan")
     plan_seq = max(s.seq for s in trace.steps if s.output_type == "planner_plan" and not s.error)
     round_start = _plan_round_start(trace, plan_seq)
+    profile = mcp_toolset.with_offered(fallback_route.profile_for(state, plan), trace)
+    if state.tool_results and not state.force_final:
+        if fallback_route.tools_keep_failing(trace, round_start):
+            # the specialist's tools keep failing: the fallback route takes over
+            state.pending_tool_calls = []
+            state.tool_results = []
+            state.termination_reason = "three_consecutive_tool_failures"
+            state.decision = Route.ESCALATE
+            return state
     findings = _findings(trace)
-    applicable = skills.select(
-        plan.fault_category,
-        sorted({f.data["signature"] for f in findings if f.kind == "error_signature"}),
+    applicable = fallback_route.skills_for(
+        skills.select(
+            plan.fault_category,
+            sorted({f.data["signature"] for f in findings if f.kind == "error_signature"}),
+        ),
+        profile,
     )
     context = _run_context(trace) | {
         "plan": plan.model_dump(mode="json"),
@@ -282,11 +300,14 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
             inv.invocation_id for inv in trace.invocations if inv.seq >= round_start
         ],
         "last_round": [r.model_dump(mode="json") for r in state.tool_results],
-        "tool_names": []
-        if state.force_final
-        else [t["function"]["name"] for t in mcp_toolset.tool_schemas_for(trace)],
+        "specialist": profile.name,
+        "tool_names": [] if state.force_final else list(profile.allowed_tools),
     }
-    tools = [] if state.force_final else mcp_toolset.tool_schemas_for(trace)
+    tools = (
+        []
+        if state.force_final
+        else fallback_route.tools_for(profile) + mcp_toolset.schemas_of(trace)
+    )
     turn = model_turn(
         deps,
         state.run_id,
@@ -296,6 +317,7 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         tools=tools,
         response_model=ExecutorEvidence,
         output_type="executor_evidence_v2",
+        prompt=profile.prompt(load_prompt("executor", deps.settings.prompts_dir)),
     )
     calls = turn.response.tool_calls
     if calls:
@@ -307,9 +329,14 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
             )
         turn.step.output_type = "tool_calls"
         deps.store.add_step(state.run_id, turn.step)
-        # calls too large for the execution state are recorded as failed, not sent
-        state.pending_tool_calls = bound_tool_calls(
-            deps.store, state.run_id, state.counters.tool_rounds, calls[:MAX_CALLS_PER_ROUND]
+        # calls outside the specialist's profile, or too large for the execution
+        # state, are recorded as failed, not sent
+        state.pending_tool_calls = fallback_route.admit_calls(
+            deps.store,
+            state.run_id,
+            state.counters.tool_rounds,
+            calls[:MAX_CALLS_PER_ROUND],
+            profile,
         )
         state.decision = Route.TOOLS
         return state

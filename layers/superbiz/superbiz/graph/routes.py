@@ -21,6 +21,8 @@ class Route(StrEnum):
     # Executor: another tool round, or its evidence
     TOOLS = "TOOLS"
     EVIDENCE = "EVIDENCE"
+    # Executor: the specialist's tools keep failing (the fallback route takes over)
+    ESCALATE = "ESCALATE"
     # Gatekeeper (contracts.GateVerdict) and Verifier (contracts.VerifierVerdict)
     PASS = "PASS"
     PARTIAL = "PARTIAL"
@@ -29,16 +31,27 @@ class Route(StrEnum):
     # ReviewGate: the drafted report waits for a person, or is published now (superbiz.review)
     REVIEW = "REVIEW"
     PUBLISH = "PUBLISH"
+    # Reroute: the next level of the fallback route (graph/fallback_route.py)
+    L1_SPECIALIST = "L1_SPECIALIST"
+    L2_GENERIC = "L2_GENERIC"
+    L3_CASES = "L3_CASES"
+    L4_DEGRADED = "L4_DEGRADED"
+    # CaseMemory (L3): past cases answered
+    ANSWERED = "ANSWERED"
     # Finalize: how the run ended (read by callers of the execution's output)
     DONE = "DONE"
     DEGRADED = "DEGRADED"
 
 
 PLANNER_ROUTES = frozenset(Route(d.value) for d in Decision)
-EXECUTOR_ROUTES = frozenset({Route.TOOLS, Route.EVIDENCE})
+EXECUTOR_ROUTES = frozenset({Route.TOOLS, Route.EVIDENCE, Route.ESCALATE})
 GATEKEEPER_ROUTES = frozenset(Route(v.value) for v in GateVerdict)
 VERIFIER_ROUTES = frozenset(Route(v.value) for v in VerifierVerdict)
 FINALIZE_ROUTES = frozenset({Route.DONE, Route.DEGRADED})
+REROUTE_ROUTES = frozenset(
+    {Route.L1_SPECIALIST, Route.L2_GENERIC, Route.L3_CASES, Route.L4_DEGRADED}
+)
+CASE_MEMORY_ROUTES = frozenset({Route.ANSWERED, Route.L4_DEGRADED})
 REVIEW_GATE_ROUTES = frozenset({Route.REVIEW, Route.PUBLISH})
 
 # Each Choice state on `$.decision` and the routes the node before it may write; a
@@ -48,5 +61,7 @@ CHOICE_ROUTES: dict[str, frozenset[Route]] = {
     "AfterExecutor": EXECUTOR_ROUTES,
     "AfterGatekeeper": GATEKEEPER_ROUTES,
     "AfterVerifier": VERIFIER_ROUTES,
+    "AfterReroute": REROUTE_ROUTES,
+    "AfterCaseMemory": CASE_MEMORY_ROUTES,
     "AfterReviewGate": REVIEW_GATE_ROUTES,
 }

@@ -184,11 +184,14 @@ class OfflineModel:
     def _executor(self, ctx: dict[str, Any]) -> ModelResponse:
         invocations = ctx["invocations"]
         in_plan = set(ctx["plan_invocation_ids"])
+        # the specialist's profile: a tool it is not given is never called
+        allowed = set(ctx.get("tool_names", []))
         if not ctx.get("force_final"):
             if not in_plan:
                 calls = [
                     ToolCall(call_id=f"p{i}", tool=s["tool"], params=s["params"])
                     for i, s in enumerate(ctx["plan"]["steps"])
+                    if s["tool"] in allowed
                 ]
                 skill = ctx["plan"].get("selected_skill")
                 read = {i["params"].get("name") for i in invocations if i["tool"] == "read_skill"}
@@ -207,6 +210,7 @@ class OfflineModel:
             lookup = _knowledge_lookup(ctx)
             if lookup is not None:
                 follow.append(lookup)
+            follow = [c for c in follow if c.tool in allowed]
             if follow and ctx["round"] < ctx["max_rounds"] - 1:
                 return self._reply(tool_calls=follow)
         found = [Finding.model_validate(f) for f in ctx.get("findings", [])]

@@ -1,0 +1,6 @@
+"""Graph node case_memory (fallback route L3): see superbiz.graph.fallback_route.case_memory."""
+
+from superbiz.graph.fallback_route import case_memory
+from superbiz.handlers import graph_node
+
+lambda_handler = graph_node(case_memory)

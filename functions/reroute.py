@@ -1,0 +1,6 @@
+"""Graph node reroute: see superbiz.graph.fallback_route.reroute."""
+
+from superbiz.graph.fallback_route import reroute
+from superbiz.handlers import graph_node
+
+lambda_handler = graph_node(reroute)
