@@ -154,8 +154,7 @@ def publish_review_request(
     subject = " ".join(subject.split())
     subject = subject[: SUBJECT_LIMIT - 3] + "..." if len(subject) > SUBJECT_LIMIT else subject
     try:
-        get = getattr(deps.clients, "client", None) or deps.clients._client
-        sent = get("sns").publish(
+        sent = deps.clients.client("sns").publish(
             TopicArn=topic,
             Subject=subject,
             Message=review_message(deps, trace, review, question),

@@ -382,7 +382,7 @@ def _struck_actions(review: ReviewRecord, decision: Decision, remove: list[str |
 
 
 def _send(deps: Any, review: ReviewRecord) -> None:
-    sfn = aws_client(deps.clients, "stepfunctions")
+    sfn = deps.clients.client("stepfunctions")
     try:
         if review.decision == "reject":
             sfn.send_task_failure(
@@ -424,12 +424,6 @@ def _reopen(deps: Any, review: ReviewRecord) -> None:
         }
     )
     deps.store.settle_review(pending, expect="DECIDED")
-
-
-def aws_client(clients: Any, service: str) -> Any:
-    """The shared client of `service` (AwsClients.client, named `_client` before)."""
-    get = getattr(clients, "client", None) or clients._client
-    return get(service)
 
 
 # ---------------------------------------------------------- applying it
