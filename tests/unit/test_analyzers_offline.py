@@ -332,3 +332,174 @@ def test_symptom_after_an_upstream_event_is_reported_as_its_effect():
     cause = next(c for c in build_evidence(found).claims if c.kind is ClaimKind.ROOT_CAUSE)
     assert cause.statement.startswith("The database failed over")
     assert "its effect" in cause.statement
+
+
+def _alarm(name: str, dimensions: dict[str, str]) -> dict:
+    return {
+        "invocation_id": "inv_0004_abcdef",
+        "tool": "query_alarms",
+        "params": {},
+        "success": True,
+        "empty": False,
+        "output": {
+            "alarms": [
+                {
+                    "name": name,
+                    "state": "ALARM",
+                    "state_reason": "Threshold Crossed: 1 datapoint [1.0] was greater than 0.0",
+                    "dimensions": dimensions,
+                }
+            ]
+        },
+    }
+
+
+def _triggers(found: list) -> list[str]:
+    return [f.data["change"]["event"] for f in found if f.kind == "change_before_onset"]
+
+
+def test_a_revoked_ingress_rule_triggers_connection_timeouts_no_line_can_name():
+    # Given connect timeouts that name no security group, an ingress rule revoked on port
+    # 5432 minutes before, and a rule added just before that
+    log_inv = logs(*["ERROR PSQLException: The connection attempt failed. Connect timed out"] * 3)
+    found = analyzers.findings(
+        [
+            log_inv,
+            _change(
+                "sg-0c4e1f27a9b3d5e61", "AuthorizeSecurityGroupIngress", "tcp 5432 10.40.0.0/16"
+            ),
+            _change("sg-0c4e1f27a9b3d5e61", "RevokeSecurityGroupIngress", "tcp 5432 from sg-07a2"),
+        ]
+    )
+    # Then the revoke is the trigger (a security group is what the signature implicates),
+    # and adding a rule, which cannot cut a connection, is only considered
+    assert _triggers(found) == ["RevokeSecurityGroupIngress"]
+    assert [f.data["change"]["event"] for f in found if f.kind == "change_considered"] == [
+        "AuthorizeSecurityGroupIngress"
+    ]
+
+
+def test_a_network_change_cannot_explain_an_application_exception():
+    log_inv = logs(*["ERROR java.lang.NullPointerException at c.s.orders.PriceService.quote"] * 3)
+    found = analyzers.findings([log_inv, _change("nat-0b7e3f19c2d4a8e61", "DeleteNatGateway", "")])
+    assert _triggers(found) == []
+
+
+def test_the_queue_an_alarm_watches_through_its_dead_letter_queue_is_implicated():
+    # Given redelivery errors naming no queue, a DLQ alarm, and three queues changed at once
+    log_inv = logs(
+        *["WARNING redelivered message_id=7 (a previous delivery may still be in progress)"] * 3
+    )
+    queues = ["email-digest-jobs", "billing-invoice-render", "search-reindex-jobs"]
+    found = analyzers.findings(
+        [
+            log_inv,
+            _alarm(
+                "billing-invoice-render-dlq-not-empty", {"QueueName": "billing-invoice-render-dlq"}
+            ),
+            *[
+                _change(
+                    f"https://sqs.us-east-1.amazonaws.com/1/{q}",
+                    "SetQueueAttributes",
+                    "VisibilityTimeout=30",
+                )
+                for q in queues
+            ],
+        ]
+    )
+    # Then only the change to the queue that feeds the alarmed DLQ is the trigger
+    triggers = [f.data["change"]["resource"] for f in found if f.kind == "change_before_onset"]
+    assert triggers == ["https://sqs.us-east-1.amazonaws.com/1/billing-invoice-render"]
+
+
+def test_a_table_tagged_for_the_failing_service_is_what_a_change_must_touch():
+    # Given throttling in inventory-service's lines, which name no table, and find_resources
+    # saying the table inventory-stock belongs to inventory-service
+    rows = [
+        {
+            "timestamp": f"2026-11-20T10:0{i}:00Z",
+            "log_group": "/ecs/prod-commerce",
+            "log_stream": "inventory-service/inventory-service/2c4e",
+            "message": "ProvisionedThroughputExceededException: throughput for the table was exceeded",
+        }
+        for i in range(3)
+    ]
+    log_inv = logs()
+    log_inv["empty"], log_inv["output"]["results"] = False, rows
+    resources = {
+        "invocation_id": "inv_0005_abcdef",
+        "tool": "find_resources",
+        "params": {"service": "inventory-service"},
+        "success": True,
+        "empty": False,
+        "output": {
+            "resources": [
+                {
+                    "arn": "arn:aws:dynamodb:us-east-1:1:table/inventory-stock",
+                    "type": "dynamodb:table",
+                    "name": "inventory-stock",
+                    "tags": {"service": "inventory-service"},
+                }
+            ]
+        },
+    }
+    found = analyzers.findings(
+        [
+            log_inv,
+            resources,
+            _change(
+                "arn:aws:dynamodb:us-east-1:1:table/inventory-stock",
+                "UpdateTable",
+                "RCU 1200 -> 150",
+            ),
+            _change("checkout-web", "UpdateService", "checkout-web:56 -> checkout-web:57"),
+        ]
+    )
+    # Then the capacity cut is the trigger and the unrelated deploy is only considered
+    assert _triggers(found) == ["UpdateTable"]
+
+
+def test_failing_calls_name_the_services_they_depend_on():
+    rows = [
+        {
+            "log_group": "/ecs/checkout-web",
+            "log_stream": "checkout-web/checkout-web/4a6c",
+            "message": '{"msg":"inventory reservation failed","upstream":"inventory-service",'
+            '"url":"http://inventory-service.prod-commerce.local:8080/v1/reservations","status":503}',
+        }
+    ]
+    assert analyzers.dependencies_named(rows) == ["inventory-service"]
+    assert analyzers.hosts_in("Caused by: java.net.SocketTimeoutException: Connect timed out") == []
+
+
+def test_a_change_inside_the_metrics_first_period_before_the_first_error_counts():
+    # Given errors from 10:05:20 whose metric's onset is its 10:05 datapoint, and a
+    # policy change at 10:05:08 on the role the denied call names
+    line = (
+        "ERROR AccessDenied: User: arn:aws:sts::1:assumed-role/orders-role/x is not authorized "
+        "to perform: s3:PutObject"
+    )
+    log_inv = logs(line, line)
+    for row in log_inv["output"]["results"]:
+        row["timestamp"] = "2026-11-20T10:05:20Z"
+    metric = {
+        "invocation_id": "inv_0006_abcdef",
+        "tool": "query_metrics",
+        "params": {},
+        "success": True,
+        "empty": False,
+        "output": {
+            "metric_name": "Errors",
+            "summary": {"text": "Errors rose", "onset_at": "2026-11-20T10:05:00Z", "peak": 9},
+        },
+    }
+    found = analyzers.findings(
+        [
+            log_inv,
+            metric,
+            _change("orders-role", "PutRolePolicy", "deny s3", t="2026-11-20T10:05:08Z"),
+        ]
+    )
+    # Then the change is the trigger, timed against the first failing line
+    (trigger,) = [f for f in found if f.kind == "change_before_onset"]
+    assert trigger.data["onset"] == "2026-11-20T10:05:20Z"

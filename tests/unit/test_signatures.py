@@ -68,3 +68,34 @@ def test_a_change_can_trigger_only_what_its_type_can_produce():
     assert not by_name["aws_access_denied"].can_be_triggered_by("UpdateService")
     assert by_name["db_pool_exhaustion"].can_be_triggered_by("UpdateService")  # a deploy
     assert not by_name["upstream_http_error"].can_be_triggered_by("UpdateService")
+
+
+def test_a_line_that_states_its_cause_is_named_by_the_cause():
+    # Given a pool error whose nested exception says the connection attempt timed out
+    line = (
+        "DataSource health check failed: org.springframework.jdbc.CannotGetJdbcConnectionException: "
+        "Failed to obtain JDBC Connection; nested exception is org.postgresql.util.PSQLException: "
+        "The connection attempt failed. Caused by: java.net.SocketTimeoutException: Connect timed out"
+    )
+    # When the line is named
+    found = signatures.detect(line)
+    # Then it is the connection timeout (the cause it states), not pool exhaustion (its effect)
+    assert found is not None and found.name == "network_timeout"
+    # and a pool error alone is still pool exhaustion
+    alone = signatures.detect("HikariPool-1 - Connection is not available, request timed out")
+    assert alone is not None and alone.name == "db_pool_exhaustion"
+
+
+def test_versioned_cloudtrail_event_names_are_their_operation():
+    # Given CloudTrail event names carrying the API version
+    throttle = signatures.by_name()["function_concurrency_throttle"]
+    # Then the operation decides whether the change can produce the failure
+    assert signatures.operation("UpdateFunctionCode20150331v2") == "UpdateFunctionCode"
+    assert throttle.can_be_triggered_by("CreateEventSourceMapping20150331")
+    assert not throttle.can_be_triggered_by("UpdateFunctionCode20150331v2")
+
+
+def test_dead_letter_lines_are_the_effect_of_what_failed_the_messages():
+    by_name = signatures.by_name()
+    assert "malformed_payload" in by_name["queue_dead_letter"].effect_of
+    assert "sqs_visibility_expired" in by_name["queue_dead_letter"].effect_of

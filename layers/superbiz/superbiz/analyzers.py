@@ -113,6 +113,7 @@ def alarms_firing(invocations: list[dict[str, Any]]) -> list[tuple[str, int, dic
 
 EXCERPT_CHARS = 240
 CHANGE_WINDOW_MINUTES = 30
+METRIC_BUCKET_MINUTES = 5  # the longest datapoint period an onset is read from
 SATURATION_PERCENT = 85.0
 _SATURATION = re.compile(
     r"(CPUUtilization|MemoryUtilization|cpu_utilization|memory_utilization|CPU)\b.*?peak of ([\d.]+)",
@@ -291,10 +292,19 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                     # what the failing lines name, and who wrote them: what a change must touch
                     "implicated": implicated_names([rows[i] for i in matching]),
                     # the hosts the exemplar line names (a dependency outside the service)
-                    "hosts": [m.group(0).lower() for m in _HOST.finditer(message)][:3],
+                    "hosts": hosts_in(message)[:3],
+                    # the services inside the account the failing calls went to (a cascade)
+                    "dependencies": dependencies_named([rows[i] for i in matching]),
                 },
             )
         )
+    watched = alarm_dimension_values(invocations)
+    members = service_resources(invocations)
+    for finding in found:
+        if finding.kind == "error_signature":
+            finding.data["implicated"] = widen_implicated(
+                finding.data["implicated"], watched, members
+            )
     found = cause_before_symptom(found)
     found += change_correlation(invocations, anomalies, found)
     found += knowledge_matches(invocations)
@@ -353,6 +363,22 @@ _NAMED = re.compile(
 _NOT_HOSTS = re.compile(r"\.(java|py|js|ts|go|rb|kt|scala|class|log|json|yaml|yml|sql|conf)$", re.I)
 
 
+def hosts_in(message: str) -> list[str]:
+    """Host names a line gives, not the package names of a stack trace (java.net.X)
+    nor file names."""
+    hosts: list[str] = []
+    for match in _HOST.finditer(message):
+        host = match.group(0).lower()
+        after = message[match.end() : match.end() + 2]
+        if len(after) == 2 and after[0] == "." and after[1].isalpha():
+            continue  # java.net.SocketTimeoutException: a package, not a host
+        if _NOT_HOSTS.search(host) or host.startswith(("com.", "org.", "io.")):
+            continue
+        if host not in hosts:
+            hosts.append(host)
+    return hosts
+
+
 def implicated_names(rows: list[dict[str, Any]]) -> list[str]:
     """The resources failing lines name (hosts, ARNs and their names, named queues,
     tables, buckets, roles...) and the services that wrote them (log group and
@@ -365,10 +391,7 @@ def implicated_names(rows: list[dict[str, Any]]) -> list[str]:
             tail = re.split(r"[:/]", arn.rstrip(".,;)"))[-1]
             if len(tail) >= 3:
                 names.add(tail)
-        for match in _HOST.finditer(message):
-            host = match.group(0)
-            if not _NOT_HOSTS.search(host) and not host.lower().startswith(("com.", "org.", "io.")):
-                names.add(host.lower())
+        names.update(hosts_in(message))
         for match in _NAMED.finditer(message):
             names.add(match.group(1).rstrip(".,;)"))
         group = row.get("log_group", "")
@@ -378,6 +401,81 @@ def implicated_names(rows: list[dict[str, Any]]) -> list[str]:
         if stream and "/" in stream:
             names.add(stream.split("/", 1)[0])
     return sorted(n for n in names if len(n) >= 3)
+
+
+_INTERNAL_HOST = re.compile(
+    r"\b([a-z][a-z0-9-]{2,62})(?:\.[a-z0-9-]+)*\.(?:local|internal|svc|cluster\.local)\b", re.I
+)
+_DEPENDENCY_FIELD = re.compile(
+    r"""["']?\b(?:upstream|downstream|dependency|remote_service|peer_service|target_service)"""
+    r"""["']?\s*[:=]\s*["']?([a-z][a-z0-9-]{2,62})""",
+    re.I,
+)
+
+
+def dependencies_named(rows: list[dict[str, Any]]) -> list[str]:
+    """Services in the account that failing calls went to: the first label of an
+    internal host (inventory-service.prod.local) or an `upstream` field, other than
+    the service that wrote the line."""
+    found: list[str] = []
+    writers: set[str] = set()
+    for row in rows[:200]:
+        group = row.get("log_group", "").rstrip("/").rsplit("/", 1)[-1].lower()
+        stream = row.get("log_stream", "").split("/", 1)[0].lower()
+        writers |= {group, stream}
+        message = row.get("message", "")
+        for rx in (_DEPENDENCY_FIELD, _INTERNAL_HOST):
+            for match in rx.finditer(message):
+                name = match.group(1).lower()
+                if name not in found:
+                    found.append(name)
+    return [n for n in found if n not in writers][:3]
+
+
+def alarm_dimension_values(invocations: list[dict[str, Any]]) -> list[str]:
+    """What the firing alarms watch (a function, a queue, a table ...): the symptom
+    names those resources as surely as a failing line does."""
+    values: list[str] = []
+    for _, _, alarm in alarms_firing(invocations):
+        for value in (alarm.get("dimensions") or {}).values():
+            if isinstance(value, str) and len(value) >= 3 and value not in values:
+                values.append(value)
+    return values
+
+
+def service_resources(invocations: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """service name -> the names and ARNs of its resources, from find_resources:
+    what a service is made of, by its tags (a table, a queue, a role not named after it)."""
+    members: dict[str, set[str]] = {}
+    for inv in invocations:
+        if not _usable(inv, "find_resources"):
+            continue
+        for resource in inv["output"].get("resources", []):
+            tags = resource.get("tags") or {}
+            owners = {v.lower() for k, v in tags.items() if k.lower() in _SERVICE_TAGS and v} | {
+                c.lower() for k, c in tags.items() if k.lower() == "component" and c
+            }
+            for owner in owners:
+                bucket = members.setdefault(owner, set())
+                bucket.update(n for n in (resource.get("name"), resource.get("arn")) if n)
+    return members
+
+
+_SERVICE_TAGS = {"service", "app", "application", "component", "aws:cloudformation:stack-name"}
+
+
+def widen_implicated(
+    names: list[str], watched: list[str], members: dict[str, set[str]]
+) -> list[str]:
+    """The names failing lines give, plus what the firing alarms watch, plus the
+    tagged resources of every service among them (the service whose lines fail
+    owns its table, queue and role even when no line names them)."""
+    out = set(names) | set(watched)
+    lowered = {n.lower() for n in out}
+    for service, resources in members.items():
+        if service in lowered or any(service == _short(n) for n in lowered):
+            out |= resources
+    return sorted(n for n in out if len(n) >= 3)
 
 
 def _early(a: str, b: str, minutes: float = 2.0) -> bool:
@@ -438,6 +536,41 @@ _SUBSTANTIVE_DETAIL = re.compile(
 )
 
 
+# resources no failing line names, whatever broke: the firewall rule or route on the way
+# to a dependency, an account-wide limit. A change of such a resource, of a type that can
+# produce the signature, touches what the signature implicates by its kind alone.
+_UNNAMED_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("security_group", re.compile(r"^sg-[0-9a-f]+$|SecurityGroup", re.I)),
+    (
+        "network",
+        re.compile(
+            r"^(nat|rtb|acl|vpce|igw|eigw|tgw|pcx)-[0-9a-f]+$|NatGateway|Route|NetworkAcl|"
+            r"VpcEndpoint|InternetGateway",
+            re.I,
+        ),
+    ),
+    (
+        "account_limit",
+        re.compile(
+            r"servicesetting|^(UpdateServiceSetting|PutAccountSetting\w*|"
+            r"CreateEventSourceMapping|UpdateEventSourceMapping|PutFunctionConcurrency|"
+            r"DeleteFunctionConcurrency|PutProvisionedConcurrencyConfig|RequestServiceQuotaIncrease)$",
+            re.I,
+        ),
+    ),
+)
+
+
+def unnamed_kind(change: dict[str, Any]) -> str | None:
+    """The kind of a changed resource that failing lines cannot name, if it is one."""
+    event = signatures.operation(change.get("event", ""))
+    touched = [change.get("resource", ""), *change.get("resources", [])]
+    for kind, rx in _UNNAMED_KINDS:
+        if rx.search(event) or any(t and (rx.search(t) or rx.search(_short(t))) for t in touched):
+            return kind
+    return None
+
+
 def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[bool, str]:
     """Whether a change before the onset is the likely trigger, and why (not)."""
     event = change.get("event", "")
@@ -452,16 +585,40 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
     touched = [change.get("resource", ""), *change.get("resources", [])]
     names = [n.lower() for n in leading.data.get("implicated", [])]
     touches = any(
-        t and n and (t.lower() in n or n in t.lower() or _short(t) == _short(n))
+        t and n and (t.lower() in n or n in t.lower() or _related(_short(t), _short(n)))
         for t in touched
         for n in names
     )
     if not sig.can_be_triggered_by(event):
         return False, f"{event} cannot produce {sig.label}"
     if not touches:
-        shown = ", ".join(leading.data.get("implicated", [])[:5]) or "nothing it touches"
-        return False, f"it touches none of what the failing lines name ({shown})"
+        kind = unnamed_kind(change)
+        if kind is not None and kind in sig.implicates:
+            return True, (
+                f"{event} changes a {kind.replace('_', ' ')}, which {sig.label} implicate and "
+                "no log line can name"
+            )
+        # short names only: an ARN found by tags is not in what this claim cites
+        short = [n for n in leading.data.get("implicated", []) if not n.startswith("arn:")]
+        shown = ", ".join(short[:5]) or "nothing it touches"
+        return False, f"it touches none of what the failing lines and the alarm name ({shown})"
     return True, f"{event} touches what the failing lines name and can produce {sig.label}"
+
+
+_SUFFIXED = re.compile(r"[-_.](dlq|deadletter|dead-letter|dl|retry|fifo|errors?)$")
+
+
+def _related(a: str, b: str) -> bool:
+    """Whether two resource names are one resource or its satellite: a queue and its
+    dead-letter queue (orders / orders-dlq), a topic and its retry topic."""
+    if a == b:
+        return True
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return (
+        len(shorter) >= 6
+        and longer.startswith(shorter)
+        and bool(_SUFFIXED.fullmatch(longer[len(shorter) :]))
+    )
 
 
 def _short(name: str) -> str:
@@ -504,14 +661,23 @@ def change_correlation(
             if key in seen:
                 continue
             seen.add(key)
-            minutes = (onset - _parse(change["t"])).total_seconds() / 60
+            at, at_iso, at_ref = onset, onset_iso, onset_ref
+            minutes = (at - _parse(change["t"])).total_seconds() / 60
+            if minutes < 0 and anomalies and leading is not None and leading.data.get("first_at"):
+                # a metric's onset is the start of its datapoint's period: a change inside
+                # that period, before the first failing line, still came first
+                first = _parse(leading.data["first_at"])
+                if 0 <= (first - at).total_seconds() / 60 <= METRIC_BUCKET_MINUTES:
+                    at, at_ref = first, leading.citations[1]
+                    at_iso = leading.data["first_at"]
+                    minutes = (at - _parse(change["t"])).total_seconds() / 60
             if not 0 <= minutes <= CHANGE_WINDOW_MINUTES:
                 continue
             relevant, why = change_relevance(change, leading)
             what = f"{change['event']} on {change['resource']} by {change.get('user') or 'unknown'}"
             when = (
                 f"{what} at {change['t']} ({change.get('detail', '')}) came "
-                f"{round(minutes)} minute(s) before the onset at {onset_iso}"
+                f"{round(minutes)} minute(s) before the onset at {at_iso}"
             )
             correlated.append(
                 Finding(
@@ -525,18 +691,26 @@ def change_correlation(
                             f"$.changes[{i}]",
                             change.get("detail") or change["event"],
                         ),
-                        onset_ref,
+                        at_ref,
                     ],
-                    derivations=[_minutes_between(change["t"], onset_iso, round(minutes))],
+                    derivations=[_minutes_between(change["t"], at_iso, round(minutes))],
                     data={
                         "change": change,
                         "minutes_before_onset": round(minutes, 1),
-                        "onset": onset_iso,
+                        "onset": at_iso,
                         "why": why,
                     },
                 )
             )
-    return correlated
+
+    def rank(f: Finding) -> tuple[bool, bool, float]:
+        return (
+            f.kind != "change_before_onset",
+            "no log line can name" in f.data["why"],
+            f.data["minutes_before_onset"],
+        )
+
+    return sorted(correlated, key=rank)
 
 
 def counts_as(item: Any, needle: str) -> bool:

@@ -24,6 +24,14 @@ DEPLOY_EVENTS = re.compile(
     r"PublishVersion|UpdateAlias|CreateService|StartDeployment|UpdateStack|ExecuteChangeSet|"
     r"UpdateEnvironment|CreateApplicationVersion|PutImage)$"
 )
+# CloudTrail names some APIs with their version (UpdateFunctionCode20150331v2,
+# CreateEventSourceMapping20150331): the operation is the name without it
+_API_VERSION = re.compile(r"\d{8}(v\d+)?$")
+
+
+def operation(event: str) -> str:
+    """A CloudTrail event name without its API version suffix."""
+    return _API_VERSION.sub("", event)
 
 
 class Entry(BaseModel):
@@ -44,10 +52,11 @@ class Entry(BaseModel):
     implicates: list[str] = Field(default_factory=list)
     triggered_by: list[str] = Field(default_factory=list)
     evidence: str = ""
+    metrics: str | None = None
     examples: list[str] = Field(min_length=1)
     not_examples: list[str] = Field(default_factory=list)
 
-    @field_validator("pattern", "focus")
+    @field_validator("pattern", "focus", "metrics")
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
@@ -74,6 +83,8 @@ class Signature:
     implicates: tuple[str, ...] = ()
     triggered_by: tuple[str, ...] = ()
     evidence: str = ""
+    # metric names (a regular expression) whose course confirms it, e.g. memory for an OOM
+    metrics: re.Pattern[str] | None = None
 
     def detail(self, message: str) -> str | None:
         """The telling part of a matching line, e.g. the exception class."""
@@ -88,6 +99,7 @@ class Signature:
 
     def can_be_triggered_by(self, event: str) -> bool:
         """Whether a change of this CloudTrail event name can produce the failure."""
+        event = operation(event)
         for trigger in self.triggered_by:
             if trigger == "deploy":
                 if DEPLOY_EVENTS.match(event):
@@ -130,6 +142,7 @@ def parse(entries: Any) -> tuple[Signature, ...]:
                 implicates=tuple(entry.implicates),
                 triggered_by=tuple(entry.triggered_by),
                 evidence=entry.evidence,
+                metrics=re.compile(entry.metrics, re.IGNORECASE) if entry.metrics else None,
             )
         )
     unknown = {e for s in out for e in s.effect_of} - names
@@ -163,7 +176,12 @@ def by_name() -> dict[str, Signature]:
 
 
 def detect(text: str) -> Signature | None:
-    for sig in catalogue():
-        if sig.pattern.search(text):
-            return sig
-    return None
+    """The signature that names a line: the first entry that matches, unless the line
+    also states what that one is a typical effect of ("Failed to obtain JDBC
+    Connection ... Caused by: Connect timed out"): then the cause it states."""
+    matched = [sig for sig in catalogue() if sig.pattern.search(text)]
+    if not matched:
+        return None
+    first = matched[0]
+    stated = next((s for s in matched[1:] if s.name in first.effect_of), None)
+    return stated or first
