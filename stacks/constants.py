@@ -154,6 +154,10 @@ FUNCTION_OVERRIDES: dict[str, dict[str, Any]] = {
     "verifier": {"calls_model": True},
     "composer": {"calls_model": True},
     "tool_lookup_knowledge": {"reads_knowledge": True},
+    # past cases are ranked with the knowledge base's hybrid search of the cases domain
+    "tool_recommend_case": {"reads_knowledge": True},
+    # indexes a new case's text in the cases domain (POST _bulk)
+    "finalize": {"reads_knowledge": True},
 }
 
 
@@ -220,7 +224,17 @@ KNOWLEDGE_INGEST = EntrySpec(
 # is closed by this sweep; the API also closes such a run when it is read.
 RUN_RECONCILER = EntrySpec("RunReconciler", 120, 256, "schedule -> close runs of ended executions")
 RECONCILE_EVERY_MINUTES = 15
-ENTRY_FUNCTIONS: tuple[EntrySpec, ...] = (API, ALARM_TRIGGER, KNOWLEDGE_INGEST, RUN_RECONCILER)
+# Case memory (superbiz.evolution): ages cases, proposes skills from recurring signatures,
+# reports new fault patterns and possibly stale runbooks; weekly by default.
+CASE_MINING = EntrySpec("CaseMining", 300, 512, "schedule -> case aging and pattern mining")
+CASE_MINING_SCHEDULE = "rate(7 days)"
+ENTRY_FUNCTIONS: tuple[EntrySpec, ...] = (
+    API,
+    ALARM_TRIGGER,
+    KNOWLEDGE_INGEST,
+    RUN_RECONCILER,
+    CASE_MINING,
+)
 
 # The API's routes (issue 6): path -> methods, all proxied to the api function.
 API_ROUTES: dict[str, tuple[str, ...]] = {

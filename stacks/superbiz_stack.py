@@ -12,6 +12,7 @@ from constructs import Construct
 from stacks import constants as c
 from stacks.config import DeploymentConfig
 from stacks.constructs.api import Api
+from stacks.constructs.cases import CaseMining
 from stacks.constructs.diagnosis import Diagnosis
 from stacks.constructs.functions import FunctionFactory
 from stacks.constructs.knowledge import Knowledge
@@ -127,6 +128,9 @@ class SuperBizStack(Stack):
             table=self.storage.table,
             diagnosis=self.diagnosis,
         )
+        self.case_mining = CaseMining(
+            self, "CaseMining", functions=self.functions, table=self.storage.table
+        )
         self.monitoring = Monitoring(
             self,
             "Monitoring",
@@ -157,6 +161,7 @@ class SuperBizStack(Stack):
         functions[c.API.module] = self.api.function
         functions[c.ALARM_TRIGGER.module] = self.alarm_trigger.function
         functions[c.RUN_RECONCILER.module] = self.run_reconciler.function
+        functions[c.CASE_MINING.module] = self.case_mining.function
         if self.knowledge is not None:
             functions[c.KNOWLEDGE_INGEST.module] = self.knowledge.ingest_function
         return functions

@@ -26,6 +26,7 @@ from stacks.constructs.knowledge import Knowledge
 from stacks.constructs.nag import acknowledge
 from stacks.constructs.notifications import Notifications
 from stacks.constructs.secrets import ModelSecret
+from superbiz.cases import CASES_PK, PROPOSALS_PK
 from superbiz.settings import OWN_LOG_GROUPS, log_group_matches
 
 OPEN_LOG_GROUPS_WARNING = (
@@ -391,8 +392,33 @@ class Diagnosis(Construct):
                     )
                 },
             ),
+            "tool_recommend_case": _SourceAccess(
+                statements=(
+                    # the cases partition only: the tool lists cases, never another run's items
+                    iam.PolicyStatement(
+                        actions=["dynamodb:Query"],
+                        resources=[self._table.table_arn],
+                        conditions={
+                            "ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [CASES_PK]}
+                        },
+                    ),
+                ),
+                acknowledgements={},
+            ),
+            "tool_read_skill": _SourceAccess(
+                statements=(
+                    # the bundled skills, and the mined ones a person accepted
+                    iam.PolicyStatement(
+                        actions=["dynamodb:Query"],
+                        resources=[self._table.table_arn],
+                        conditions={
+                            "ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [PROPOSALS_PK]}
+                        },
+                    ),
+                ),
+                acknowledgements={},
+            ),
             # tool_lookup_knowledge: the knowledge construct grants its domain (read verbs).
-            # tool_read_skill reads the skills bundled in the layer: no AWS source at all.
         }
 
     # -- state machine

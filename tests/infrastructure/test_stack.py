@@ -56,7 +56,8 @@ TOOL_SOURCE_ACTIONS = {
     "tool_query_metrics": {"cloudwatch:GetMetricData", "cloudwatch:ListMetrics"},
     "tool_query_alarms": {"cloudwatch:DescribeAlarms", "cloudwatch:DescribeAlarmHistory"},
     "tool_recent_changes": {"cloudtrail:LookupEvents"},
-    "tool_read_skill": set(),
+    # the skills a person accepted from mined proposals (LeadingKeys SKILL_PROPOSALS)
+    "tool_read_skill": {"dynamodb:Query"},
     "tool_lookup_knowledge": {"es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
     "tool_get_current_time": set(),
     "tool_find_resources": {"tag:GetResources", "iam:ListRoles", "iam:ListRoleTags"},
@@ -64,6 +65,8 @@ TOOL_SOURCE_ACTIONS = {
     "tool_list_log_groups": {"logs:DescribeLogGroups", "logs:DescribeLogStreams"},
     "tool_list_metrics": {"cloudwatch:ListMetrics"},
     "tool_query_traces": {"xray:GetTraceSummaries", "xray:BatchGetTraces"},
+    # lists the cases partition (LeadingKeys CASES); the knowledge domain's cases documents
+    "tool_recommend_case": {"dynamodb:Query", "es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
 }
 READ_SECRET = {"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
 # What a graph function may do beyond the table, tool outputs and its tool's source.
@@ -73,10 +76,14 @@ NODE_EXTRA_ACTIONS = {
     "verifier": READ_SECRET,
     "composer": READ_SECRET,
     # starts the follow-up run of alarms that joined after the last plan
-    "finalize": {"sns:Publish", "kms:GenerateDataKey", "kms:Decrypt", "states:StartExecution"},
+    # and indexes a new case's text in the knowledge domain (POST _bulk)
+    "finalize": {"sns:Publish", "kms:GenerateDataKey", "kms:Decrypt", "states:StartExecution"}
+    | {"es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"}
+    | READ_SECRET,
     # announces a review; deciding it (states:SendTask*) is only the API's
     "review_request": {"sns:Publish", "kms:GenerateDataKey", "kms:Decrypt"},
     "tool_lookup_knowledge": READ_SECRET,
+    "tool_recommend_case": READ_SECRET,
 }
 # Every action this stack's functions may hold on Resource "*": none of them can be scoped.
 UNSCOPABLE_ACTIONS = {
@@ -105,6 +112,8 @@ ENTRY_ACTIONS = {
     "run_reconciler": BASELINE_ACTIONS
     | set(c.GRAPH_NODE_TABLE_ACTIONS)
     | {"states:ListExecutions", "states:DescribeExecution"},
+    # the cases, proposals and insights partitions only (LeadingKeys)
+    "case_mining": BASELINE_ACTIONS | {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"},
     "kb_ingest": BASELINE_ACTIONS
     | {"s3:GetObject"}
     | set(c.OPENSEARCH_WRITE_ACTIONS)
@@ -444,7 +453,8 @@ def test_function_role_is_least_privilege(synth: Synthesised, spec: c.FunctionSp
     assert not actions & {"dynamodb:DeleteItem", "dynamodb:Scan", "dynamodb:BatchWriteItem"}
     # And its table access is exactly what RunStore does for its kind of function
     is_tool = spec.kind is c.FunctionKind.TOOL
-    table_actions = {a for a in actions if a.startswith("dynamodb:")}
+    own_source = TOOL_SOURCE_ACTIONS.get(spec.module, set())
+    table_actions = {a for a in actions if a.startswith("dynamodb:")} - own_source
     assert table_actions == set(c.TOOL_TABLE_ACTIONS if is_tool else c.GRAPH_NODE_TABLE_ACTIONS)
     # And its only AWS source access is its own tool's (graph nodes have none), plus the model
     # key for model nodes, the knowledge domain for its readers and the topic for Finalize
@@ -602,7 +612,7 @@ def test_bucket_is_encrypted_private_and_tls_only(synth: Synthesised) -> None:
 def test_every_log_group_is_encrypted_and_expires(synth: Synthesised) -> None:
     groups = synth.resources("AWS::Logs::LogGroup")
     # one per function, the state machine's, the API's access log, three of the domain
-    assert len(groups) == 24 + 1 + 1 + 3
+    assert len(groups) == len(synth.own_functions()) + 1 + 1 + 3
     assert all("KmsKeyId" in g["Properties"] for g in groups.values())
     assert {g["Properties"]["RetentionInDays"] for g in groups.values()} == {30}
     for fn in synth.own_functions().values():

@@ -173,7 +173,7 @@ def test_decay_after_90_days_once_and_archive_after_180(store: InMemoryCaseStore
     aged = age(store, NOW + timedelta(days=91))
     # Then every case lost half its weight, once
     assert {a["change"] for a in aged} == {"decay"}
-    assert all(c.weight == 0.5 for c in store.list())
+    assert all(c.weight == 0.5 for c in store.list_cases())
     assert age(store, NOW + timedelta(days=100)) == []
     # When 181 days pass, Then they are archived and no longer recommended
     aged = age(store, NOW + timedelta(days=181))

@@ -27,7 +27,6 @@ from botocore.exceptions import ClientError
 from pydantic import BaseModel, ConfigDict, Field
 
 from superbiz.errors import StoreError, StoreThrottled, SuperBizError
-from superbiz.knowledge.lexical import tokenize
 from superbiz.redaction import redact_text
 from superbiz.times import parse_iso, utcnow_iso
 
@@ -53,6 +52,26 @@ MIN_SCORE = 0.3
 TEXT_WEIGHT = 0.4
 
 _TEMPLATE_VARS = re.compile(r"<\*>|\d+")
+_WORD = re.compile(r"[a-z0-9]+")
+# the Lambda layer has no BM25 package: case text is matched with this small tokenizer
+_STOPWORDS = frozenset(
+    "a an and are as at be by for from has have in is it its of on or that the this to "
+    "was were with why what when how after before since not no".split()
+)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased words (no stopwords), with plural and -ed/-ing endings folded."""
+    words = []
+    for word in _WORD.findall(text.lower()):
+        if len(word) < 2 or word in _STOPWORDS:
+            continue
+        for suffix in ("ing", "ed", "es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.isdigit():
+                word = word[: -len(suffix)]
+                break
+        words.append(word)
+    return words
 
 
 class CaseNotFound(SuperBizError):
@@ -214,7 +233,7 @@ class CaseStore(Protocol):
 
     def get(self, case_id: str) -> Case | None: ...
 
-    def list(self) -> list[Case]: ...
+    def list_cases(self) -> list[Case]: ...
 
     def put_proposal(self, proposal: SkillProposal) -> None: ...
 
@@ -262,7 +281,7 @@ class InMemoryCaseStore:
         raw = self._cases.get(case_id)
         return Case.model_validate_json(raw) if raw else None
 
-    def list(self) -> list[Case]:
+    def list_cases(self) -> list[Case]:
         return [Case.model_validate_json(self._cases[k]) for k in sorted(self._cases)]
 
     def put_proposal(self, proposal: SkillProposal) -> None:
@@ -363,7 +382,7 @@ class DynamoCaseStore:
         raw = self._get(CASES_PK, f"CASE#{case_id}")
         return Case.model_validate_json(raw) if raw else None
 
-    def list(self) -> list[Case]:
+    def list_cases(self) -> list[Case]:
         return [Case.model_validate_json(str(i["body"])) for i in self._query(CASES_PK, "CASE#")]
 
     def put_proposal(self, proposal: SkillProposal) -> None:
@@ -468,7 +487,7 @@ def recommend(
     case, if any."""
     cases = [
         c
-        for c in store.list()
+        for c in store.list_cases()
         if c.status is not CaseStatus.ARCHIVED and (exclude_run is None or c.run_id != exclude_run)
     ]
     if not cases:
@@ -554,7 +573,7 @@ def apply_feedback(
     `useful` raises them, `not useful` lowers them and flags them for review."""
     at = at or utcnow_iso()
     changes = []
-    for case in store.list():
+    for case in store.list_cases():
         if case.run_id != run_id and run_id not in case.used_by_runs:
             continue
         if useful:
@@ -614,7 +633,7 @@ def age(store: CaseStore, now: datetime) -> list[dict[str, Any]]:
     stretch); after 180 days they are archived. Returns what changed."""
     done: list[dict[str, Any]] = []
     at = now.strftime("%Y-%m-%dT%H:%M:%SZ")
-    for case in store.list():
+    for case in store.list_cases():
         if case.status is CaseStatus.ARCHIVED:
             continue
         last = parse_iso(case.last_referenced_at)

@@ -34,6 +34,7 @@ TOOL_FUNCTIONS: dict[str, str] = {
     "ListLogGroupsFunctionArn": "tool_list_log_groups",
     "ListMetricsFunctionArn": "tool_list_metrics",
     "QueryTracesFunctionArn": "tool_query_traces",
+    "RecommendCaseFunctionArn": "tool_recommend_case",
     # every mcp__<server>__<tool> call (the ASL's Choice matches the prefix)
     "McpToolFunctionArn": "tool_mcp",
 }
@@ -46,6 +47,7 @@ ENTRY_FUNCTIONS: dict[str, str] = {
     "AlarmTrigger": "alarm_trigger",  # EventBridge "CloudWatch Alarm State Change" -> run
     "KnowledgeIngest": "kb_ingest",  # S3 uploads under knowledge/ -> knowledge index
     "RunReconciler": "run_reconciler",  # schedule -> close runs whose execution ended uncaught
+    "CaseMining": "case_mining",  # weekly schedule -> age cases, propose skills, report patterns
 }
 
 FUNCTION_NAME_PREFIX = "superbiz-"

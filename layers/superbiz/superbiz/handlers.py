@@ -142,6 +142,25 @@ def run_reconciler() -> Handler:
     return lambda_handler
 
 
+def case_mining() -> Handler:
+    """EventBridge Scheduler (weekly) -> age the cases and mine recurring signatures."""
+    # reason: as in start_run()
+    from superbiz.deps import get_entry_deps
+    from superbiz.evolution import mine_scheduled
+
+    @logger.inject_lambda_context
+    @metrics.log_metrics
+    @tracer.capture_lambda_handler(capture_response=False)
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        deps = get_entry_deps()
+        report = mine_scheduled(deps.settings, deps.clients, dry_run=bool(event.get("dry_run")))
+        logger.info("case mining", extra={"proposals": report.proposals})
+        metrics.add_metric(name="SkillProposals", unit="Count", value=len(report.proposals))
+        return report.model_dump(mode="json")
+
+    return lambda_handler
+
+
 def api() -> Handler:
     """API Gateway REST proxy -> the Powertools resolver in superbiz.api."""
     from superbiz.api.app import handle  # reason: as in start_run()

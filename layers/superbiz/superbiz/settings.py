@@ -70,6 +70,10 @@ class Settings(BaseSettings):
     )
     # how many earlier exchanges of a session a follow-up question sees
     session_history_turns: int = 3
+    # case mining (superbiz.evolution): a signature seen this often on a service proposes a
+    # skill; a runbook nobody cited for this many days in a busy domain is reported stale
+    case_mining_threshold: int = Field(3, ge=1, le=1000)
+    case_stale_days: int = Field(90, ge=1, le=3650)
 
     # --- model and embeddings endpoints (any OpenAI-compatible endpoint) and their keys
     openai_base_url: str | None = Field(

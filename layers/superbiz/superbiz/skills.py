@@ -171,8 +171,27 @@ def library() -> SkillLibrary:
     return SkillLibrary.load(skills_dir())
 
 
+_accepted: list[Skill] = []
+
+
+def use_accepted(accepted: list[Skill]) -> None:
+    """Skills people accepted from mined proposals (`superbiz.evolution`), disclosed like
+    bundled ones from now on in this process; a bundled skill of the same name wins."""
+    _accepted[:] = accepted
+
+
+def _current() -> SkillLibrary:
+    bundled = library()
+    if not _accepted:
+        return bundled
+    names = set(bundled.names())
+    return SkillLibrary(
+        [*(bundled.read(n) for n in names), *(s for s in _accepted if s.name not in names)]
+    )
+
+
 def list_skills() -> list[SkillMeta]:
-    return library().metadata()
+    return _current().metadata()
 
 
 def select(fault_category: str, signatures: list[str]) -> list[SkillMeta]:
@@ -181,8 +200,8 @@ def select(fault_category: str, signatures: list[str]) -> list[SkillMeta]:
     `signatures` are the analyzers' detected signature names (e.g. `db_pool_exhaustion`),
     optionally with exemplar log lines; an expert skill joins when a trigger matches one.
     """
-    return library().select(fault_category, signatures)
+    return _current().select(fault_category, signatures)
 
 
 def read(name: str) -> Skill:
-    return library().read(name)
+    return _current().read(name)

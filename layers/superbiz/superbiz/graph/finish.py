@@ -18,6 +18,7 @@ from superbiz.contracts import (
     OrchestrationTrace,
 )
 from superbiz.deps import Deps
+from superbiz.graph import case_capture
 from superbiz.graph import fallback_route
 from superbiz.graph.common import (
     RETRY_MARK,
@@ -148,12 +149,17 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     elapsed = parse_iso(finished) - parse_iso(trace.run.started_at)
     duration_ms = int(elapsed.total_seconds() * 1000)
     status = "DEGRADED" if degraded else "SUCCEEDED"
+    # a verified root cause becomes a case; the answer says if a past case matched
+    answer, memory = case_capture.close_run(deps, state.run_id, final, duration_ms)
     extra: dict[str, Any] = {}
     if trace.run.mode != "chat":  # written with the status, so a poller sees both at once
-        extra["self_evaluation"] = _aiops_close(deps, trace, final.text, status)
+        extra["self_evaluation"] = _aiops_close(deps, trace, answer, status)
+    if memory:
+        evaluation = extra.get("self_evaluation") or dict(trace.run.self_evaluation)
+        extra["self_evaluation"] = evaluation | {"case_memory": memory}
     deps.store.update_run(
         state.run_id,
-        answer=final.text,
+        answer=answer,
         status=status,
         orchestration_trace=orchestration.model_dump(mode="json"),
         finished_at=finished,

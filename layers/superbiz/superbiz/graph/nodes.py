@@ -32,6 +32,7 @@ from superbiz.contracts import (
 )
 from superbiz.deps import Deps
 from superbiz.errors import GraphError, ModelOutputInvalid, SuperBizError
+from superbiz.graph import case_capture
 from superbiz.graph import fallback_route, gatekeeper, logic
 from superbiz.graph.common import (
     enter,
@@ -169,6 +170,7 @@ def _session_history(deps: Deps, trace: RunTrace) -> list[dict[str, str]]:
 def planner(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Planner", deps)
     trace = deps.store.get_trace(state.run_id)
+    case_capture.disclose_accepted_skills(deps)  # mined skills a person accepted
     context = _run_context(trace) | {
         "session_history": _session_history(deps, trace),
         "knowledge_domains": _knowledge_domains(deps),
@@ -189,6 +191,10 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
             {f.data["signature"] for f in _findings(trace) if f.kind == "error_signature"}
         ),
     }
+    # past verified diagnoses like this incident, one line each: leads to check, not evidence
+    context["past_cases"] = case_capture.planner_matches(
+        deps, trace, context["detected_signatures"]
+    )
     if state.counters.evidence_retries and state.decision == Route.LOW_CONFID:
         # this Planner call is the evidence retry itself (not a later AIOps loop)
         verdict = latest(trace, VerifierOutput)
@@ -259,6 +265,7 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Executor", deps)
     _record_failed_calls(state, deps)
     trace = deps.store.get_trace(state.run_id)
+    case_capture.disclose_accepted_skills(deps)  # mined skills a person accepted
     plan = latest(trace, PlannerPlan)
     if plan is None:
         raise GraphError(f"run {state.run_id}: Executor reached without a plan")

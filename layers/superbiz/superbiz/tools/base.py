@@ -16,6 +16,7 @@ from superbiz.observations import Observations
 from superbiz.settings import Settings
 
 if TYPE_CHECKING:  # annotations only: the tools import this module
+    from superbiz.cases import CaseStore
     from superbiz.knowledge.service import KnowledgeBase
     from superbiz.tools.changes import ChangeSource
 
@@ -76,6 +77,8 @@ class ToolSources:
     knowledge_base: KnowledgeBase | None = None
     # where recent_changes reads changes (None: CloudTrail)
     changes: ChangeSource | None = None
+    # the past cases recommend_case reads (None: the runs table's)
+    cases: CaseStore | None = None
 
 
 @dataclass

@@ -8,6 +8,7 @@ from superbiz.errors import UnknownTool
 from superbiz.observations import Observations
 from superbiz.tools.alarms import QueryAlarmsTool
 from superbiz.tools.base import Tool
+from superbiz.tools.cases import RecommendCaseTool
 from superbiz.tools.changes import RecentChangesTool
 from superbiz.tools.clock import GetCurrentTimeTool
 from superbiz.tools.knowledge import LookupKnowledgeTool
@@ -33,6 +34,7 @@ TOOLS: dict[str, Tool] = {
         ListLogGroupsTool(),
         ListMetricsTool(),
         QueryTracesTool(),
+        RecommendCaseTool(),
     )
 }
 

@@ -6,14 +6,18 @@ the one it follows with this tool, so the playbook it acted on is recorded in th
 
 from __future__ import annotations
 
+import contextlib
 from typing import ClassVar
 
+from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import Field
 
 from superbiz import skills
-from superbiz.errors import ToolInputInvalid, ToolUnavailable
+from superbiz.errors import SuperBizError, ToolInputInvalid, ToolUnavailable
+from superbiz.evolution import accepted_skills
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.tools.base import ToolContext, ToolInput, ToolResult
+from superbiz.tools.cases import case_store
 
 
 class ReadSkillInput(ToolInput):
@@ -36,6 +40,7 @@ class ReadSkillTool:
     )
 
     def run(self, params: ReadSkillInput, ctx: ToolContext) -> ToolResult:
+        _disclose_accepted(ctx)
         try:
             skill = skills.read(params.name.strip())
         except skills.UnknownSkill as exc:
@@ -55,3 +60,9 @@ class ReadSkillTool:
             evidence_refs=["$.body"],
             preview=f"skill {skill.name} ({skill.tier}): {skill.description}",
         )
+
+
+def _disclose_accepted(ctx: ToolContext) -> None:
+    """Skills people accepted from mined proposals are readable like bundled ones."""
+    with contextlib.suppress(SuperBizError, ClientError, BotoCoreError, ValueError):
+        skills.use_accepted(accepted_skills(case_store(ctx)))

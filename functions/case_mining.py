@@ -1,0 +1,5 @@
+"""Scheduled weekly: age the cases and mine recurring signatures (superbiz.evolution)."""
+
+from superbiz.handlers import case_mining
+
+lambda_handler = case_mining()
