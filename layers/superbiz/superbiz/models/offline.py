@@ -143,6 +143,19 @@ class OfflineModel:
                 expect="error signatures and when they started",
             ),
         ]
+        if "find_resources" in ctx.get("tools", []) and (alarm.get("dimensions") or service):
+            # what the service is made of, by tags: the alarm's dimensions name a resource
+            # whose tags name its service; a service's table, queue or role is not named
+            # after it
+            steps.append(
+                PlanStep(
+                    tool="find_resources",
+                    params={"dimensions": dict(list(alarm["dimensions"].items())[:30])}
+                    if alarm.get("dimensions")
+                    else {"service": service},
+                    expect="the service's resources and tags: where its evidence lives",
+                )
+            )
         if "recent_changes" in ctx.get("tools", []):
             # every change in the window, not only those named after the service: what
             # breaks a service is often a change to something it depends on; the
@@ -213,6 +226,8 @@ class OfflineModel:
             known = _case_confirms_signature(ctx)
             if not known:
                 follow += _beyond_the_service(ctx)
+            follow += _services_elsewhere(ctx)
+            follow += _confirming_metrics(ctx)
             lookup = _knowledge_lookup(ctx)
             if lookup is not None and not known:
                 follow.append(lookup)
@@ -469,6 +484,147 @@ def _beyond_the_service(ctx: dict[str, Any]) -> list[ToolCall]:
 
 # marks the account-wide searches, so each runs once per run
 _WIDE_MARK = "(?i)"
+MAX_FOLLOWED_SERVICES = 2
+
+
+def _searched_services(invocations: list[dict[str, Any]]) -> set[str]:
+    return {
+        (i["params"].get("service") or i["params"].get("stream_contains") or "").lower()
+        for i in invocations
+        if i["tool"] == "query_logs"
+    }
+
+
+def _services_elsewhere(ctx: dict[str, Any]) -> list[ToolCall]:
+    """The logs of services the evidence points to beyond the one asked about:
+
+    - the service an alarm's resource belongs to, by its tags (a dead-letter queue
+      tagged for the worker that feeds it);
+    - a dependency the failing calls name (an internal host, an `upstream` field):
+      a cascade's cause is in the logs of the service that failed first, and the
+      resources it is made of (its table, its queue) are what a change must touch.
+    Each is searched by group name and by stream name (a shared group), once."""
+    if "query_logs" not in ctx.get("tool_names", []):
+        return []
+    invocations = ctx["invocations"]
+    searched = _searched_services(invocations)
+    wanted: list[str] = []
+    for inv in invocations:
+        if inv["tool"] == "find_resources" and inv.get("success") and not inv.get("empty"):
+            wanted += [s for s in (inv.get("view") or {}).get("services", []) if s]
+    for finding in ctx.get("findings", []):
+        if finding["kind"] == "error_signature":
+            wanted += finding["data"].get("dependencies", [])
+    minutes = max(
+        [int(i["params"].get("minutes") or 60) for i in invocations if i["tool"] == "query_logs"]
+        or [60]
+    )
+    resourced = {
+        (i["params"].get("service") or "").lower()
+        for i in invocations
+        if i["tool"] == "find_resources"
+    }
+    calls: list[ToolCall] = []
+    for service in list(dict.fromkeys(w.lower() for w in wanted))[:MAX_FOLLOWED_SERVICES]:
+        if service in searched:
+            continue
+        calls.append(
+            ToolCall(
+                call_id=f"svc-{len(calls)}",
+                tool="query_logs",
+                params={"service": service, "minutes": minutes, "limit": 1000},
+            )
+        )
+        calls.append(
+            ToolCall(
+                call_id=f"svc-{len(calls)}",
+                tool="query_logs",
+                params={"stream_contains": service, "minutes": minutes, "limit": 1000},
+            )
+        )
+        if "find_resources" in ctx.get("tool_names", []) and service not in resourced:
+            calls.append(
+                ToolCall(
+                    call_id=f"svc-{len(calls)}",
+                    tool="find_resources",
+                    params={"service": service},
+                )
+            )
+    return calls
+
+
+# the dimension that names a resource of each type, in its metrics
+_METRIC_DIMENSION = {
+    "ecs:service": "ServiceName",
+    "lambda:function": "FunctionName",
+    "dynamodb:table": "TableName",
+    "sqs:queue": "QueueName",
+    "rds:cluster": "DBClusterIdentifier",
+    "rds:db": "DBInstanceIdentifier",
+}
+
+
+def _confirming_metrics(ctx: dict[str, Any]) -> list[ToolCall]:
+    """The metric that confirms the leading signature (memory for an out-of-memory
+    kill): listed for the service's resources, then read, once per run."""
+    findings = ctx.get("findings", [])
+    leading = next(
+        (f for f in findings if f["kind"] == "error_signature" and f["data"]["specific"]), None
+    )
+    if leading is None:
+        return []
+    signature = signatures_by_name().get(leading["data"]["signature"])
+    if signature is None or signature.metrics is None:
+        return []
+    invocations = ctx["invocations"]
+    queried = [i for i in invocations if i["tool"] == "query_metrics"]
+    if any(signature.metrics.search(i["params"].get("metric_name") or "") for i in queried):
+        return []
+    listed = [i for i in invocations if i["tool"] == "list_metrics"]
+    tools = ctx.get("tool_names", [])
+    if not listed:
+        if "list_metrics" not in tools:
+            return []
+        dimensions: list[dict[str, str | None]] = []
+        for inv in invocations:
+            if inv["tool"] != "find_resources" or not inv.get("success"):
+                continue
+            for resource in (inv.get("view") or {}).get("resources", []):
+                key = _METRIC_DIMENSION.get(resource.get("type", ""))
+                if key and resource.get("name"):
+                    dimensions.append({key: resource["name"]})
+        if not dimensions:
+            service = next(iter(ctx["plan"].get("entities", [])), None)
+            dimensions = [{"ServiceName": service}, {"FunctionName": service}] if service else []
+        unique = list({json.dumps(d, sort_keys=True): d for d in dimensions}.values())
+        return [
+            ToolCall(call_id=f"lm{n}", tool="list_metrics", params={"dimensions": d})
+            for n, d in enumerate(unique[:2])
+        ]
+    if "query_metrics" not in tools:
+        return []
+    calls: list[ToolCall] = []
+    for inv in listed:
+        if not inv.get("success") or inv.get("empty"):
+            continue
+        for metric in (inv.get("view") or {}).get("metrics", []):
+            if len(calls) >= 2 or not signature.metrics.search(metric.get("metric_name") or ""):
+                continue
+            calls.append(
+                ToolCall(
+                    call_id=f"cm{len(calls)}",
+                    tool="query_metrics",
+                    params={
+                        "namespace": metric["namespace"],
+                        "metric_name": metric["metric_name"],
+                        "dimensions": metric.get("dimensions") or {},
+                        "statistic": "Maximum",
+                        "period": 300,
+                        "minutes": 720,
+                    },
+                )
+            )
+    return calls
 
 
 def _knowledge_lookup(ctx: dict[str, Any]) -> ToolCall | None:
