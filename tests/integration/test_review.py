@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from superbiz.models.offline import OfflineModel
+from superbiz_workbench import cli
 from superbiz_workbench.local.report import DEMO_WORLD
 from superbiz_workbench.local.review import FINISHED, WAITING, post_review, wait_for_status
 from superbiz_workbench.local.runtime import LocalRuntime
-from superbiz_workbench.local.server import proxy_event
+from superbiz_workbench.local.server import ApiServer, proxy_event
 from superbiz_workbench.scripted_model import ScriptedModel
 from superbiz_workbench.world import load_scenario
 
@@ -159,19 +160,24 @@ def test_a_rejection_publishes_the_degraded_report_with_the_comment(runtime, rev
     assert code == 409 and body["error"] == "review_not_pending", body
     assert "not waiting for review" in body["message"]
 
-    # When the report waits and the reviewer rejects it
+    # When the report waits and the reviewer rejects it with `superbiz review` against
+    # `superbiz serve` (the API over HTTP on loopback)
     assert wait_for_status(runtime, run_id, (WAITING, *FINISHED)).status == WAITING
     comment = "The 10:02 deploy only added a batch job; check the Aurora failover first."
-    code, body = post_review(
-        runtime, run_id, {"decision": "reject", "comment": comment}, principal=REVIEWER
-    )
-    assert code == 200, body
+    saved_base = runtime.settings.api_base_url
+    server = ApiServer(runtime, port=0).start()
+    try:
+        argv = ["review", run_id, "--reject", "--comment", comment, "--api", server.base_url]
+        assert cli.main(argv) == 0
+    finally:
+        server.stop()
+        runtime.settings.api_base_url = saved_base
     # Then the run publishes the degraded report: the reviewer's reason, no actions
     assert runtime.wait(arn) == "SUCCEEDED"
     run = runtime.store.get_run(run_id)
     assert run.status == "DEGRADED"
     assert run.answer.startswith("## Diagnosis rejected in review")
-    assert comment in run.answer and REVIEWER in run.answer
+    assert comment in run.answer and "**local** rejected this report" in run.answer
     assert REVERT not in run.answer
     assert run.self_evaluation["review"]["status"] == "rejected"
     assert run.self_evaluation["review"]["comment"] == comment

@@ -1,8 +1,9 @@
 """`superbiz`: run diagnoses on the embedded local runtime.
 
-superbiz demo [--json]
+superbiz demo [--json] [--review [approve|reject|amend]]
 superbiz chat MESSAGE --world FILE [--session-id ID] [--json]
-superbiz serve [--port P] [--world FILE]
+superbiz serve [--port P] [--world FILE] [--review]
+superbiz review RUN_ID --approve | --reject --comment TEXT | --amend N [N ...] [--api URL]
 superbiz alarm --world FILE [--alarm NAME] [--json]
 superbiz eval diagnosis --scenarios DIR [--json]
 superbiz eval retrieval --corpus DIR --queries FILE.jsonl [--mode hybrid|bm25|dense|all] [--json]
@@ -152,6 +153,27 @@ def _eval_faults(args: argparse.Namespace) -> int:
 
 def _stderr(message: str) -> None:
     print(message, file=sys.stderr)
+
+
+def _review(args: argparse.Namespace) -> int:
+    """`superbiz review`: a reviewer's decision, through the API of a running `serve`."""
+    from superbiz_workbench.local import review
+
+    decision = "approve" if args.approve else "reject" if args.reject else "amend"
+    code, body = review.send_decision(
+        args.api or review.DEFAULT_API,
+        args.run_id,
+        decision,
+        comment=args.comment,
+        remove_actions=[review.as_number(a) for a in args.amend] if args.amend else None,
+    )
+    if code == 200:
+        removed = "; ".join(body.get("removed_actions", [])) or "none"
+        print(f"{decision} recorded for run {args.run_id} by {body.get('principal')}")
+        print(f"removed actions: {removed}\nstatus: {body.get('status_url')}")
+        return 0
+    _stderr(f"error: HTTP {code} {body.get('error')}: {body.get('message')}")
+    return 1
 
 
 def _eval_diagnosis(args: argparse.Namespace) -> int:
@@ -340,6 +362,13 @@ def main(argv: list[str] | None = None) -> int:
     demo = sub.add_parser("demo", help="diagnose the built-in sample incident on the local runtime")
     demo.add_argument("--json", action="store_true", help="print the run as one JSON object")
     demo.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
+    demo.add_argument(
+        "--review",
+        nargs="?",
+        const="approve",
+        choices=("approve", "reject", "amend"),
+        help="the report waits for human review, then a reviewer decides (default: approve)",
+    )
 
     chat = sub.add_parser(
         "chat", help="ask a question against a scenario world on the local runtime"
@@ -363,6 +392,32 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     serve.add_argument("--world", type=Path, help="scenario file (default: the demo world)")
     serve.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
+    serve.add_argument(
+        "--review",
+        action="store_true",
+        help="reports wait for human review as deployed (low confidence, high-risk actions); "
+        "decide with `superbiz review`",
+    )
+
+    review = sub.add_parser(
+        "review", help="decide on a report that waits for review (on a running `superbiz serve`)"
+    )
+    review.add_argument("run_id", metavar="RUN_ID", help="the run waiting for review")
+    decision = review.add_mutually_exclusive_group(required=True)
+    decision.add_argument("--approve", action="store_true", help="publish the report as drafted")
+    decision.add_argument(
+        "--reject", action="store_true", help="publish the degraded report with --comment"
+    )
+    decision.add_argument(
+        "--amend",
+        nargs="+",
+        metavar="N",
+        help="strike these actions (their numbers in the review, or their exact text)",
+    )
+    review.add_argument("--comment", default="", help="why (required to reject)")
+    review.add_argument(
+        "--api", default=None, help="the API's base URL (default http://127.0.0.1:8765)"
+    )
 
     alarm = sub.add_parser(
         "alarm", help="fire the alarm trigger with a genuine alarm event on the local runtime"
@@ -465,14 +520,20 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
+        if args.command == "demo" and args.review:
+            from superbiz_workbench.local import review as local_review
+
+            return local_review.demo(args.review, _build_model(args.model), args.json)
         if args.command == "demo":
             return _run_world(DEMO_WORLD, None, args)
+        if args.command == "review":
+            return _review(args)
         if args.command in ("serve", "alarm"):
             from superbiz_workbench.local import commands
 
             model = _build_model(args.model)
             if args.command == "serve":
-                return commands.serve(args.world, args.host, args.port, model)
+                return commands.serve(args.world, args.host, args.port, model, review=args.review)
             return commands.alarm(args.world, args.alarm, args.json, model)
         if args.command == "kb":
             return _kb_ingest(args) if args.kb_command == "ingest" else _kb_search(args)

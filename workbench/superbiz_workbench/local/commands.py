@@ -16,11 +16,11 @@ from superbiz_workbench.local.server import ApiServer
 from superbiz_workbench.world import load_scenario
 
 
-def serve(world: Path | None, host: str, port: int, model: Any) -> int:
+def serve(world: Path | None, host: str, port: int, model: Any, *, review: bool = False) -> int:
     path = world or DEMO_WORLD
     scenario = load_scenario(path)
     print(f"Seeding local AWS from {path}...", file=sys.stderr)
-    with LocalRuntime(scenario, model=model) as runtime:
+    with LocalRuntime(scenario, model=model, review=review) as runtime:
         try:
             server = ApiServer(runtime, host=host, port=port)
         except OSError as exc:
@@ -35,6 +35,13 @@ def serve(world: Path | None, host: str, port: int, model: Any) -> int:
             f"  curl -s {base}/api/openapi.json",
             flush=True,
         )
+        if review:
+            print(
+                "Reports wait for human review (status AWAITING_REVIEW); decide with\n"
+                f"  superbiz review RUN_ID --approve --api {base}\n"
+                f'  curl -s -X POST {base}/api/runs/RUN_ID/review -d \'{{"decision": "approve"}}\'',
+                flush=True,
+            )
         try:
             server.serve_forever()
         except KeyboardInterrupt:

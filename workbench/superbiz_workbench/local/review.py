@@ -49,3 +49,105 @@ def post_review(
         event["requestContext"]["identity"]["userArn"] = principal
     response = runtime.invoke("api", event)
     return int(response["statusCode"]), json.loads(response["body"])
+
+
+# ------------------------------------------------------------- the CLI's side
+
+DEFAULT_API = "http://127.0.0.1:8765"
+DEMO_COMMENT = {
+    "reject": "Rejected in the demo: confirm the trigger with the service owner first.",
+    "amend": "Amended in the demo: no roll back before the database team has looked.",
+}
+
+
+def send_decision(
+    api: str,
+    run_id: str,
+    decision: str,
+    *,
+    comment: str = "",
+    remove_actions: list[str | int] | None = None,
+    timeout: float = 30.0,
+) -> tuple[int, dict[str, Any]]:
+    """POST the decision to a running API (`superbiz serve`, or API Gateway's URL)."""
+    import urllib.error
+    import urllib.request
+
+    body: dict[str, Any] = {"decision": decision, "comment": comment}
+    if remove_actions:
+        body["remove_actions"] = remove_actions
+    request = urllib.request.Request(
+        f"{api.rstrip('/')}/api/runs/{run_id}/review",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return int(response.status), json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        try:
+            return int(exc.code), json.loads(exc.read() or b"{}")
+        except ValueError:
+            return int(exc.code), {"error": "http_error", "message": str(exc)}
+    except (urllib.error.URLError, OSError) as exc:
+        raise SuperBizError(
+            f"cannot reach the API at {api} ({getattr(exc, 'reason', exc)}): start it with "
+            "`superbiz serve --review`, or pass --api"
+        ) from None
+
+
+def as_number(value: str) -> str | int:
+    """An action named on the command line: its number, or its text."""
+    return int(value) if value.isdigit() else value
+
+
+def describe(review: dict[str, Any]) -> list[str]:
+    """The review request as a reviewer reads it."""
+    lines = [review.get("question", "Publish this report?"), f"Deadline: {review['deadline']}"]
+    risky = {a["text"] for a in review.get("high_risk_actions", [])}
+    for i, action in enumerate(review.get("actions", []), 1):
+        mark = "  [high risk]" if action in risky else ""
+        lines.append(f"  {i}. {action}{mark}")
+    return lines
+
+
+def demo(decision: str, model: Any, as_json: bool) -> int:
+    """`superbiz demo --review`: the demo incident waits for review, and a reviewer decides."""
+    from superbiz_workbench.local.report import DEMO_WORLD, render_report, run_result
+    from superbiz_workbench.local.runtime import RunOutcome
+    from superbiz_workbench.world import load_scenario
+
+    scenario = load_scenario(DEMO_WORLD)
+    question = scenario.trigger_message()
+    say = (lambda *_: None) if as_json else (lambda text: print(text, flush=True))
+    say(f"Seeding local AWS from {DEMO_WORLD} and running the diagnosis graph with review on...")
+    started = time.perf_counter()
+    with LocalRuntime(scenario, model=model, review=True) as runtime:
+        run_id, session_id, arn = runtime.start_run(question)
+        waiting = wait_for_status(runtime, run_id, (WAITING, *FINISHED))
+        review = waiting.self_evaluation.get("review") or {}
+        decided: dict[str, Any] = {}
+        if waiting.status == WAITING:
+            say("\nThe report waits for human review (AWAITING_REVIEW):")
+            say("\n".join(describe(review)))
+            body: dict[str, Any] = {"decision": decision, "comment": DEMO_COMMENT.get(decision, "")}
+            if decision == "amend":
+                risky = {a["text"] for a in review.get("high_risk_actions", [])}
+                numbers = [i for i, a in enumerate(review["actions"], 1) if a in risky]
+                body["remove_actions"] = numbers or [len(review["actions"])]
+            code, decided = post_review(runtime, run_id, body)
+            say(f"\nReviewer: {decision} -> HTTP {code}: {json.dumps(decided)[:300]}\n")
+        else:
+            say(f"\nThe report did not wait for review (status {waiting.status}).\n")
+        status = runtime.wait(arn)
+        outcome = RunOutcome(run_id, session_id, arn, status, time.perf_counter() - started)
+        result = run_result(runtime, outcome)
+        result["review"] = runtime.store.get_run(run_id).self_evaluation.get("review")
+    if as_json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(render_report(result, scenario.title, question))
+        final = result["review"] or {}
+        print(f"Review: {final.get('status')} ({final.get('why', '')})")
+    return 0 if result["status"] in ("SUCCEEDED", "DEGRADED") else 1

@@ -752,7 +752,7 @@ def post_feedback(
 ) -> Response[FeedbackView]:
     deps = _deps()
     trace = _trace(deps, run_id, record_only=True)
-    if trace.run.status == "RUNNING":
+    if trace.run.status in ("RUNNING", "AWAITING_REVIEW"):
         raise ApiError(409, "run_running", f"run {run_id!r} has no answer yet: rate it when done")
     saved = deps.store.add_feedback(run_id, body.useful, body.comment)
     return _json(201, FeedbackView(run_id=run_id, **saved))
@@ -943,6 +943,11 @@ def openapi_json() -> str:
     operation["requestBody"] = {
         "required": False,
         "content": {"application/json": {"schema": {"oneOf": payload["oneOf"]}}},
+    }
+    # the review route reads its body itself (a bad one is a 400 naming the field)
+    spec["paths"]["/api/runs/{runId}/review"]["post"]["requestBody"] = {
+        "required": True,
+        "content": {"application/json": {"schema": ReviewRequest.model_json_schema()}},
     }
     return json.dumps(spec)
 
