@@ -8,16 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from superbiz_workbench.evaluation import score
+from superbiz_workbench.evaluation import scenario_files, score
 from superbiz_workbench.local.report import DEMO_WORLD, run_result
 from superbiz_workbench.local.runtime import LocalRuntime
 from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
 
-SCENARIOS = sorted(Path(__file__).resolve().parents[1].joinpath("scenarios").glob("*.yaml")) + [
-    DEMO_WORLD
-]
+# the whole pack: the main scenarios and the holdout and fresh batches in their folders
+SCENARIOS = scenario_files(Path(__file__).resolve().parents[1] / "scenarios") + [DEMO_WORLD]
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)

@@ -503,3 +503,73 @@ def test_a_change_inside_the_metrics_first_period_before_the_first_error_counts(
     # Then the change is the trigger, timed against the first failing line
     (trigger,) = [f for f in found if f.kind == "change_before_onset"]
     assert trigger.data["onset"] == "2026-11-20T10:05:20Z"
+
+
+def _executor_context(invocations: list[dict], findings: list[dict]) -> dict:
+    return {
+        "invocations": invocations,
+        "plan_invocation_ids": [i["invocation_id"] for i in invocations],
+        "plan": {"steps": [], "entities": ["checkout-web"]},
+        "findings": findings,
+        "tool_names": ["query_logs", "find_resources", "list_metrics", "query_metrics"],
+        "round": 1,
+        "max_rounds": 6,
+    }
+
+
+def _asked(ctx: dict) -> list[tuple[str, dict]]:
+    reply = OfflineModel().complete(ModelRequest(role="executor", messages=[], context=ctx))
+    return [(c.tool, c.params) for c in reply.tool_calls]
+
+
+def test_the_offline_executor_follows_a_dependency_the_failing_calls_name():
+    # Given checkout-web's 5xx lines naming inventory-service as the upstream that failed
+    log_inv = logs(
+        '{"msg":"inventory reservation failed","upstream":"inventory-service","status":503}'
+    )
+    found = [f.model_dump(mode="json") for f in analyzers.findings([log_inv])]
+    view = {**log_inv, "params": {"service": "checkout-web", "minutes": 60}, "view": {}}
+    # When the Executor decides what to look at next
+    asked = _asked(_executor_context([view], found))
+    # Then it searches inventory-service's logs (its groups and its streams in shared
+    # groups) and asks what inventory-service is made of
+    assert ("query_logs", {"service": "inventory-service", "minutes": 60, "limit": 1000}) in asked
+    assert ("find_resources", {"service": "inventory-service"}) in asked
+    assert any(p.get("stream_contains") == "inventory-service" for _, p in asked)
+
+
+def test_the_offline_executor_reads_the_metric_that_confirms_an_oom():
+    # Given an out-of-memory kill and an ECS service found by its tags
+    found = [
+        f.model_dump(mode="json")
+        for f in analyzers.findings([logs("FATAL ERROR: JavaScript heap out of memory")] * 1)
+    ]
+    resources = {
+        "invocation_id": "inv_0002_abcdef",
+        "tool": "find_resources",
+        "params": {"service": "quote-service"},
+        "success": True,
+        "empty": False,
+        "view": {"resources": [{"type": "ecs:service", "name": "quote-service"}]},
+    }
+    ctx = _executor_context([resources], found)
+    # When the Executor decides what to look at next
+    asked = _asked(ctx)
+    # Then it lists the service's metrics, and once listed, reads its memory metric
+    assert ("list_metrics", {"dimensions": {"ServiceName": "quote-service"}}) in asked
+    listed = {
+        "invocation_id": "inv_0003_abcdef",
+        "tool": "list_metrics",
+        "params": {"dimensions": {"ServiceName": "quote-service"}},
+        "success": True,
+        "empty": False,
+        "view": {
+            "metrics": [
+                {"namespace": "AWS/ECS", "metric_name": m, "dimensions": {"ServiceName": "q"}}
+                for m in ("CPUUtilization", "MemoryUtilization")
+            ]
+        },
+    }
+    ctx = _executor_context([resources, listed], found)
+    reads = [p["metric_name"] for tool, p in _asked(ctx) if tool == "query_metrics"]
+    assert reads == ["MemoryUtilization"]

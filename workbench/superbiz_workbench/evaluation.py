@@ -211,11 +211,17 @@ def summarise(scores: list[ScenarioScore]) -> Summary:
     )
 
 
+def scenario_files(directory: Path) -> list[Path]:
+    """Every *.yaml scenario under DIR, its sub-folders included (a pack keeps its
+    holdout and fresh batches in folders of their own), in path order."""
+    return sorted(Path(directory).rglob("*.yaml"))
+
+
 def evaluate_dir(directory: Path, model: Any, progress: Any = None) -> EvalReport:
-    """Run every *.yaml scenario in DIR on a fresh local runtime and score it."""
-    files = sorted(Path(directory).glob("*.yaml"))
+    """Run every *.yaml scenario under DIR on a fresh local runtime and score it."""
+    files = scenario_files(directory)
     if not files:
-        raise FileNotFoundError(f"no *.yaml scenario files in {directory}")
+        raise FileNotFoundError(f"no *.yaml scenario files in {directory} or its sub-folders")
     scenarios = [load_scenario(f) for f in files]  # fail fast, naming the bad file
     scores = []
     for n, scenario in enumerate(scenarios, 1):
