@@ -7,6 +7,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from superbiz.knowledge.s3_ingest import default_ingestor, parse_event
 from superbiz.observability import logger, metrics, tracer
+from superbiz.snapstart import register_hooks
+
+register_hooks()
 
 
 @logger.inject_lambda_context

@@ -58,12 +58,19 @@ def function_name(module: str) -> str:
 
 
 def module_for(function_name_or_arn: str) -> str:
-    name = (
-        function_name_or_arn.split(":")[-1] if ":" in function_name_or_arn else function_name_or_arn
-    )
+    """The handler module of a function name or ARN; a qualified ARN (the deployed state
+    machine invokes each function's SnapStart alias, `...:function:NAME:live`) too."""
+    parts = function_name_or_arn.split(":")
+    name = parts[6] if len(parts) >= 7 and parts[5] == "function" else parts[-1]
     if not name.startswith(FUNCTION_NAME_PREFIX):
         raise KeyError(f"{function_name_or_arn!r} is not a SuperBizAgent function")
     module = name[len(FUNCTION_NAME_PREFIX) :].replace("-", "_")
     if module not in ALL_FUNCTIONS.values() and module not in ENTRY_FUNCTIONS.values():
         raise KeyError(f"no handler module for function {name!r}")
     return module
+
+
+# Environment every function gets besides its settings (the stack sets it; `make bench`
+# measures handler imports with it). pydantic searches every installed distribution's
+# entry points for plugins when the first model is built; the functions use none.
+PROCESS_ENVIRONMENT: dict[str, str] = {"PYDANTIC_DISABLE_PLUGINS": "__all__"}

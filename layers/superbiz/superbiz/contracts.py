@@ -19,7 +19,9 @@ DEFAULT_TTL_DAYS = 90  # Settings.ttl_days' default: retention of run records
 
 
 class Contract(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # validators are built on first use: a function builds those of the contracts it
+    # touches, not all of them at import (superbiz.snapstart builds them before a snapshot)
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 # --------------------------------------------------------------------------- state

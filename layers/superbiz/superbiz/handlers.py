@@ -1,6 +1,7 @@
 """Lambda entry points are thin: observability decorators, parse the event
 into a contract, call one library function, return a dict. The modules in
-`functions/` bind one of these per Lambda."""
+`functions/` bind one of these per Lambda. Importing this module registers the
+SnapStart runtime hooks (superbiz.snapstart)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,16 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from superbiz.contracts import GraphState, NodeEvent, ReviewTaskEvent, StartRunInput, ToolEvent
 from superbiz.deps import Deps, get_deps
 from superbiz.errors import UnknownTool
-from superbiz.graph.common import clock
 from superbiz.observability import logger, metrics, tracer
+from superbiz.snapstart import register_hooks
+from superbiz.times import clock
 from superbiz.tools import runner
 from superbiz.tools.base import ToolContext
+from superbiz.tools.registry import get_tool
 
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
+
+register_hooks()
 
 
 def graph_node(node: Callable[[NodeEvent, Deps], GraphState]) -> Handler:
@@ -60,7 +65,9 @@ def review_request() -> Handler:
 
 
 def tool(name: str) -> Handler:
-    """A tool Lambda runs only its own tool: its role grants nothing else."""
+    """A tool Lambda runs only its own tool: its role grants nothing else. The tool's
+    module (and no other tool's) loads here, at init; an unknown name fails here too."""
+    get_tool(name)
 
     @logger.inject_lambda_context(correlation_id_path="run_id")
     @metrics.log_metrics

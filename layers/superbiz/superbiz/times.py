@@ -20,3 +20,10 @@ def parse_iso(text: str) -> datetime:
 def iso_seconds(at: datetime) -> str:
     """`at` in UTC to the second, `Z`-suffixed: the clock a run or a world states."""
     return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def clock(now: str | None) -> datetime:
+    """The run's clock: fixed by a scenario's `now`, else the real one."""
+    if now:
+        return parse_iso(now).astimezone(UTC)
+    return datetime.now(UTC)

@@ -7,7 +7,6 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -31,7 +30,6 @@ from superbiz.models.base import ModelRequest, ModelResponse, Role
 from superbiz.models.pricing import cost_usd
 from superbiz.prompts import Prompt, load_prompt
 from superbiz.records import AgentStep, RunTrace
-from superbiz.times import parse_iso
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -51,13 +49,6 @@ def enter(event: NodeEvent, node: str, deps: Deps) -> GraphState:
     else:
         deps.store.append_flow(state.run_id, node)
     return state
-
-
-def clock(now: str | None) -> datetime:
-    """The run's clock: fixed by a scenario's `now`, else the real one."""
-    if now:
-        return parse_iso(now).astimezone(UTC)
-    return datetime.now(UTC)
 
 
 @dataclass

@@ -1,0 +1,80 @@
+"""Lambda SnapStart runtime hooks: what runs before the snapshot and after a restore.
+
+With SnapStart (stacks/constructs/functions.py), Lambda imports the handler
+when a version is published, runs the before-snapshot hooks, and snapshots the
+memory; each new execution environment resumes from that snapshot and runs the
+after-restore hooks before its first invocation.
+
+- Before the snapshot, `prime` does the work every first invocation would do
+  and that is the same in every environment: the settings are parsed, boto3 and
+  the botocore machinery a client needs are imported (one throwaway client), and
+  the validators of every contract are built (they are deferred at import, see
+  superbiz.contracts.Contract). It opens no connection and reads no secret: a
+  connection would be stale after a restore, and a key would live in the snapshot.
+- After a restore, `refresh` re-creates what must not be shared between restored
+  environments: the `random` module's state (every environment would otherwise
+  draw the same sequence) and any dependencies built before the snapshot (AWS
+  clients and their connection pools, the model client and its key): they are
+  dropped, so each environment builds its own on first use.
+
+The hook registry (`snapshot_restore_py`) ships with Lambda's Python 3.12+
+runtimes; where it is not installed the hooks are not registered.
+"""
+
+from __future__ import annotations
+
+import random
+
+from pydantic import BaseModel
+
+from superbiz.contracts import Contract
+from superbiz.deps import _entry_from_environment, _from_environment
+from superbiz.settings import get_settings
+
+# the client created before the snapshot only to load botocore's client machinery
+_PRIMING_SERVICE = "dynamodb"
+
+
+def _subclasses(cls: type[BaseModel]) -> list[type[BaseModel]]:
+    found: list[type[BaseModel]] = []
+    for sub in cls.__subclasses__():
+        found += [sub, *_subclasses(sub)]
+    return found
+
+
+def build_contract_validators() -> int:
+    """Build every deferred contract's validator now; returns how many were built."""
+    built = 0
+    for model in _subclasses(Contract):
+        if not model.__pydantic_complete__:
+            model.model_rebuild(force=True)
+            built += 1
+    return built
+
+
+def prime() -> None:
+    """Before the snapshot: settings, boto3's client machinery, contract validators."""
+    settings = get_settings()
+    import boto3  # reason: boto3 loads with the first client (superbiz.aws), here before a snapshot
+
+    boto3.session.Session().client(_PRIMING_SERVICE, region_name=settings.region)
+    build_contract_validators()
+
+
+def refresh() -> None:
+    """After a restore: a fresh random seed, and no dependencies carried over."""
+    random.seed()
+    _from_environment.cache_clear()
+    _entry_from_environment.cache_clear()
+
+
+def register_hooks() -> bool:
+    """Register `prime` and `refresh` with Lambda's SnapStart runtime hooks; False where
+    the hook registry is not installed (outside Lambda)."""
+    try:
+        import snapshot_restore_py as hooks  # reason: present only in Lambda's runtime (and dev)
+    except ImportError:
+        return False
+    hooks.register_before_snapshot(prime)
+    hooks.register_after_restore(refresh)
+    return True

@@ -1,0 +1,113 @@
+"""What a cold start loads, and what SnapStart's hooks do.
+
+Structure only (which modules a handler's import loads, what the hooks leave
+behind); import times are measured by `make bench`, never asserted here."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from superbiz import snapstart
+from superbiz.catalog import TOOL_FUNCTIONS
+from superbiz.contracts import Contract
+from superbiz.errors import UnknownTool
+from superbiz.tools.registry import TOOL_CLASSES, get_tool
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+# modules of the tools package that every tool handler uses
+TOOL_PLUMBING = {"base", "common", "registry", "runner"}
+# another tool's module a tool imports for a helper, not for the tool: read_skill takes
+# `case_store` from tools.cases (the helper would better live outside the tools package)
+BORROWED = {"read_skill": {"cases"}}
+# the tool Lambdas whose own code reads YAML (skill front matter; MCP server configuration)
+READS_YAML = {"read_skill", "mcp"}
+
+PROBE = """
+import json, sys
+import functions.{module}
+print(json.dumps({{
+    "tools": sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("superbiz.tools.")),
+    "yaml": "yaml" in sys.modules,
+    "graph": sorted(m for m in sys.modules if m.startswith("superbiz.graph")),
+}}))
+"""
+
+
+def _loaded_by(module: str) -> dict[str, list[str] | bool]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(module=module)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    loaded: dict[str, list[str] | bool] = json.loads(done.stdout)
+    return loaded
+
+
+@pytest.mark.parametrize("module", sorted(TOOL_FUNCTIONS.values()))
+def test_a_tool_handler_loads_its_own_tool_and_no_other(module: str) -> None:
+    # Given a tool Lambda's handler module
+    name = module.removeprefix("tool_")
+    # (the MCP Lambda runs remote tools: it holds none of the registry's)
+    own = (
+        {TOOL_CLASSES[name].partition(":")[0].rsplit(".", 1)[1]} if name in TOOL_CLASSES else set()
+    )
+    # When it is imported in a fresh interpreter, as Lambda's init does
+    loaded = _loaded_by(module)
+    # Then of the tools it holds only its own (and the plumbing every tool uses)
+    assert set(loaded["tools"]) - TOOL_PLUMBING - BORROWED.get(name, set()) == own
+    # And it loads no graph node and no YAML parser unless its tool reads YAML
+    assert loaded["graph"] == []
+    assert loaded["yaml"] is (name in READS_YAML)
+
+
+def test_every_registry_entry_names_its_own_tool() -> None:
+    # Given the lazy registry's table
+    for name in TOOL_CLASSES:
+        # When a tool is asked for by name, Then the tool that loads is that tool
+        assert get_tool(name).name == name
+
+
+def test_an_unknown_tool_is_refused_with_the_known_names() -> None:
+    # When a call asks for a tool nobody registered
+    with pytest.raises(UnknownTool) as raised:
+        get_tool("drop_tables")
+    # Then the error names it and lists the tools there are
+    assert "'drop_tables'" in str(raised.value) and "query_logs" in str(raised.value)
+
+
+def test_after_a_restore_environments_do_not_share_random_draws() -> None:
+    # Given the random state every environment restored from one snapshot would start with
+    random.seed(20)
+    from_snapshot = [random.random() for _ in range(4)]
+    random.seed(20)
+    # When the after-restore hook runs
+    snapstart.refresh()
+    # Then the environment draws its own sequence, not the snapshot's
+    assert [random.random() for _ in range(4)] != from_snapshot
+
+
+def test_before_the_snapshot_every_contract_validator_is_built() -> None:
+    # When the before-snapshot hook runs (no network: it creates a client, calls nothing)
+    snapstart.prime()
+    # Then no contract is left to build on a first invocation
+    assert snapstart.build_contract_validators() == 0
+    assert all(model.__pydantic_complete__ for model in snapstart._subclasses(Contract))
+
+
+def test_the_hooks_register_with_lambdas_registry() -> None:
+    hooks = pytest.importorskip("snapshot_restore_py")
+    # When the hooks are registered
+    assert snapstart.register_hooks() is True
+    # Then Lambda's registry holds the before-snapshot and after-restore hooks
+    before = [entry[0] for entry in hooks._before_snapshot_registry]
+    after = [entry[0] for entry in hooks._after_restore_registry]
+    assert snapstart.prime in before and snapstart.refresh in after
