@@ -15,6 +15,8 @@ NAME_PREFIX = "superbiz"
 # the REST API's one stage; part of the base URL the Finalize node links traces to
 API_STAGE_NAME = "prod"
 STATE_MACHINE_NAME = "superbiz-diagnosis"
+# the alias every caller invokes (SnapStart restores published versions only)
+LIVE_ALIAS = "live"
 # Named so the domain's own access policy can name its ARN without referring to itself.
 KNOWLEDGE_DOMAIN_NAME = "superbiz-knowledge"
 # Alarms this stack creates on itself are named with this prefix, and the alarm trigger's

@@ -17,7 +17,7 @@ from constructs import Construct
 from stacks import constants as c
 from stacks.config import DeploymentConfig
 from stacks.constructs.diagnosis import Diagnosis
-from stacks.constructs.functions import FunctionFactory
+from stacks.constructs.functions import FunctionFactory, live_alias
 from stacks.constructs.knowledge import Knowledge
 from stacks.constructs.nag import acknowledge
 from stacks.constructs.secrets import ModelSecret
@@ -251,7 +251,9 @@ class Api(Construct):
             )
             for name, schema in _BODY_SCHEMAS.items()
         }
-        integration = apigw.LambdaIntegration(self.function, proxy=True, allow_test_invoke=False)
+        integration = apigw.LambdaIntegration(
+            live_alias(self.function), proxy=True, allow_test_invoke=False
+        )
         for path, methods in c.API_ROUTES.items():
             resource = self.rest_api.root.resource_for_path(path)
             path_params = [

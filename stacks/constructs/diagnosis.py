@@ -21,7 +21,7 @@ from constructs import Construct, IConstruct
 
 from stacks import constants as c
 from stacks.config import DeploymentConfig
-from stacks.constructs.functions import FunctionFactory, construct_id
+from stacks.constructs.functions import FunctionFactory, construct_id, live_alias
 from stacks.constructs.knowledge import Knowledge
 from stacks.constructs.nag import acknowledge
 from stacks.constructs.notifications import Notifications
@@ -452,7 +452,7 @@ class Diagnosis(Construct):
             definition_body=sfn.DefinitionBody.from_file(str(c.DIAGNOSIS_ASL)),
             definition_substitutions={
                 **{
-                    spec.substitution: self.functions[spec.module].function_arn
+                    spec.substitution: live_alias(self.functions[spec.module]).function_arn
                     for spec in c.DIAGNOSIS_FUNCTIONS
                 },
                 # the last-resort states (RecordStartFailure, RecordFinalizeFailure) write the
@@ -466,11 +466,11 @@ class Diagnosis(Construct):
                 destination=log_group, level=sfn.LogLevel.ALL, include_execution_data=True
             ),
         )
-        # The ASL's Task states call the unqualified function ARNs; nothing else is invocable.
+        # The ASL's Task states call each function's `live` alias; nothing else is invocable.
         machine.add_to_role_policy(
             iam.PolicyStatement(
                 actions=["lambda:InvokeFunction"],
-                resources=[fn.function_arn for fn in self.functions.values()],
+                resources=[live_alias(fn).function_arn for fn in self.functions.values()],
             )
         )
         # ... and the last-resort states update one run record (no other table access)

@@ -1,5 +1,10 @@
 """How every Lambda of the system is built: the two layers, the shared code asset, and one
-function with its own role and its own encrypted log group."""
+function with its own role and its own encrypted log group.
+
+Every function has SnapStart on published versions (where the runtime supports it) and
+an alias, `live`, on its current version: the state machine, the API and the triggers
+invoke the alias (`live_alias`), so a deployment publishes a version, Lambda snapshots its
+initialised environment, and new environments resume from the snapshot."""
 
 from __future__ import annotations
 
@@ -18,11 +23,22 @@ from constructs import Construct
 
 from stacks import constants as c
 from stacks.constructs.nag import acknowledge
-from superbiz.catalog import function_name
+from superbiz.catalog import PROCESS_ENVIRONMENT, function_name
 
 RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.ARM_64
 _BUILD_ARTIFACTS = ("__pycache__", "*.pyc", "*.pyo")
+# SnapStart needs Python 3.12+ (Runtime.supports_snap_start says so per runtime)
+SNAP_START = lambda_.SnapStartConf.ON_PUBLISHED_VERSIONS if RUNTIME.supports_snap_start else None
+_LIVE_ALIAS_ID = "LiveAlias"
+
+
+def live_alias(function: lambda_.Function) -> lambda_.Alias:
+    """The alias callers invoke: `live`, on the function's current published version."""
+    alias = function.node.find_child(_LIVE_ALIAS_ID)
+    if not isinstance(alias, lambda_.Alias):
+        raise TypeError(f"{function.node.path} has no {c.LIVE_ALIAS!r} alias")
+    return alias
 
 
 class DependenciesLayerMissing(RuntimeError):
@@ -184,7 +200,20 @@ class FunctionFactory(Construct):
             memory_size=memory_mb,
             tracing=lambda_.Tracing.ACTIVE,
             log_group=log_group,
-            environment={**self._common_environment, **(environment or {})},
+            environment={
+                **PROCESS_ENVIRONMENT,
+                **self._common_environment,
+                **(environment or {}),
+            },
+            snap_start=SNAP_START,
+        )
+        # a new version is published whenever the code, a layer or the configuration changes
+        lambda_.Alias(
+            function,
+            _LIVE_ALIAS_ID,
+            alias_name=c.LIVE_ALIAS,
+            version=function.current_version,
+            description="what callers invoke: the current version, restored from its snapshot",
         )
         log_group.grant_write(role)
         acknowledge(

@@ -24,7 +24,7 @@ from constructs import Construct
 
 from stacks import constants as c
 from stacks.config import DeploymentConfig
-from stacks.constructs.functions import FunctionFactory
+from stacks.constructs.functions import FunctionFactory, live_alias
 from stacks.constructs.nag import acknowledge
 from stacks.constructs.secrets import ModelSecret
 
@@ -181,7 +181,7 @@ class Knowledge(Construct):
         for event in (s3.EventType.OBJECT_CREATED, s3.EventType.OBJECT_REMOVED):
             bucket.add_event_notification(
                 event,
-                s3n.LambdaDestination(function),
+                s3n.LambdaDestination(live_alias(function)),
                 s3.NotificationKeyFilter(prefix=c.KNOWLEDGE_UPLOAD_PREFIX),
             )
         return function

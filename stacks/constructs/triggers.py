@@ -16,7 +16,7 @@ from constructs import Construct
 from stacks import constants as c
 from stacks.config import DeploymentConfig
 from stacks.constructs.diagnosis import Diagnosis
-from stacks.constructs.functions import FunctionFactory
+from stacks.constructs.functions import FunctionFactory, live_alias
 from stacks.constructs.nag import acknowledge
 
 
@@ -106,7 +106,7 @@ class AlarmTrigger(Construct):
         )
         rule.add_target(
             targets.LambdaFunction(
-                self.function,
+                live_alias(self.function),
                 dead_letter_queue=self.dead_letters,
                 retry_attempts=4,
                 max_event_age=Duration.hours(1),

@@ -17,7 +17,7 @@ from constructs import Construct
 
 from stacks import constants as c
 from stacks.constructs.diagnosis import Diagnosis
-from stacks.constructs.functions import FunctionFactory
+from stacks.constructs.functions import FunctionFactory, live_alias
 from stacks.constructs.nag import acknowledge
 
 
@@ -75,5 +75,5 @@ class RunReconciler(Construct):
             description="close runs whose execution ended without closing them",
             schedule=events.Schedule.rate(Duration.minutes(c.RECONCILE_EVERY_MINUTES)),
         )
-        rule.add_target(targets.LambdaFunction(self.function, retry_attempts=2))
+        rule.add_target(targets.LambdaFunction(live_alias(self.function), retry_attempts=2))
         return rule

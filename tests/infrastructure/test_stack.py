@@ -174,6 +174,16 @@ class Synthesised:
         return statements
 
 
+def _live(synth: Synthesised, function_id: str) -> dict[str, str]:
+    """How callers name a function: its `live` alias (SnapStart restores published versions)."""
+    [alias_id] = [
+        k
+        for k, v in synth.resources("AWS::Lambda::Alias").items()
+        if v["Properties"]["FunctionName"] == {"Ref": function_id}
+    ]
+    return {"Ref": alias_id}
+
+
 def _actions(statements: list[dict[str, Any]]) -> set[str]:
     """The actions the statements allow (an explicit Deny only ever takes away)."""
     found: set[str] = set()
@@ -288,7 +298,7 @@ def test_every_placeholder_is_bound_to_its_own_function(synth: Synthesised, asl:
     for state, task in tasks.items():
         [placeholder] = PLACEHOLDER.findall(task["Resource"])
         function_id, _ = synth.function_by_module(specs[state].module)
-        assert substitutions[placeholder] == {"Fn::GetAtt": [function_id, "Arn"]}, state
+        assert substitutions[placeholder] == _live(synth, function_id), state
 
 
 def test_last_resort_states_write_only_the_run_table(synth: Synthesised, asl: dict) -> None:
@@ -336,8 +346,7 @@ def test_state_machine_role_invokes_exactly_the_diagnosis_functions(synth: Synth
     assert _actions(invoke) == {"lambda:InvokeFunction"}
     resources = [r for s in invoke for r in s["Resource"]]
     expected = [
-        {"Fn::GetAtt": [synth.function_by_module(spec.module)[0], "Arn"]}
-        for spec in c.DIAGNOSIS_FUNCTIONS
+        _live(synth, synth.function_by_module(spec.module)[0]) for spec in c.DIAGNOSIS_FUNCTIONS
     ]
     assert sorted(map(json.dumps, resources)) == sorted(map(json.dumps, expected))
 
@@ -829,7 +838,7 @@ def test_a_schedule_closes_runs_whose_execution_ended_uncaught(synth: Synthesise
         for r in synth.resources("AWS::Events::Rule").values()
         if "ScheduleExpression" in r["Properties"]
     ]
-    [rule] = [r for r in rules if r["Targets"][0]["Arn"] == {"Fn::GetAtt": [reconciler_id, "Arn"]}]
+    [rule] = [r for r in rules if r["Targets"][0]["Arn"] == _live(synth, reconciler_id)]
     assert rule["ScheduleExpression"] == f"rate({c.RECONCILE_EVERY_MINUTES} minutes)"
     env = reconciler["Properties"]["Environment"]["Variables"]
     assert env[c.ENV_STATE_MACHINE_ARN] == {"Ref": machine_id}
@@ -891,7 +900,7 @@ def test_alarm_rule_matches_alarm_state_changes_to_alarm_except_our_own(
     }
     [target] = props["Targets"]
     trigger_id, _ = synth.function_by_module("alarm_trigger")
-    assert target["Arn"] == {"Fn::GetAtt": [trigger_id, "Arn"]}
+    assert target["Arn"] == _live(synth, trigger_id)
     assert "DeadLetterConfig" in target
     # And every alarm the stack raises on itself carries the excluded prefix
     for alarm in synth.resources("AWS::CloudWatch::Alarm").values():
@@ -946,7 +955,7 @@ def test_every_api_route_uses_iam_auth_validation_and_the_api_function(
         assert props["RequestValidatorId"] == {"Ref": validator_id}
         integration = props["Integration"]
         assert integration["Type"] == "AWS_PROXY"
-        assert {"Fn::GetAtt": [api_id, "Arn"]} in integration["Uri"]["Fn::Join"][1]
+        assert _live(synth, api_id) in integration["Uri"]["Fn::Join"][1]
     assert routes == {(path, m) for path, methods in c.API_ROUTES.items() for m in methods} | {
         (c.REVIEW_ROUTE, "POST")
     }
@@ -1039,7 +1048,7 @@ def test_knowledge_uploads_invoke_ingestion(synth: Synthesised) -> None:
         ("s3:ObjectRemoved:*",),
     }
     for cfg in configs:
-        assert cfg["LambdaFunctionArn"] == {"Fn::GetAtt": [ingest_id, "Arn"]}
+        assert cfg["LambdaFunctionArn"] == _live(synth, ingest_id)
         assert cfg["Filter"]["Key"]["FilterRules"] == [
             {"Name": "prefix", "Value": c.KNOWLEDGE_UPLOAD_PREFIX}
         ]
