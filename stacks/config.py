@@ -13,6 +13,8 @@ from typing import Any, Literal, get_args
 from aws_cdk import aws_logs as logs
 from constructs import Node
 
+from stacks.constants import MCP_LISTING_BUDGET_SECONDS
+from superbiz.mcp.config import McpConfig, McpConfigInvalid, load_config
 from superbiz.models.base import Role
 
 ROLES = get_args(Role)
@@ -66,6 +68,8 @@ class DeploymentConfig:
     run_retention_days: int = 90
     api_rate_limit: int = 10  # steady requests per second across the API
     api_burst_limit: int = 20
+    # external MCP tool servers (superbiz.mcp.config's format, HTTP servers only), as JSON
+    mcp_config: str | None = None
 
     @property
     def log_retention(self) -> logs.RetentionDays:
@@ -77,6 +81,14 @@ class DeploymentConfig:
         return not self.log_group_prefixes or any(
             prefix.rstrip("*") in ("", "/") for prefix in self.log_group_prefixes
         )
+
+    @property
+    def mcp_secret_arns(self) -> tuple[str, ...]:
+        """The Secrets Manager secrets holding the MCP servers' auth tokens."""
+        if not self.mcp_config:
+            return ()
+        servers = McpConfig.model_validate_json(self.mcp_config).servers
+        return tuple(sorted({s.auth_secret_arn for s in servers if s.auth_secret_arn}))
 
     @property
     def has_knowledge(self) -> bool:
@@ -128,6 +140,7 @@ class DeploymentConfig:
             api_burst_limit=_integer(
                 get("apiBurstLimit"), "apiBurstLimit", defaults.api_burst_limit
             ),
+            mcp_config=_mcp_servers(get("mcpServers")),
         )
         config.validate()
         return config
@@ -208,3 +221,29 @@ def _role_models(value: Any) -> dict[str, str]:
             f"got {value!r}"
         )
     return {role: str(name) for role, name in value.items()}
+
+
+def _mcp_servers(value: Any) -> str | None:
+    """`mcpServers`: a list of servers (or {"servers": [...]}) in the MCP configuration format.
+    In AWS a server is reached over streamable HTTP; its token lives in Secrets Manager."""
+    value = _json(value)
+    if value is None or value == "" or value == []:
+        return None
+    document = {"servers": value} if isinstance(value, list) else value
+    try:
+        config = load_config(json.dumps(document))
+    except McpConfigInvalid as exc:
+        raise ConfigError(f"context 'mcpServers': {exc}") from None
+    for server in config.servers:
+        if server.transport != "http":
+            raise ConfigError(
+                f"context 'mcpServers': server {server.name!r} has a `command`; a Lambda cannot "
+                "start an MCP server, give its streamable HTTP `url` (and `auth_secret_arn`)"
+            )
+    listing = sum(s.connect_timeout_seconds for s in config.servers)
+    if listing > MCP_LISTING_BUDGET_SECONDS:
+        raise ConfigError(
+            f"context 'mcpServers': the servers' connect_timeout_seconds add up to {listing:g} s; "
+            f"StartRun lists every server within {MCP_LISTING_BUDGET_SECONDS} s"
+        )
+    return config.model_dump_json(exclude_defaults=True)

@@ -95,6 +95,12 @@ OWN_LOGS_DENIED_ACTIONS = (
 OWN_LOG_STREAMS_DENIED_ACTIONS = ("logs:DescribeLogStreams",)
 # The tools that read CloudWatch Logs and must never read the system's own log groups.
 LOG_READING_TOOLS = ("tool_query_logs", "tool_list_log_groups")
+# MCP servers (context mcpServers): StartRun lists their tools, the MCP tool Lambda calls
+# them; only these two are told the servers and may read their auth secrets.
+ENV_MCP_CONFIG = "SUPERBIZ_MCP_CONFIG"
+MCP_FUNCTIONS = ("start_run", "tool_mcp")
+# StartRun's whole budget for listing every server's tools (its function times out at 50 s)
+MCP_LISTING_BUDGET_SECONDS = 30
 
 # DynamoDB actions RunStore performs. Nothing deletes, scans or batch-writes.
 GRAPH_NODE_TABLE_ACTIONS = (
@@ -156,6 +162,8 @@ FUNCTION_OVERRIDES: dict[str, dict[str, Any]] = {
     "verifier": {"calls_model": True},
     "composer": {"calls_model": True},
     "tool_lookup_knowledge": {"reads_knowledge": True},
+    # an MCP server's tool may take its whole call timeout (the ASL state allows 120 s)
+    "tool_mcp": {"timeout_seconds": 110},
     # past cases are ranked with the knowledge base's hybrid search of the cases domain
     "tool_recommend_case": {"reads_knowledge": True},
     # indexes a new case's text in the cases domain (POST _bulk)
@@ -247,6 +255,13 @@ API_ROUTES: dict[str, tuple[str, ...]] = {
     "/api/sessions/{sessionId}": ("GET",),
     "/api/diagnosis/{sessionId}/trace": ("GET",),
     "/api/search": ("GET",),
+    # case memory (superbiz.api.cases)
+    "/api/cases": ("GET",),
+    "/api/cases/{caseId}": ("GET",),
+    "/api/cases/{caseId}/review": ("POST",),
+    "/api/insights": ("GET",),
+    "/api/skills/proposals": ("GET",),
+    "/api/skills/proposals/{proposalId}/accept": ("POST",),
     "/api/runs/{runId}/invocations/{invocationId}/output": ("GET",),
     "/api/runs/{runId}/steps/{seq}": ("GET",),
     "/api/openapi.json": ("GET",),

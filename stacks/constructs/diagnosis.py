@@ -119,7 +119,18 @@ class Diagnosis(Construct):
             self._notifications.grant_publish(role)
         if spec.kind is c.FunctionKind.TOOL:
             self._grant_tool_source(spec, name, role)
+        if spec.module in c.MCP_FUNCTIONS:
+            self._grant_mcp_secrets(role)
         return function
+
+    def _grant_mcp_secrets(self, role: iam.IRole) -> None:
+        """The MCP servers' auth tokens, each secret by its ARN: only the functions that
+        list and call the servers may read them."""
+        arns = self._config.mcp_secret_arns
+        if arns:
+            role.add_to_principal_policy(
+                iam.PolicyStatement(actions=["secretsmanager:GetSecretValue"], resources=list(arns))
+            )
 
     def _environment(self, spec: c.FunctionSpec) -> dict[str, str]:
         env: dict[str, str] = {}
@@ -141,6 +152,8 @@ class Diagnosis(Construct):
             env[c.ENV_NOTIFY_TOPIC_ARN] = self._notifications.topic.topic_arn
         if spec.module in c.LOG_READING_TOOLS:
             env[c.ENV_LOG_GROUP_PREFIXES] = json.dumps(list(self._config.log_group_prefixes))
+        if spec.module in c.MCP_FUNCTIONS and self._config.mcp_config:
+            env[c.ENV_MCP_CONFIG] = self._config.mcp_config
         return env
 
     def _grant_storage(self, spec: c.FunctionSpec, role: iam.IRole) -> None:

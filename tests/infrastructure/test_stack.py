@@ -513,7 +513,10 @@ def test_query_logs_reads_logs_and_nothing_else(synth: Synthesised) -> None:
 def test_every_tool_has_its_choice_branch_to_its_own_task(asl: dict) -> None:
     # Given the RunTools map's Choice on the tool name
     processor = asl["States"]["RunTools"]["ItemProcessor"]["States"]
-    choices = {ch["StringEquals"]: ch["Next"] for ch in processor["ChooseTool"]["Choices"]}
+    rules = processor["ChooseTool"]["Choices"]
+    choices = {ch["StringEquals"]: ch["Next"] for ch in rules if "StringEquals" in ch}
+    # MCP tools are named mcp__<server>__<tool>: one prefix rule sends them all to `mcp`
+    choices |= {ch["Next"]: ch["Next"] for ch in rules if ch.get("StringMatches") == "mcp__*"}
     # Then every tool of the catalogue, the discovery tools and traces among them, has a
     # branch to a Task calling its own function, with the same retries and catch as the others
     tools = {spec.state: spec for spec in c.TOOLS}
