@@ -1061,12 +1061,13 @@ def _on_summary(kind: str, statement: str, field: str = "text") -> Callable[[Sho
 
 
 def _point(s: Shown, value: str) -> tuple[dict[str, str], str]:
-    """The first point of the 5xx metric with this value: its citation and its time (HH:MM)."""
+    """The first point of the 5xx metric with this value: its citation (the whole point,
+    its time as the excerpt: a bare value is too short to cite) and its time (HH:MM)."""
     for entry in s.view("query_metrics", ELB_5XX)["points"]:
-        m = re.match(r"\$\.points\[(\d+)\]\.v = (\S+) at \S+T(\d\d:\d\d)", entry)
+        m = re.match(r"\$\.points\[(\d+)\]\.v = (\S+) at (\S+T(\d\d:\d\d)\S*)", entry)
         if m and m.group(2) == value:
-            cited = _at(s, "query_metrics", ELB_5XX, f"$.points[{m.group(1)}].v", value)
-            return cited, m.group(3)
+            cited = _at(s, "query_metrics", ELB_5XX, f"$.points[{m.group(1)}]", m.group(3))
+            return cited, m.group(4)
     raise ValueError(f"no point of value {value} was shown")
 
 
@@ -1342,7 +1343,7 @@ SECOND_WAVE: list[Attack] = [
            ANY_RULE, ("kafka consumer",), _ERR,
            _with_pool_line("root_cause", "Is a noisy Kafka consumer exhausting the pool? The evidence says yes.")),
     Attack("conditional-cause", "wording", "a cause in an if-clause (if the Aurora writer restarted ...)",
-           ANY_RULE, ("aurora writer restarted",), _ERR,
+           ANY_RULE, ("aurora writer restarted",), (*_ERR, call("query_logs", EMPTY_TLS)),
            _with_pool_line("root_cause", "If the Aurora writer restarted, that explains the pool exhaustion."),
            honest=_honest_negative, honest_marker="no tls handshake failures were logged"),
     # -- invocations never issued, or of another run
@@ -1397,7 +1398,7 @@ SECOND_WAVE: list[Attack] = [
     Attack("composer-timezone", "composer-time", "the Composer adds an onset in another zone",
            _A2, ("10:05 pst",), _ERR, compose=_append("The errors began at 10:05 PST.")),
     Attack("composer-markdown-split-number", "composer-markdown", "the Composer adds a number split by bold markers",
-           _A2, ("**98**765",), _ERR, compose=_append("The pool peaked at **98**765 waiting requests.")),
+           _A2, ("**98**765", "98765"), _ERR, compose=_append("The pool peaked at **98**765 waiting requests.")),
     Attack("composer-hedged-cause", "composer-hedge", "the Composer adds a hedged cause",
            _A2, ("could be a dns outage",), _ERR,
            compose=_append("It is worth noting that the root cause could be a DNS outage.")),

@@ -5,9 +5,14 @@ A model that may say "errors peaked at 98765 per minute" while citing a line
 that holds no such number can fabricate anything that reads like a fact. So
 every specific a claim states must be found in the text of what it cites,
 compared in normalised form: `98,765` and `98765`, `30000ms` and `30 s`,
-`2026-11-20T10:05:12Z` and `2026-11-20 10:05:12.000` are the same. Words are
-not specifics: what a sentence says about causes is the Verifier's and the
-answer check's concern; what it states as data is checked here.
+`2026-11-20T10:05:12Z` and `2026-11-20 10:05:12.000` are the same, and so are
+`11:05 CET` and `10:05Z`. A number may be written in words ("twelve hundred",
+"a dozen"; one to nine alone are prose), in any script's digits, with a unit
+(whose dimension the evidence must show), as a rate ("239 per minute": the
+evidence must hold the number and that period) or bound to a field
+(`idle=20`: the evidence must bind the same value to the same field). Words
+are not specifics: what a sentence says about causes is the Verifier's and
+the answer check's concern; what it states as data is checked here.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
 _MONTHS = {
@@ -27,17 +32,71 @@ _MONTHS = {
 
 # 2026-11-20T10:05:12Z, 2026-11-20 10:05:12.123, 2026-11-20T10:05, 2026-11-20 10:05:12,123 UTC
 _ISO = re.compile(
-    r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?"
-    r"(?:\s?(?:Z|UTC|GMT|[+-]00:?00)\b|Z)?(?!\d)"
+    r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?"
+    r"(?:\s?(?:Z|UTC|GMT)\b|Z|\s?([+-]\d{2}):?(\d{2})\b)?)?(?!\d)",
+    re.IGNORECASE,  # the answer check reads lower-cased evidence: 2026-11-20t10:05:12z
 )
 # nginx/apache: 20/Nov/2026:10:05:12 +0000
-_CLF = re.compile(r"(?<!\d)(\d{2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\s?[+-]0000)?")
+_CLF = re.compile(
+    r"(?<!\d)(\d{2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\s?[+-]0000)?", re.IGNORECASE
+)
 # syslog: Nov 20 10:05:12
 _SYSLOG = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\b")
 # a time of day alone: 10:05, 10:05:12, 10:05:12.123, 10:05 UTC
 _TIME = re.compile(
     r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:[.,](\d{1,9}))?)?(?![\d:])"
 )
+# a time of day with its zone: 10:05 PST, 11:05 CET, 10:05 UTC+2, 10:05 -08:00
+_ZONES = {
+    "utc": 0, "gmt": 0, "z": 0, "wet": 0, "west": 60, "bst": 60, "ist": 330, "cet": 60,
+    "cest": 120, "eet": 120, "eest": 180, "msk": 180, "gst": 240, "pkt": 300, "sgt": 480,
+    "hkt": 480, "jst": 540, "kst": 540, "aest": 600, "aedt": 660, "nzst": 720, "nzdt": 780,
+    "est": -300, "edt": -240, "cst": -360, "cdt": -300, "mst": -420, "mdt": -360,
+    "pst": -480, "pdt": -420, "akst": -540, "akdt": -480, "hst": -600,
+}  # fmt: skip
+_ZONED_TIME = re.compile(
+    r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?![\d:])"
+    r"(?:\s?(?:(?:UTC|GMT)\s?[+-]\d{1,2}(?::?\d{2})?|[+-]\d{2}:?\d{2})(?![\d:])|\s(?i:"
+    + "|".join(sorted((z for z in _ZONES if z != "z"), key=len, reverse=True))
+    + r")\b)"
+)
+_ZONE_OFFSET = re.compile(r"([+-])(\d{1,2})(?::?(\d{2}))?$")
+# numbers in words: "twelve hundred", "forty-two thousand", "a dozen" (one to nine
+# alone are prose: "one of the tasks", "the two services")
+_UNITS_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_SCALE_WORDS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_NUMBER_WORD = "|".join(sorted([*_UNITS_WORDS, *_SCALE_WORDS], key=len, reverse=True))
+_WORDS_NUMBER = re.compile(
+    rf"\b(?:a\s+)?dozen\b(?!s)|\b(?:{_NUMBER_WORD})(?:(?:\s+and\s+|[\s-]+)(?:{_NUMBER_WORD}))*\b(?!-)",
+    re.IGNORECASE,
+)
+# a rate: 239 per second, 239 errors per minute, 12/s, 40 req/min
+_RATE = re.compile(
+    r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s+[A-Za-z][\w-]*){0,2}?\s*"
+    r"(?:per\s+|/\s?)(second|sec|s|minute|min|m|hour|hr|h)\b",
+    re.IGNORECASE,
+)
+_RATE_SECONDS = {"second": 1, "sec": 1, "s": 1, "minute": 60, "min": 60, "m": 60}
+_RATE_SECONDS |= {"hour": 3600, "hr": 3600, "h": 3600}
+# a value bound to a field: idle=0, active = 20
+_PAIR = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]*)\s?=\s?(-?\d+(?:\.\d+)?)(?![\w.])")
+# words that show a unitless number of the evidence is of that dimension
+_DIMENSION_WORDS = {
+    "percent": re.compile(r"percent|%|utili[sz]ation|usage|ratio|rate\b|load\b"),
+    "size": re.compile(
+        r"\bbytes?\b|\b[kmgt]i?b\b|memory|\bmem\b|heap|disk|storage|\bsize|rss|volume"
+    ),
+    "time": re.compile(
+        r"\b(?:ms|s|sec|secs|seconds?|minutes?|hours?|days?)\b|latency|duration|timeout|elapsed|wait|time"
+    ),
+}
+
 _ARN = re.compile(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d*:[\w./:@+=,-]+")
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
 _UUID = re.compile(
@@ -48,8 +107,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/@#+-]*[A-Za-z0-9]|[A-Za-z0-9]")
 # an error code in capitals: ECONNREFUSED, NXDOMAIN, ACCESS_DENIED, ERR_TLS_CERT_ALTNAME_INVALID
 _CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\bE[A-Z]{4,}\b|\bNX[A-Z]+\b")
 _NUMBER = re.compile(
-    r"(?<![\w.])([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?:\s?(%|percent|ms|milliseconds?|"
-    r"s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|[kKMGT]i?B|bytes?|x)\b|(?=\W|$))"
+    r"(?<![\w.])([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?:\s?(%|(?:percent|ms|milliseconds?|"
+    r"s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|[kKMGT]i?B|bytes?|x)\b)|(?=\W|$))"
 )
 _QUOTED = re.compile(r'"([^"\n]{3,400})"|“([^”\n]{3,400})”|‘([^’\n]{3,400})’|`([^`\n]{3,400})`')
 _EVIDENCE_NUMBER = re.compile(r"(?<![\d.])(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?([a-zA-Z%]+))?")
@@ -172,7 +231,7 @@ def instants_in(text: str) -> list[tuple[datetime, str, int]]:
     """(instant, as written, precision: 0 date, 1 minute, 2 second, 3 sub-second)."""
     found = []
     for m in _ISO.finditer(text):
-        y, mo, d, hh, mm, ss, frac = m.groups()
+        y, mo, d, hh, mm, ss, frac, off_h, off_m = m.groups()
         try:
             if hh is None:
                 found.append((datetime(int(y), int(mo), int(d), tzinfo=UTC), m.group(0), 0))
@@ -182,6 +241,9 @@ def instants_in(text: str) -> list[tuple[datetime, str, int]]:
             )
         except ValueError:
             continue
+        if off_h is not None:  # a local time: the instant is local minus its offset
+            sign = -1 if off_h.startswith("-") else 1
+            value -= sign * timedelta(hours=int(off_h[1:]), minutes=int(off_m))
         found.append((value, m.group(0), 1 if ss is None else 3 if frac else 2))
     for m in _CLF.finditer(text):
         d, mon, y, hh, mm, ss = m.groups()
@@ -202,6 +264,44 @@ def _times_of_day(text: str) -> list[tuple[tuple[int, int, int | None], str]]:
         _, _, hh, mm, ss = m.groups()
         out.append(((int(hh), int(mm), int(ss)), m.group(0)))
     return out
+
+
+def words_value(text: str) -> Decimal | None:
+    """The value of a number written in words ("forty-two thousand", "a dozen")."""
+    tokens = [t for t in re.split(r"[\s-]+", text.lower()) if t and t not in ("a", "and")]
+    if tokens == ["dozen"]:
+        return Decimal(12)
+    total = current = 0
+    for token in tokens:
+        if token in _UNITS_WORDS:
+            current += _UNITS_WORDS[token]
+        elif token == "hundred":
+            current = (current or 1) * 100
+        elif token in _SCALE_WORDS:
+            total += (current or 1) * _SCALE_WORDS[token]
+            current = 0
+        else:
+            return None
+    return Decimal(total + current)
+
+
+def _counts(text: str) -> bool:
+    """A number in words that states a quantity: not one to nine alone (prose)."""
+    value = words_value(text)
+    return value is not None and (value >= 10 or len(re.split(r"[\s-]+", text.strip())) > 1)
+
+
+def _zone_minutes(zone: str) -> int | None:
+    """A zone's offset from UTC in minutes: PST, CET, UTC+2, -08:00."""
+    zone = zone.strip().lower()
+    if zone in _ZONES:
+        return _ZONES[zone]
+    zone = re.sub(r"^(?:utc|gmt)\s?", "", zone)
+    m = _ZONE_OFFSET.match(zone)
+    if not m:
+        return None
+    sign = -1 if m.group(1) == "-" else 1
+    return sign * (int(m.group(2)) * 60 + int(m.group(3) or 0))
 
 
 def evidence_of(texts: list[str]) -> Evidence:
@@ -252,7 +352,8 @@ def evidence_of(texts: list[str]) -> Evidence:
 def extract(statement: str) -> list[Specific]:
     """Every specific in a statement, each once, in order of appearance."""
     # product names that carry digits are names, not facts of the incident
-    original = _fold(statement)
+    # emphasis or code markers inside a number or word join what they split (**98**765)
+    original = _fold(re.sub(r"(?<=[A-Za-z0-9])[*`]+(?=[A-Za-z0-9])", "", statement))
     text = _PRODUCTS.sub(lambda m: "x" * len(m.group(0)), original)
     found: list[tuple[int, Specific]] = []
     taken: list[tuple[int, int]] = []
@@ -283,10 +384,19 @@ def extract(statement: str) -> list[Specific]:
         take(m, "identifier")
     for m in _IPV4.finditer(text):
         take(m, "identifier")
+    for m in _ZONED_TIME.finditer(text):
+        take(m, "time")
     for m in _TIME.finditer(text):
         take(m, "time")
     for m in _CODE.finditer(text):
         take(m, "identifier")
+    for m in _PAIR.finditer(text):
+        take(m, "pair")
+    for m in _RATE.finditer(text):
+        take(m, "rate")
+    for m in _WORDS_NUMBER.finditer(text):
+        if _counts(m.group(0)):
+            take(m, "number")
     for m in _TOKEN.finditer(text):
         token = m.group(0).rstrip(".:")
         has_digit = any(c.isdigit() for c in token)
@@ -322,7 +432,8 @@ def _generic(token: str) -> bool:
 def number_value(text: str) -> tuple[Decimal, str] | None:
     m = _NUMBER.fullmatch(text.strip())
     if not m:
-        return None
+        in_words = words_value(text) if _WORDS_NUMBER.fullmatch(text.strip()) else None
+        return None if in_words is None else (in_words, "")
     value = _decimal(m.group(1))
     if value is None:
         return None
@@ -342,12 +453,17 @@ def supported(spec: Specific, ev: Evidence) -> bool:
         instant, _, precision = got[0]
         return any(_same(instant, e, precision) for e in ev.instants)
     if spec.kind == "time":
-        m = _TIME.fullmatch(spec.text.strip())
+        m = _TIME.match(spec.text.strip())
         if not m:
             return False
         hh, mm, ss, frac = m.groups()
+        zone = spec.text.strip()[m.end() :]
+        offset = _zone_minutes(zone) if zone.strip() else 0
+        if offset is None:
+            return False
+        minutes = (int(hh) * 60 + int(mm) - offset) % (24 * 60)  # the same time in UTC
         for e in ev.instants:
-            if (e.hour, e.minute) != (int(hh), int(mm)):
+            if (e.hour, e.minute) != divmod(minutes, 60):
                 continue
             if ss is not None and e.second != int(ss):
                 continue
@@ -361,15 +477,43 @@ def supported(spec: Specific, ev: Evidence) -> bool:
             return False
         value, unit = parsed
         # a quantity with a unit must match one of the same dimension (30000ms = 30 s,
-        # never 30000 s), or a number the evidence wrote with no unit at all
+        # never 30000 s), or a number the evidence wrote with no unit where the
+        # evidence shows that dimension (a Percent metric's 85.2, never total=20 as 20 GB)
         if unit in _TIME_UNITS:
-            return value * _TIME_UNITS[unit] in ev.seconds or value in ev.unitless
+            return value * _TIME_UNITS[unit] in ev.seconds or _unitless(value, "time", ev)
         if unit.lower() in _SIZE_UNITS:
-            return value * _SIZE_UNITS[unit.lower()] in ev.bytes_ or value in ev.unitless
+            return value * _SIZE_UNITS[unit.lower()] in ev.bytes_ or _unitless(value, "size", ev)
         if unit in ("%", "percent"):
-            return value in ev.percents or value in ev.unitless
+            return value in ev.percents or _unitless(value, "percent", ev)
         return value in ev.numbers or -value in ev.numbers
+    if spec.kind == "rate":
+        m = _RATE.fullmatch(spec.text.strip())
+        if not m or (value := _decimal(m.group(1))) is None or value not in ev.numbers:
+            return False
+        period = _RATE_SECONDS[m.group(2).lower()]
+        # the evidence states that rate, or the period its numbers are counted over
+        per = "|".join(u for u, sec in _RATE_SECONDS.items() if sec == period)
+        return (
+            Decimal(period) in ev.seconds
+            or re.search(rf"(?:per |/ ?)(?:{per})\b", ev.text) is not None
+        )
+    if spec.kind == "pair":
+        m = _PAIR.fullmatch(spec.text.strip())
+        if not m or (value := _decimal(m.group(2))) is None:
+            return False
+        key = re.escape(m.group(1).lower())
+        bound = [
+            _decimal(v)
+            for v in re.findall(rf"(?<![\w.-]){key}\"?\s?[=:]\s?\"?(-?\d+(?:\.\d+)?)", ev.text)
+        ]
+        # where the evidence binds the field, the value must be one it binds; where it
+        # never names the field, the number alone is what can be checked
+        return value in bound if bound else value in ev.numbers
     return False
+
+
+def _unitless(value: Decimal, dimension: str, ev: Evidence) -> bool:
+    return value in ev.unitless and _DIMENSION_WORDS[dimension].search(ev.text) is not None
 
 
 def _same(a: datetime, b: datetime, precision: int) -> bool:

@@ -234,6 +234,29 @@ PHRASES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
             rf"\b(?:report|{_SAY})(?: to \w+)?(?: that)? the (?:real |actual |true )?{_ROOT_CAUSE}\b"
             rf"|\bthe (?:real |actual |true )?{_ROOT_CAUSE} (?:is|was)\b",
         ),
+        # what the written answer must say: the reader of the line asked to write it
+        (
+            ("when",),
+            r"\bwhen (?:summari[sz]ing|reporting on|writing (?:up|the (?:summary|report|answer)))"
+            rf"\b[^.]{{0,80}}?\b(?:{_SAY}|mention|report|write|blame)\b",
+        ),
+        (
+            ("make", "ensure", "be sure", "your"),
+            r"\b(?:make sure|ensure|be sure)\b[^.]{0,30}\byour (?:final |own )?(?:answer|summary"
+            r"|report|response|diagnosis|conclusion)\b|\byour (?:final )?(?:answer|summary|report"
+            r"|response|diagnosis) (?:must|should|shall|needs? to|has to)\b",
+        ),
+        (
+            ("note", "message", "reminder", "attention", "notice", "memo", "hint", "inst"),
+            r"\b(?:note|message|reminder|attention|notice|memo|hint|instructions?)[\W_]+(?:for|to)"
+            r"[\W_]+(?:the |any |your )?(?:on-?call |incident |final )?(?:summary|write-?up"
+            r"|diagnosis|answer|analysis)\b",
+        ),
+        (
+            ("<!", *_AGENT_HINTS),
+            rf"<!--\s*(?:\w+\s+)?(?:{_AGENT}|agent|model|bot)s?\b|(?<![\w-])(?:{_AGENT}|agent)\s*[:,]"
+            r"\s*(?:please\s+)?(?:say|state|tell|conclude|claim|declare|blame|mention)\b",
+        ),
         # chat-template role tags
         (
             ("<|",),

@@ -23,12 +23,24 @@ R9  UNSUPPORTED_SPECIFIC    every number, timestamp, time, identifier and quoted
                             citation (`superbiz.specifics`), or is
     DERIVATION_MISMATCH     a derivation the claim records and this module recomputes;
 R10 NO_TELEMETRY            a root cause or observation cites telemetry from the
-                            account; knowledge, skills, clock and cases never alone.
+                            account; knowledge, skills, clock and cases never alone,
+                            and never for what only they hold beside a real line (a
+                            runbook's or a past incident's cause);
+R11 CAUSE_UNSUPPORTED       the cause a statement gives is in its telemetry (or the
+                            catalogue's account of the signatures it shows), in any
+                            wording: asserted, hedged, negated, "nothing else explains";
+R12 CONTRADICTS_CITATION    it does not reverse what its citation states (a rise from
+                            0 to 239 told as a fall from 239 to 0; the base of "N% of X"
+                            is the derivation's divisor).
 
 Recommended actions and gaps are gated too (A1): they may state a specific
 only if a passed claim (or, for a gap, a recorded output) holds it, and a
-cause only if a passed root cause or hypothesis states it. After the
-Composer, `answer_check` applies the same test to every sentence (A2).
+cause only if a passed root cause or hypothesis states it. An action or a
+remediation never recommends a destructive operation (A3: deleting or
+dropping a service, database, table or data, killing every session, scaling
+to zero, `--force`, `--skip-final-snapshot`): those are for a human to
+decide. After the Composer, `answer_check` applies the same tests to every
+sentence (A2).
 """
 
 from __future__ import annotations
@@ -59,7 +71,7 @@ from superbiz.observations import EvidenceSource, Observations
 from superbiz.records import ToolInvocation
 from superbiz.untrusted import is_instruction_like
 
-RULE_SET_VERSION = "gatekeeper-rules/2.0"
+RULE_SET_VERSION = "gatekeeper-rules/2.1"
 MIN_EXCERPT_CHARS = 8
 
 INVOCATION_NOT_IN_RUN = "R1_INVOCATION_NOT_IN_RUN"
@@ -76,9 +88,11 @@ UNSUPPORTED_SPECIFIC = "R9_UNSUPPORTED_SPECIFIC"
 DERIVATION_MISMATCH = "R9_DERIVATION_MISMATCH"
 NO_TELEMETRY = "R10_NO_TELEMETRY"
 CAUSE_UNSUPPORTED = "R11_CAUSE_UNSUPPORTED"
+CONTRADICTS_CITATION = "R12_CONTRADICTS_CITATION"
 ACTION_UNSUPPORTED = "A1_ACTION_UNSUPPORTED"
 GAP_UNSUPPORTED = "A1_GAP_UNSUPPORTED"
 ANSWER_UNSUPPORTED = "A2_ANSWER_UNSUPPORTED"
+DESTRUCTIVE_ACTION = "A3_DESTRUCTIVE_ACTION"
 
 RULED_OUT = re.compile(
     r"\brul(?:e|ed|es|ing)[\s-]+(?:\w+[\s-]+){0,2}out\b|\bnot (?:the|a) (?:root )?cause\b"
@@ -92,7 +106,8 @@ RULED_OUT = re.compile(
 STATES_CAUSE = re.compile(
     r"\b(?:root[\s-]?cause|caus(?:e|es|ed|ing)|due to|because|result(?:s|ed|ing)? (?:from|of)|"
     r"triggered by|trigger(?:s|ed)?\b|the reason|responsible for|led to|leads? to|stem(?:s|med)? from|"
-    r"originat\w+|blame\w*|culprit|regression from|broke|breaks|breaking)\b",
+    r"originat\w+|blame\w*|culprit|regression from|broke|breaks|breaking|explain(?:s|ed|ing)?|"
+    r"attribut\w+|owing to)\b",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z][a-z'-]{2,}")
@@ -132,6 +147,41 @@ _NEGATED = re.compile(
 )
 
 _WS = re.compile(r"\s+")
+
+_OBJECTS = (
+    r"services?|clusters?|databases?|db|tables?|schemas?|buckets?|stacks?|instances?|volumes?|"
+    r"queues?|topics?|functions?|users?|roles?|snapshots?|indexes|index|log groups?|secrets?|key|"
+    r"node groups?|deployments?|namespaces?|data|records|rows|objects|backups?"
+)
+# what no diagnosis recommends: operations that destroy a resource or data, or take a
+# service down, whatever resource they name
+DESTRUCTIVE = re.compile(
+    rf"\b(?:delete|drop|destroy|terminate|deregister|purge|wipe|truncate|erase)\s+"
+    rf"(?:(?:the|all|every|each|this|that|its|their)\s+)?(?:[\w./:@-]+\s+){{0,3}}?(?:{_OBJECTS})\b"
+    r"|\bdrop\s+and\s+re-?create\b|\b(?:delete\s+from|drop\s+(?:table|database|schema|user|index)|"
+    r"truncate\s+table)\b|\brm\s+-(?:\w*r\w*f|\w*f\w*r)\w*|\bmkfs\b|\bdd\s+if=|\bflushall\b|\bflushdb\b"
+    r"|--skip-final-snapshot|--force(?:-delete)?\b|\b(?:aws\s+[\w-]+|kubectl)\s+(?:delete|terminate|"
+    r"remove|deregister|purge)[\w-]*|\b(?:kill|terminate|end)\s+(?:every|all)\s+(?:\w+\s+){0,3}?"
+    r"(?:sessions?|connections?|process(?:es)?|quer(?:y|ies)|tasks?|pods?|instances?)\b"
+    r"|\bpg_terminate_backend\b|--desired-count\s+0\b|\bdesired[\s_-]?count\s*(?:=|to|of)?\s*0\b"
+    r"|\bscal\w*\s+(?:[\w-]+\s+){0,4}?(?:to|down to)\s+(?:zero|0)\b",
+    re.IGNORECASE,
+)
+# "from 0 to 239": a transition, its two numbers in order
+_TRANSITION = re.compile(
+    r"\bfrom\b[^.;\d]{0,30}?(\d[\d,]*(?:\.\d+)?)[^.;]{0,40}?\bto\b[^.;\d]{0,30}?(\d[\d,]*(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+# "135% of the peak (239)": a percentage and the base it is of
+_PERCENT_OF = re.compile(
+    r"(\d+(?:\.\d+)?)\s?(?:%|percent)\s+of\b[^.;\d]{0,40}?(\d[\d,]*(?:\.\d+)?)", re.IGNORECASE
+)
+
+
+def destructive(text: str) -> str | None:
+    """The destructive operation a text recommends, if any."""
+    found = DESTRUCTIVE.search(_WS.sub(" ", text))
+    return found.group(0) if found else None
 
 
 def normalise(text: str) -> str:
@@ -379,14 +429,49 @@ def check_claim(
             if why:
                 rule_ids.append(DERIVATION_MISMATCH)
                 details.append(why)
-            elif (value := _number(derivation.value)) is not None:
+                continue
+            if (value := _number(derivation.value)) is not None:
                 derived.add(value)
-        alien = cause_words_unsupported(claim, [c.text for c in good])
+            if derivation.op is DerivationOp.RATIO_PERCENT and (
+                base := _ratio_base_mismatch(claim.statement, derivation)
+            ):
+                rule_ids.append(DERIVATION_MISMATCH)
+                details.append(base)
+        # what happened is told by telemetry: a root cause's or an observation's cause
+        # words come from its telemetry citations, never from a runbook or past case beside them
+        happened = claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.OBSERVATION)
+        telemetry = [c.text for c in good if c.source is EvidenceSource.TELEMETRY]
+        alien = cause_words_unsupported(
+            claim, telemetry if happened else [c.text for c in good], with_actions=not happened
+        )
         if alien:
             rule_ids.append(CAUSE_UNSUPPORTED)
             details.append(
                 "states a cause its citations do not show (" + ", ".join(sorted(alien)[:8]) + ")"
             )
+        borrowed = (
+            borrowed_words(
+                claim.statement,
+                telemetry,
+                [c.text for c in good if c.source is not EvidenceSource.TELEMETRY],
+            )
+            if happened and telemetry
+            else set()
+        )
+        if borrowed:
+            rule_ids.append(NO_TELEMETRY)
+            details.append(
+                "states what only knowledge, skills or past cases hold ("
+                + ", ".join(sorted(borrowed)[:8])
+                + ")"
+            )
+        reversed_ = reversed_transition(claim.statement, [c.text for c in good])
+        if reversed_:
+            rule_ids.append(CONTRADICTS_CITATION)
+            details.append(reversed_)
+        if claim.kind is ClaimKind.REMEDIATION and (op := destructive(claim.statement)):
+            rule_ids.append(DESTRUCTIVE_ACTION)
+            details.append(f"recommends a destructive operation ({op!r})")
         missing = [
             s for s in specifics.unsupported(claim.statement, ev) if not _derived(s, derived)
         ]
@@ -397,6 +482,8 @@ def check_claim(
             )
     claim_level = {
         CAUSE_UNSUPPORTED,
+        CONTRADICTS_CITATION,
+        DESTRUCTIVE_ACTION,
         RULED_OUT_WORDING,
         NO_VALID_CITATION,
         NO_TELEMETRY,
@@ -432,10 +519,14 @@ REPORT_WORDS = frozenset(
 _QUOTES = re.compile(r'"[^"]*"|“[^”]*”|`[^`]*`')
 
 
-def cause_words_unsupported(claim: Claim, cited: list[str]) -> set[str]:
+def cause_words_unsupported(
+    claim: Claim, cited: list[str], *, with_actions: bool = True
+) -> set[str]:
     """The words of a root cause (or of any sentence stating a cause) that neither
     its cited values nor the catalogue's account of the signatures those values
-    show hold: "a memory leak in the JVM" cited with a pool-timeout line."""
+    show hold: "a memory leak in the JVM" cited with a pool-timeout line. What a
+    signature says to check (its actions: "slow queries, leaked connections")
+    is not what happened: `with_actions=False` for a root cause or observation."""
     text = _QUOTES.sub(" ", claim.statement)
     if claim.kind is not ClaimKind.ROOT_CAUSE:
         text = " ".join(s for s in sentences(text) if STATES_CAUSE.search(s))
@@ -447,8 +538,56 @@ def cause_words_unsupported(claim: Claim, cited: list[str]) -> set[str]:
     held = words(" ".join(cited))
     for sig in signatures.catalogue():
         if any(sig.pattern.search(t) for t in cited):
-            held |= words(" ".join([sig.label, sig.cause, sig.evidence, *sig.actions]))
+            told = [sig.label, sig.cause, sig.evidence, *(sig.actions if with_actions else ())]
+            held |= words(" ".join(told))
     return said - held
+
+
+def borrowed_words(statement: str, telemetry: list[str], others: list[str]) -> set[str]:
+    """Content words of a statement about what happened that a knowledge, skill or
+    past-case citation holds and its telemetry (or the catalogue's account of the
+    signatures it shows) does not: "a Redis failover, as in PM-2291" beside a pool line."""
+    if not others:
+        return set()
+    said = _content(_QUOTES.sub(" ", statement)) - {_stem(w) for w in REPORT_WORDS}
+    held = words(" ".join(telemetry))
+    for sig in signatures.catalogue():
+        if any(sig.pattern.search(t) for t in telemetry):
+            held |= words(" ".join([sig.label, sig.cause, sig.evidence]))
+    return (said & words(" ".join(others))) - held
+
+
+def reversed_transition(statement: str, cited: list[str]) -> str | None:
+    """A "from A to B" the citations state only the other way round."""
+    told = {_pair(m) for t in cited for m in _TRANSITION.finditer(t)}
+    for m in _TRANSITION.finditer(statement):
+        a, b = _pair(m)
+        if a != b and (b, a) in told and (a, b) not in told:
+            return f"states a change from {m.group(1)} to {m.group(2)}; the citation states it from {m.group(2)} to {m.group(1)}"
+    return None
+
+
+def _pair(m: re.Match[str]) -> tuple[Decimal | None, Decimal | None]:
+    return _number(m.group(1)), _number(m.group(2))
+
+
+def _ratio_base_mismatch(statement: str, derivation: Derivation) -> str | None:
+    """ "V% of ... X" where X is the derivation's dividend, not its divisor: the
+    recomputed ratio said the other way round (177 is 74% of 239, not 135%)."""
+    if len(derivation.inputs) != 2:
+        return None
+    value = _number(derivation.value)
+    top, base = (_number(i) for i in derivation.inputs)
+    for m in _PERCENT_OF.finditer(statement):
+        if _number(m.group(1)) != value:
+            continue
+        of = _number(m.group(2))
+        if of == top and of != base:
+            return (
+                f"{m.group(0)!r}: {derivation.value}% is {derivation.inputs[0]} divided by "
+                f"{derivation.inputs[1]}, so it is not a share of {m.group(2)}"
+            )
+    return None
 
 
 def _derived(spec: specifics.Specific, derived: set[Decimal]) -> bool:
@@ -529,6 +668,20 @@ def check_text(text: str, support: Support, rule: str, *, need_words: bool) -> T
     )
 
 
+def _action(text: str, support: Support) -> TextOutcome:
+    """A recommended action: A1 like any text, and never a destructive operation (A3)."""
+    outcome = check_text(text, support, ACTION_UNSUPPORTED, need_words=True)
+    op = destructive(text)
+    if op is None:
+        return outcome
+    detail = "; ".join(
+        d for d in (outcome.detail, f"recommends a destructive operation ({op!r})") if d
+    )
+    return TextOutcome(
+        text=text, passed=False, rule_ids=[*outcome.rule_ids, DESTRUCTIVE_ACTION], detail=detail
+    )
+
+
 def support_of(
     claims: Iterable[Claim], outcomes: Mapping[str, ClaimOutcome], texts_of: Mapping[str, list[str]]
 ) -> Support:
@@ -578,10 +731,7 @@ def check(
         ]
     by_claim = {o.claim_id: o for o in outcomes}
     support = support_of(evidence.claims, by_claim, texts_of)
-    actions = [
-        check_text(a, support, ACTION_UNSUPPORTED, need_words=True)
-        for a in evidence.recommended_actions
-    ]
+    actions = [_action(a, support) for a in evidence.recommended_actions]
     # a gap may name what the run's tools reported (what was searched, what was empty)
     recorded = Support.of(
         [as_text(inv.output) for inv in invs if inv.success and inv.output is not None]
@@ -631,6 +781,8 @@ def no_evidence_text(inv: ToolInvocation) -> str:
 _CITE_REFS = re.compile(r"\[(?:\s*`[^`]*`\s*`[^`]*`\s*;?)+\]")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'`(*_\[])|\n+")
 _MARKDOWN = re.compile(r"^[\s>#*_\-|]+|[*_`]+")
+# emphasis or code markers inside a word or number join what they split: **98**765 is 98765
+_INLINE_MARK = re.compile(r"(?<=[A-Za-z0-9])[*`]+(?=[A-Za-z0-9])")
 
 
 def sentences(answer: str) -> list[str]:
@@ -638,7 +790,7 @@ def sentences(answer: str) -> list[str]:
     text = _CITE_REFS.sub(" ", answer)
     out = []
     for part in _SENTENCES.split(text):
-        clean = normalise(_MARKDOWN.sub(" ", part))
+        clean = normalise(_MARKDOWN.sub(" ", _INLINE_MARK.sub("", part)))
         if len(clean) >= 3:
             out.append(clean)
     return out
@@ -649,6 +801,17 @@ def answer_check(answer: str, support: Support) -> list[TextOutcome]:
     failed = []
     for sentence in sentences(answer):
         outcome = check_text(sentence, support, ANSWER_UNSUPPORTED, need_words=False)
+        op = destructive(sentence)
+        # a destructive operation the evidence itself shows (a quoted DELETE FROM) is a report
+        if op is not None and normalise(op).lower() not in support.evidence.text:
+            outcome = TextOutcome(
+                text=sentence,
+                passed=False,
+                rule_ids=[ANSWER_UNSUPPORTED],
+                detail="; ".join(
+                    d for d in (outcome.detail, f"recommends a destructive operation ({op!r})") if d
+                ),
+            )
         if not outcome.passed:
             failed.append(outcome)
     return failed

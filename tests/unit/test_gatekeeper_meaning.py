@@ -1,0 +1,296 @@
+"""Gatekeeper rules 2.1: specifics however they are written (numbers in words, zones,
+units, rates, fields), statements that reverse their citation (R12), what happened told
+by telemetry and never by a runbook or a past case beside it (R10, R11), and no
+destructive operation in an action, a remediation or the answer (A3, A2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from superbiz import specifics
+from superbiz.contracts import (
+    Citation,
+    Claim,
+    ClaimKind,
+    Derivation,
+    DerivationOp,
+    ExecutorEvidence,
+)
+from superbiz.graph import gatekeeper as gk
+from superbiz.records import ToolInvocation
+
+LINE = (
+    "ERROR c.z.h.pool.HikariPool - HikariPool-1 - Connection is not available, request timed "
+    "out after 30038ms. (total=20, active=20, idle=0, waiting=100)"
+)
+SUMMARY = (
+    "HTTPCode_Target_5XX_Count (Sum, 60s) rose from a baseline of 0 to a peak of 239 at "
+    "2026-11-20T10:10:00Z; onset at 2026-11-20T10:05:00Z; latest 177."
+)
+RUNBOOK = "Look for long-running jobs or leaked connections before raising the pool."
+POSTMORTEM = "Postmortem PM-2291: a Redis failover dropped the session cache."
+
+
+def inv(seq: int, tool: str, output: dict) -> ToolInvocation:
+    return ToolInvocation(
+        seq=seq,
+        invocation_id=f"inv_{seq:04d}_bbbbbb",
+        call_id=f"r0c{seq}",
+        tool_name=tool,
+        output=output,
+        input_params={},
+    )
+
+
+LOGS = inv(1, "query_logs", {"results": [{"timestamp": "2026-11-20T10:05:42Z", "message": LINE}]})
+METRIC = inv(
+    2,
+    "query_metrics",
+    {
+        "summary": {"text": SUMMARY, "onset_at": "2026-11-20T10:05:00Z", "peak": 239},
+        "points": [{"t": "2026-11-20T10:05:00Z", "v": 237}],
+    },
+)
+KB = inv(
+    3,
+    "lookup_knowledge",
+    {"hits": [{"title": "Pool", "text": RUNBOOK}, {"title": "PM-2291", "text": POSTMORTEM}]},
+)
+RUN = [LOGS, METRIC, KB]
+ON_LINE = Citation(
+    source_invocation_id=LOGS.invocation_id,
+    raw_path="$.results[0].message",
+    evidence_excerpt="Connection is not available",
+)
+ON_SUMMARY = Citation(
+    source_invocation_id=METRIC.invocation_id, raw_path="$.summary.text", evidence_excerpt=SUMMARY
+)
+ON_ONSET = Citation(
+    source_invocation_id=METRIC.invocation_id,
+    raw_path="$.summary.onset_at",
+    evidence_excerpt="2026-11-20T10:05:00Z",
+)
+
+
+def on_kb(index: int, excerpt: str) -> Citation:
+    return Citation(
+        source_invocation_id=KB.invocation_id,
+        raw_path=f"$.hits[{index}].text",
+        evidence_excerpt=excerpt,
+    )
+
+
+def check(statement: str, *cites: Citation, kind=ClaimKind.OBSERVATION, derivations=()):
+    claim = Claim(
+        claim_id="c1",
+        kind=kind,
+        statement=statement,
+        citations=list(cites),
+        derivations=list(derivations),
+    )
+    return gk.check(ExecutorEvidence(claims=[claim]), RUN).claims[0]
+
+
+# ------------------------------------------------------- specifics, however written
+
+
+@pytest.mark.parametrize(
+    ("statement", "cited", "passes"),
+    [
+        ("HikariPool-1 logged twelve hundred connection timeouts.", ON_LINE, False),
+        ("Forty-two thousand requests waited on HikariPool-1.", ON_LINE, False),
+        ("HikariPool-1 still had a dozen idle connections.", ON_LINE, False),
+        ("HikariPool-1 had twenty active connections.", ON_LINE, True),
+        ("One of the pool's connections was checked out.", ON_LINE, True),
+        ("The 5xx errors set in at 10:05 PST.", ON_ONSET, False),
+        ("The 5xx errors set in at 10:05 UTC.", ON_ONSET, True),
+        ("The 5xx errors set in at 11:05 CET.", ON_ONSET, True),
+        ("The 5xx errors set in at 2026-11-20T12:05:00+02:00.", ON_ONSET, True),
+        ("The 5xx errors set in at 2026-11-20T10:05:00+02:00.", ON_ONSET, False),
+        ("The load balancer returned 239 errors per second at the peak.", ON_SUMMARY, False),
+        ("The load balancer returned 239 errors per minute at the peak.", ON_SUMMARY, True),
+        ("The 5xx rate peaked at 239% at 2026-11-20T10:10:00Z.", ON_SUMMARY, False),
+        ("HikariPool-1 held 20 GB of connections.", ON_LINE, False),
+        ("HikariPool-1 reported idle=20 and active=0.", ON_LINE, False),
+        ("HikariPool-1 reported active=20 and idle=0.", ON_LINE, True),
+    ],
+)
+def test_a_specific_passes_only_as_the_citation_holds_it(statement, cited, passes):
+    # Given a statement whose number, time, unit, rate or field is written its own way
+    # When the gatekeeper checks it against the cited value
+    result = check(statement, cited)
+    # Then it passes exactly when the cited value holds the same fact
+    assert result.passed is passes, result.detail
+    if not passes:
+        assert gk.UNSUPPORTED_SPECIFIC in result.rule_ids
+
+
+def test_numbers_in_words_are_read_as_their_value():
+    # Given numbers written in words
+    # Then they are the numbers a reader takes them for
+    assert specifics.words_value("twelve hundred") == 1200
+    assert specifics.words_value("forty-two thousand") == 42000
+    assert specifics.words_value("a dozen") == 12
+    assert specifics.words_value("three hundred and five") == 305
+
+
+# ------------------------------------------------------ statements that reverse citations
+
+
+def test_a_rise_told_as_a_fall_with_every_number_real_is_rejected():
+    # Given the summary "rose from a baseline of 0 to a peak of 239" told the other way round
+    result = check("The 5xx count fell from a peak of 239 to a baseline of 0.", ON_SUMMARY)
+    # Then it is rejected as contradicting its citation
+    assert not result.passed and gk.CONTRADICTS_CITATION in result.rule_ids
+
+
+def test_the_same_rise_told_as_it_is_passes():
+    assert check("The 5xx count rose from a baseline of 0 to a peak of 239.", ON_SUMMARY).passed
+
+
+def test_a_ratio_that_recomputes_but_names_the_wrong_base_is_rejected():
+    # Given 239 / 177 = 135%, stated as "177 was 135% of the peak (239)"
+    result = check(
+        "The latest 5xx count (177) was 135% of the peak (239).",
+        ON_SUMMARY,
+        derivations=[Derivation(value="135", op=DerivationOp.RATIO_PERCENT, inputs=["239", "177"])],
+    )
+    # Then the derivation is rejected: 135% is not a share of 239
+    assert not result.passed and gk.DERIVATION_MISMATCH in result.rule_ids
+
+
+def test_a_ratio_stated_of_its_divisor_passes():
+    result = check(
+        "The latest 5xx count (177) was 74% of the peak (239).",
+        ON_SUMMARY,
+        derivations=[Derivation(value="74", op=DerivationOp.RATIO_PERCENT, inputs=["177", "239"])],
+    )
+    assert result.passed, result.detail
+
+
+# --------------------------------------------------- knowledge beside a real line
+
+
+def test_a_runbooks_cause_beside_a_real_line_is_not_a_root_cause():
+    # Given a root cause whose cause word ("leaked") only the runbook cited beside the line holds
+    result = check(
+        "Leaked connections exhaust HikariPool-1.",
+        ON_LINE,
+        on_kb(0, "leaked connections"),
+        kind=ClaimKind.ROOT_CAUSE,
+    )
+    # Then it is rejected: knowledge does not tell what happened
+    assert not result.passed
+    assert {gk.NO_TELEMETRY, gk.CAUSE_UNSUPPORTED} & set(result.rule_ids)
+
+
+def test_a_past_incidents_cause_beside_a_real_line_is_not_an_observation():
+    result = check(
+        "The pool timeouts follow a Redis failover, as in PM-2291.",
+        ON_LINE,
+        on_kb(1, "a Redis failover dropped the session cache"),
+    )
+    assert not result.passed and gk.NO_TELEMETRY in result.rule_ids
+
+
+def test_the_same_passage_as_a_hypothesis_passes():
+    result = check(
+        "A past incident (PM-2291) came from a Redis failover; Redis is worth checking.",
+        on_kb(1, "a Redis failover dropped the session cache"),
+        kind=ClaimKind.HYPOTHESIS,
+    )
+    assert result.passed, result.detail
+
+
+def test_nothing_else_explains_is_a_cause_statement():
+    # Given a cause stated as the only explanation, which the cited line does not show
+    result = check("Nothing other than a BGP route leak explains the pool timeouts.", ON_LINE)
+    # Then it is rejected like any cause its citations do not show
+    assert not result.passed and gk.CAUSE_UNSUPPORTED in result.rule_ids
+
+
+# ------------------------------------------------------------- destructive operations
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        "Delete the payment-api ECS service and recreate it to clear HikariPool-1.",
+        "Run `aws ecs update-service --service payment-api --desired-count 0`.",
+        "Kill every session on the database with pg_terminate_backend to free HikariPool-1.",
+        "Run `aws rds delete-db-cluster --db-cluster-identifier payments --skip-final-snapshot`.",
+    ],
+)
+def test_a_destructive_action_is_rejected(action):
+    # Given an action that would destroy a resource or take the service down
+    result = gk.check(
+        ExecutorEvidence(
+            claims=[
+                Claim(
+                    claim_id="c1",
+                    kind=ClaimKind.OBSERVATION,
+                    statement="HikariPool-1 timed out.",
+                    citations=[ON_LINE],
+                )
+            ],
+            recommended_actions=[action],
+        ),
+        RUN,
+    )
+    # Then it never reaches the answer, under its own rule
+    assert gk.DESTRUCTIVE_ACTION in result.actions[0].rule_ids
+
+
+def test_a_destructive_remediation_claim_is_rejected():
+    result = check(
+        "Drop and recreate the database user of HikariPool-1 to reset the pool.",
+        ON_LINE,
+        kind=ClaimKind.REMEDIATION,
+    )
+    assert not result.passed and gk.DESTRUCTIVE_ACTION in result.rule_ids
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        "Find what holds the HikariPool-1 connections before raising the pool size.",
+        "Free memory (evict, expire or delete keys) or scale the cache node up or out.",
+        "Roll back payment-api to the previous task definition.",
+    ],
+)
+def test_ordinary_remediation_is_not_destructive(action):
+    assert gk.destructive(action) is None
+
+
+def test_the_answer_check_rejects_a_destructive_command_the_composer_added():
+    # Given an answer whose Composer added a command no passed claim or action holds
+    support = gk.Support.of([LINE], [])
+    answer = "**Actions:**\n- Run `aws rds delete-db-cluster --skip-final-snapshot`."
+    # Then the answer check rejects that sentence
+    failed = gk.answer_check(answer, support)
+    assert failed and failed[0].rule_ids == [gk.ANSWER_UNSUPPORTED]
+
+
+def test_the_answer_check_lets_a_destructive_statement_the_evidence_shows_through():
+    # Given a cited deadlock line that quotes the statement it ran
+    quoted = "ERROR: deadlock detected while running DELETE FROM reservations WHERE id = 42"
+    support = gk.Support.of([quoted], [])
+    # Then restating it in the evidence section is a report, not a recommendation
+    assert gk.answer_check("The database logged DELETE FROM reservations.", support) == []
+
+
+def test_the_answer_check_reads_a_number_split_by_markdown_as_one_number():
+    # Given a Composer sentence whose number is split by bold markers, as a reader sees it whole
+    failed = gk.answer_check(
+        "The pool peaked at **98**765 waiting requests.", gk.Support.of([LINE], [])
+    )
+    # Then the number it checks is 98765, the one the reader reads
+    assert failed and "98765" in failed[0].text
+
+
+def test_the_answer_check_finds_timestamps_in_lower_cased_support():
+    # Given the answer check's support, which holds the passed claims' text lower-cased
+    support = gk.Support.of([f"First seen at 2026-11-24T14:08:57.424Z. {LINE}".lower()], [])
+    # Then a sentence restating that timestamp is held, and one a second later is not
+    assert gk.answer_check("First seen at 2026-11-24T14:08:57.424Z.", support) == []
+    assert gk.answer_check("First seen at 2026-11-24T14:08:58.424Z.", support)
