@@ -38,7 +38,7 @@ from superbiz.cases import (
 )
 from superbiz.settings import Settings
 from superbiz.skills import Skill, SkillMeta
-from superbiz.times import parse_iso
+from superbiz.times import parse_iso, utcnow_iso
 
 DEFAULT_THRESHOLD = 3
 DEFAULT_STALE_DAYS = 90
@@ -163,8 +163,6 @@ def _proposals(
 
 
 def _now_iso() -> str:
-    from superbiz.times import utcnow_iso
-
     return utcnow_iso()
 
 

@@ -91,7 +91,7 @@ def tool(name: str) -> Handler:
 
 def mcp_tool() -> Handler:
     """The MCP tool Lambda runs every `mcp__<server>__<tool>` call the allowlist admits."""
-    from superbiz.mcp import toolset
+    from superbiz.mcp import toolset  # reason: as in start_run()
 
     @logger.inject_lambda_context(correlation_id_path="run_id")
     @metrics.log_metrics

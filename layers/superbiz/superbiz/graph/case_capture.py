@@ -66,6 +66,7 @@ def _knowledge(deps: Deps) -> KnowledgeBase | None:
         return deps.tool_sources.knowledge_base
     if not deps.settings.opensearch_endpoint:
         return None
+    # reason: the OpenSearch client and embedder load only when a domain is configured
     from superbiz.knowledge.factory import opensearch_kb
 
     return opensearch_kb(deps.settings, deps.clients)

@@ -186,7 +186,7 @@ class SdkGateway:
             yield session
 
     def _http_client(self, server: McpServerConfig) -> Any:
-        import httpx2
+        import httpx2  # reason: the HTTP transport loads only for a remote server
 
         headers: dict[str, str] = {}
         if server.auth_secret_arn:

@@ -125,7 +125,7 @@ def gateway_of(deps: Deps) -> McpGateway:
                     "check that this function's role may call secretsmanager:GetSecretValue on it"
                 ) from exc
 
-        # the SDK is loaded only by the processes that talk to a server
+        # reason: the SDK is loaded only by the processes that talk to a server
         from superbiz.mcp.sdk import SdkGateway
 
         _process_gateway = SdkGateway(read_secret=read_secret)
@@ -293,7 +293,7 @@ def _holds_something(value: Any) -> bool:
 def _check_arguments(name: str, schema: dict[str, Any], arguments: dict[str, Any]) -> None:
     """The tool's own input schema, checked before the call: a bad argument is the model's
     to fix, named, never a crash."""
-    import jsonschema
+    import jsonschema  # reason: loads with the first MCP call, not with every tool Lambda
 
     try:
         validator_cls = jsonschema.validators.validator_for(schema)

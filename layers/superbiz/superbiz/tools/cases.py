@@ -55,6 +55,7 @@ def _knowledge(ctx: ToolContext) -> KnowledgeBase | None:
         return ctx.sources.knowledge_base
     if not ctx.settings.opensearch_endpoint:
         return None
+    # reason: the OpenSearch client and embedder load only when a domain is configured
     from superbiz.knowledge.factory import opensearch_kb
 
     try:
