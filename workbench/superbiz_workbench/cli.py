@@ -353,6 +353,24 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mcp_serve(args: argparse.Namespace) -> int:
+    from superbiz.mcp.config import load_config
+    from superbiz_workbench import mcp_server
+    from superbiz_workbench.local.runtime import LocalRuntime
+    from superbiz_workbench.world import load_scenario
+
+    load_config(args.mcp_config)  # a bad configuration fails here, naming the key
+    path = args.world or DEMO_WORLD
+    scenario = load_scenario(path)
+    print(f"Seeding local AWS from {path}...", file=sys.stderr)
+    with LocalRuntime(scenario, model=_build_model(args.model)) as runtime:
+        runtime.settings.mcp_config = args.mcp_config
+        where = "stdio" if args.transport == "stdio" else f"http://{args.host}:{args.port}/mcp"
+        print(f"SuperBizAgent MCP server on {where} (world {scenario.id})", file=sys.stderr)
+        mcp_server.serve(runtime, args.transport, args.host, args.port)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="superbiz", description="SuperBizAgent for AWS: evidence-grounded fault diagnosis."
@@ -430,6 +448,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     alarm.add_argument("--json", action="store_true", help="print the run as one JSON object")
     alarm.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
+
+    mcp = sub.add_parser("mcp", help="the agent over the Model Context Protocol")
+    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
+    mcp_serve = mcp_sub.add_parser(
+        "serve",
+        help="serve diagnose, get_run, search_knowledge and the read-only evidence tools "
+        "over MCP, on the local runtime",
+    )
+    mcp_serve.add_argument(
+        "--transport", choices=("stdio", "http"), default="stdio", help="default stdio"
+    )
+    mcp_serve.add_argument("--host", default="127.0.0.1", help="http: address (default loopback)")
+    mcp_serve.add_argument("--port", type=int, default=8766, help="http: port (default 8766)")
+    mcp_serve.add_argument("--world", type=Path, help="scenario file (default: the demo world)")
+    mcp_serve.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
+    mcp_serve.add_argument(
+        "--mcp-config", help="MCP servers the agent itself may use (file or document; README)"
+    )
 
     ev = sub.add_parser("eval", help="measure diagnosis and retrieval quality")
     ev_sub = ev.add_subparsers(dest="eval_command", required=True)
@@ -535,6 +571,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "serve":
                 return commands.serve(args.world, args.host, args.port, model, review=args.review)
             return commands.alarm(args.world, args.alarm, args.json, model)
+        if args.command == "mcp":
+            return _mcp_serve(args)
         if args.command == "kb":
             return _kb_ingest(args) if args.kb_command == "ingest" else _kb_search(args)
         if args.command == "eval" and args.eval_command == "retrieval":
