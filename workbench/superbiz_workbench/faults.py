@@ -36,7 +36,13 @@ from superbiz_workbench.local.runtime import LocalRuntime
 from superbiz_workbench.world import load_scenario
 
 NODES = {module: module.title().replace("_", "") for module in GRAPH_FUNCTIONS.values()}
-TOOLS = {module: module.removeprefix("tool_") for module in TOOL_FUNCTIONS.values()}
+# MCP tools exist only when servers are configured (none in the fault world); their
+# timeouts, crashes and malformed answers are put through the graph by test_mcp_tools.py
+TOOLS = {
+    module: module.removeprefix("tool_")
+    for module in TOOL_FUNCTIONS.values()
+    if module != "tool_mcp"
+}
 
 
 # ----------------------------------------------------------------- injectors
