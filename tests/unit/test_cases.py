@@ -135,7 +135,7 @@ def test_useful_feedback_raises_weight_of_used_and_produced_cases(store: InMemor
     # Then the case it used weighs more, and the change is recorded
     pool = store.get("case_run-pool")
     assert pool is not None and pool.weight > 1.0
-    assert [c.reason for c in changes] == ["feedback:useful"]
+    assert [(cid, c.reason) for cid, c in changes] == [("case_run-pool", "feedback:useful")]
     assert pool.history[-1].run_id == "r2"
 
 
@@ -143,7 +143,8 @@ def test_not_useful_lowers_weight_and_flags_review_and_is_reversible(
     store: InMemoryCaseStore,
 ) -> None:
     # Given feedback "not useful" on the run that produced the pool case
-    [change] = apply_feedback(store, "run-pool", False, note="wrong pool")
+    [(case_id, change)] = apply_feedback(store, "run-pool", False, note="wrong pool")
+    assert case_id == "case_run-pool"
     pool = store.get("case_run-pool")
     assert pool is not None
     # Then it weighs less and waits for review, and ranks lower than before

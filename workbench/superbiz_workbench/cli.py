@@ -48,6 +48,10 @@ def _run_world(world: Path, message: str | None, args: argparse.Namespace) -> in
     if not args.json:
         print(f"Seeding local AWS from {world} and running the diagnosis graph...", file=sys.stderr)
     with LocalRuntime(scenario, model=model) as runtime:
+        if getattr(args, "cases", None):
+            from superbiz_workbench.local.case_file import JsonCaseStore
+
+            runtime.deps.tool_sources.cases = JsonCaseStore(args.cases)
         if message is None:
             outcome = runtime.run_scenario()
             question = scenario.trigger_message()
@@ -371,6 +375,47 @@ def _mcp_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cases(args: argparse.Namespace) -> int:
+    """`superbiz cases list|show|mine|accept` over the case file."""
+    from datetime import UTC, datetime
+
+    from superbiz import cases, evolution
+    from superbiz_workbench.local.case_file import JsonCaseStore
+
+    store = JsonCaseStore(args.file)
+    if args.cases_command == "show":
+        case = store.get(args.case_id)
+        if case is None:
+            raise cases.CaseNotFound(f"no case {args.case_id!r} in {args.file}")
+        print(case.model_dump_json(indent=2))
+        return 0
+    if args.cases_command == "mine":
+        report = evolution.mine(
+            store, now=datetime.now(UTC), threshold=args.threshold, dry_run=args.dry_run
+        )
+        print(report.model_dump_json(indent=2))
+        return 0
+    if args.cases_command == "accept":
+        print(evolution.accept(store, args.proposal_id, by="cli").model_dump_json(indent=2))
+        return 0
+    if args.service or args.q:
+        found = cases.recommend(store, service=args.service, signature=None, text=args.q, limit=50)
+        rows = [(m.case, f"{m.score:.2f} {m.why}") for m in found]
+    else:
+        rows = [(c, "") for c in sorted(store.list_cases(), key=lambda c: c.created_at)]
+    if args.json:
+        print(json.dumps([{**c.model_dump(mode="json"), "why": w} for c, w in rows], indent=2))
+        return 0
+    for case, why in rows:
+        print(
+            f"{case.status.value:12} w={case.weight:<5g} {case.summary()}"
+            + (f"  [{why}]" if why else "")
+        )
+    if not rows:
+        print(f"no cases in {args.file}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="superbiz", description="SuperBizAgent for AWS: evidence-grounded fault diagnosis."
@@ -401,6 +446,12 @@ def main(argv: list[str] | None = None) -> int:
     for command in (demo, chat):
         command.add_argument(
             "--export", type=Path, metavar="FILE", help="also write the run to FILE for replay"
+        )
+        command.add_argument(
+            "--cases",
+            type=Path,
+            metavar="FILE",
+            help="case memory kept in FILE across runs (e.g. .superbiz/cases.json)",
         )
 
     serve = sub.add_parser(
@@ -554,8 +605,32 @@ def main(argv: list[str] | None = None) -> int:
     )
     search.add_argument("--index-dir", type=Path, help=index_help)
 
+    cases_cmd = sub.add_parser("cases", help="case memory: past diagnoses, mining, proposals")
+    cases_sub = cases_cmd.add_subparsers(dest="cases_command", required=True)
+    cases_list = cases_sub.add_parser(
+        "list", help="past cases (best match first with --service/--q)"
+    )
+    cases_list.add_argument("--service", help="rank by this service")
+    cases_list.add_argument("--q", help="rank by this free text")
+    cases_list.add_argument("--json", action="store_true", help="print the cases as JSON")
+    cases_show = cases_sub.add_parser("show", help="one case with its weight history")
+    cases_show.add_argument("case_id")
+    cases_mine = cases_sub.add_parser(
+        "mine", help="age cases, propose skills, report new patterns and stale runbooks"
+    )
+    cases_mine.add_argument("--threshold", type=int, default=3, help="cases per proposal (3)")
+    cases_mine.add_argument("--dry-run", action="store_true", help="report only; store nothing")
+    cases_accept = cases_sub.add_parser("accept", help="accept a proposed skill")
+    cases_accept.add_argument("proposal_id")
+    for command in (cases_list, cases_show, cases_mine, cases_accept):
+        command.add_argument(
+            "--file", type=Path, default=Path(".superbiz") / "cases.json", help="the case file"
+        )
+
     args = parser.parse_args(argv)
     try:
+        if args.command == "cases":
+            return _cases(args)
         if args.command == "demo" and args.review:
             from superbiz_workbench.local import review as local_review
 

@@ -568,11 +568,12 @@ def mark_referenced(store: CaseStore, case_ids: list[str], run_id: str, at: str)
 
 def apply_feedback(
     store: CaseStore, run_id: str, useful: bool, *, at: str | None = None, note: str = ""
-) -> list[WeightChange]:
+) -> list[tuple[str, WeightChange]]:
     """Feedback on a run moves the weights of the cases it used and the case it produced:
-    `useful` raises them, `not useful` lowers them and flags them for review."""
+    `useful` raises them, `not useful` lowers them and flags them for review. Returns
+    (case id, recorded change) pairs."""
     at = at or utcnow_iso()
-    changes = []
+    changes: list[tuple[str, WeightChange]] = []
     for case in store.list_cases():
         if case.run_id != run_id and run_id not in case.used_by_runs:
             continue
@@ -598,7 +599,7 @@ def apply_feedback(
                 note=note,
             )
         store.save(case)
-        changes.append(change)
+        changes.append((case.case_id, change))
     return changes
 
 

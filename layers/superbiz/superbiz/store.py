@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel
 
+from superbiz.cases import DynamoCaseStore, apply_feedback
 from superbiz.errors import RunNotFound, StoreError, StoreThrottled
 from superbiz.records import (
     AgentStep,
@@ -727,7 +728,16 @@ class RunStore:
         evaluation = dict(run.self_evaluation)
         evaluation["feedback"] = summary
         self.update_run(run_id, self_evaluation=evaluation)
-        return {"feedback_id": stamp, **item, "summary": summary}
+        # the cases the run used and produced weigh more (useful) or less and wait for review
+        changes = apply_feedback(DynamoCaseStore(self.table), run_id, useful, at=now, note=comment)
+        return {
+            "feedback_id": stamp,
+            **item,
+            "summary": summary,
+            "case_weight_changes": [
+                {"case_id": case_id, **c.model_dump()} for case_id, c in changes
+            ],
+        }
 
     # -- alarm triggers: dedup and storm grouping
     def claim_alarm(self, claim: AlarmClaim) -> bool:

@@ -39,6 +39,7 @@ from superbiz.aiops import (
     question_for,
     recommended_lookup_query,
 )
+from superbiz.api.cases import router as cases_router
 from superbiz.contracts import RunMode, StartRunInput
 from superbiz.deps import EntryDeps, get_entry_deps
 from superbiz.errors import RunNotFound, StoreThrottled, SuperBizError, ToolUnavailable
@@ -195,6 +196,8 @@ class FeedbackView(Model):
     comment: str
     created_at: str
     summary: dict[str, Any]
+    # the past cases the run used or produced, re-weighted by this feedback (reversible)
+    case_weight_changes: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class SearchHitView(Model):
@@ -899,6 +902,10 @@ def search(
             for h in hits
         ],
     )
+
+
+# past cases, their review, the mining report and skill proposals (superbiz.api.cases)
+app.include_router(cases_router)
 
 
 @app.get("/api/openapi.json", summary="This API's OpenAPI document", include_in_schema=False)

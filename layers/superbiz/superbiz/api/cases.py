@@ -1,0 +1,230 @@
+"""Case memory over the API (docs/architecture.md, "Case memory"): past cases, a person's
+review of one, the latest mining report, and the skill proposals a person accepts before
+any run uses them. Included in the API's resolver (`superbiz.api.app`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from superbiz import cases as cases_lib
+from superbiz import evolution
+from superbiz.cases import Case, CaseNotFound, CaseStatus, DynamoCaseStore, SkillProposal
+from superbiz.deps import get_entry_deps
+
+router = Router()
+LIST_LIMIT = 100
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class WeightChangeView(Model):
+    change_id: str
+    at: str
+    reason: str
+    weight_before: float
+    weight_after: float
+    status_before: str
+    status_after: str
+    run_id: str | None = None
+    note: str = ""
+
+
+class CaseView(Model):
+    case_id: str
+    summary: str
+    services: list[str]
+    fault_category: str
+    signature: str | None
+    log_template: str | None
+    root_cause: list[str]
+    remediation: list[str]
+    citations: list[str] = Field(description="invocation ids of the source run")
+    source_run_id: str
+    route: list[str]
+    tools: list[str]
+    tokens: int
+    tool_calls: int
+    duration_ms: int
+    weight: float
+    status: str
+    created_at: str
+    last_referenced_at: str
+    used_by_runs: list[str]
+    history: list[WeightChangeView]
+
+
+class CaseListView(Model):
+    cases: list[CaseView]
+    why: dict[str, str] = Field(
+        default_factory=dict, description="case id -> why it matches (with service or q)"
+    )
+
+
+class CaseReviewRequest(Model):
+    status: Literal["active", "needs-review", "archived"] | None = Field(
+        None, description="set the case's status"
+    )
+    revert: str | None = Field(None, max_length=40, description="undo this recorded change id")
+    note: str = Field("", max_length=2000)
+
+    @model_validator(mode="after")
+    def _one(self) -> CaseReviewRequest:
+        if (self.status is None) == (self.revert is None):
+            raise ValueError("give exactly one of status or revert")
+        return self
+
+
+class ProposalView(Model):
+    proposal_id: str
+    skill_name: str
+    signature: str
+    service: str | None
+    case_ids: list[str]
+    skill_md: str
+    status: str
+    created_at: str
+    accepted_at: str | None
+    accepted_by: str | None
+
+
+class ProposalListView(Model):
+    proposals: list[ProposalView]
+
+
+class InsightsView(Model):
+    report_id: str
+    created_at: str
+    cases_considered: int
+    threshold: int
+    proposals: list[str]
+    new_patterns: list[dict[str, Any]]
+    stale_runbooks: list[dict[str, Any]]
+    aged: list[dict[str, Any]]
+
+
+def _store() -> DynamoCaseStore:
+    deps = get_entry_deps()
+    return DynamoCaseStore(deps.clients.table(deps.settings.table_name))
+
+
+def _error(status: int, code: str, message: str) -> Response[Any]:
+    return Response(
+        status_code=status,
+        content_type=content_types.APPLICATION_JSON,
+        body=json.dumps({"error": code, "message": message}, ensure_ascii=False),
+    )
+
+
+def case_view(case: Case) -> CaseView:
+    return CaseView(
+        case_id=case.case_id,
+        summary=case.summary(),
+        services=case.services,
+        fault_category=case.fault_category,
+        signature=case.signature.id,
+        log_template=case.signature.template,
+        root_cause=case.root_cause,
+        remediation=case.remediation,
+        citations=case.citations,
+        source_run_id=case.run_id,
+        route=case.route,
+        tools=case.tools,
+        tokens=case.tokens,
+        tool_calls=case.tool_calls,
+        duration_ms=case.duration_ms,
+        weight=case.weight,
+        status=case.status.value,
+        created_at=case.created_at,
+        last_referenced_at=case.last_referenced_at,
+        used_by_runs=case.used_by_runs,
+        history=[WeightChangeView(**h.model_dump(mode="json")) for h in case.history],
+    )
+
+
+def proposal_view(p: SkillProposal) -> ProposalView:
+    return ProposalView(**p.model_dump(mode="json"))
+
+
+@router.get("/api/cases", summary="Past cases, newest first; with service or q, best match first")
+def list_cases(
+    service: Annotated[str | None, Query(max_length=200)] = None,
+    q: Annotated[str | None, Query(max_length=500, description="free text to match")] = None,
+) -> CaseListView:
+    store = _store()
+    if (service and service.strip()) or (q and q.strip()):
+        matches = cases_lib.recommend(
+            store, service=service, signature=None, text=q, limit=LIST_LIMIT
+        )
+        return CaseListView(
+            cases=[case_view(m.case) for m in matches],
+            why={m.case.case_id: m.why for m in matches},
+        )
+    every = sorted(store.list_cases(), key=lambda c: c.created_at, reverse=True)
+    return CaseListView(cases=[case_view(c) for c in every[:LIST_LIMIT]])
+
+
+@router.get("/api/cases/<caseId>", summary="One past case with its weight history")
+def get_case(case_id: Annotated[str, Path(alias="caseId", max_length=200)]) -> Response[Any]:
+    case = _store().get(case_id)
+    if case is None:
+        return _error(404, "case_not_found", f"no case with id {case_id!r}")
+    return Response(200, content_types.APPLICATION_JSON, case_view(case).model_dump_json())
+
+
+@router.post("/api/cases/<caseId>/review", summary="Set a case's status or undo a recorded change")
+def review_case(
+    case_id: Annotated[str, Path(alias="caseId", max_length=200)], body: CaseReviewRequest
+) -> Response[Any]:
+    store = _store()
+    try:
+        if body.revert is not None:
+            cases_lib.revert(store, case_id, body.revert)
+        elif body.status is not None:
+            cases_lib.review(store, case_id, CaseStatus(body.status), body.note)
+    except CaseNotFound as exc:
+        return _error(404, "case_not_found", str(exc))
+    case = store.get(case_id)
+    assert case is not None
+    return Response(200, content_types.APPLICATION_JSON, case_view(case).model_dump_json())
+
+
+@router.get("/api/insights", summary="The latest case-mining report")
+def insights() -> Response[Any]:
+    report = _store().latest_report()
+    if report is None:
+        return _error(404, "no_report", "no mining report yet: the weekly job has not run")
+    view = InsightsView(**report.model_dump(mode="json", exclude={"dry_run"}))
+    return Response(200, content_types.APPLICATION_JSON, view.model_dump_json())
+
+
+@router.get("/api/skills/proposals", summary="Skills proposed from recurring cases")
+def list_proposals() -> ProposalListView:
+    return ProposalListView(proposals=[proposal_view(p) for p in _store().list_proposals()])
+
+
+@router.post(
+    "/api/skills/proposals/<proposalId>/accept",
+    summary="Accept a proposed skill: later runs disclose it like a bundled one",
+)
+def accept_proposal(
+    proposal_id: Annotated[str, Path(alias="proposalId", max_length=200)],
+) -> Response[Any]:
+    # who accepted it: the caller's IAM identity as API Gateway states it
+    context = router.current_event.raw_event.get("requestContext") or {}
+    identity = context.get("identity") or {}
+    by = str(identity.get("userArn") or identity.get("caller") or "local")[:512]
+    try:
+        accepted = evolution.accept(_store(), proposal_id, by=by)
+    except CaseNotFound as exc:
+        return _error(404, "proposal_not_found", str(exc))
+    except evolution.ProposalInvalid as exc:
+        return _error(422, "proposal_invalid", str(exc))
+    return Response(200, content_types.APPLICATION_JSON, proposal_view(accepted).model_dump_json())
