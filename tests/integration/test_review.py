@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from superbiz.models.offline import OfflineModel
+from superbiz.records import RunRecord
 from superbiz_workbench import cli
 from superbiz_workbench.local.report import DEMO_WORLD
 from superbiz_workbench.local.review import FINISHED, WAITING, post_review, wait_for_status
@@ -231,3 +232,36 @@ def test_a_decision_on_a_stale_token_is_a_conflict(runtime, timed_out):
 def test_a_decision_on_an_unknown_run_is_not_found(runtime):
     code, body = post_review(runtime, "no-such-run", {"decision": "approve"})
     assert code == 404 and body["error"] == "run_not_found"
+
+
+def test_a_waiting_run_whose_execution_ended_is_closed_on_read(runtime):
+    # Given a run waiting for review whose execution then ended in a way no Catch takes
+    # (stopped by hand, or an error like States.DataLimitExceeded)
+    machine = runtime.sfn.create_state_machine(
+        name="review-ended-elsewhere",
+        definition=json.dumps(
+            {"StartAt": "Boom", "States": {"Boom": {"Type": "Fail", "Error": "Stopped"}}}
+        ),
+        roleArn="arn:aws:iam::123456789012:role/fails",
+    )["stateMachineArn"]
+    execution = runtime.sfn.start_execution(
+        stateMachineArn=machine, name="waitingrun0000000000000000000001", input="{}"
+    )["executionArn"]
+    assert runtime.wait(execution) == "FAILED"
+    runtime.store.ensure_session("waiting-session")
+    runtime.store.create_run(
+        RunRecord(
+            run_id="waitingrun0000000000000000000001",
+            session_id="waiting-session",
+            mode="chat",
+            query=QUESTION,
+            status=WAITING,
+            execution_arn=execution,
+            started_at="2026-11-30T10:00:00.000000Z",
+        )
+    )
+    # When anyone reads it
+    run = get(runtime, "/api/runs/waitingrun0000000000000000000001")
+    # Then it is closed FAILED with a non-empty answer, not left waiting forever
+    assert run["status"] == "FAILED" and run["answer"]
+    assert run["orchestration_trace"]["termination_reason"] == "execution_failed"

@@ -27,6 +27,8 @@ from superbiz.records import RunRecord
 from superbiz.times import utcnow_iso
 
 ENDED_BADLY = ("FAILED", "TIMED_OUT", "ABORTED")
+# a run whose execution has not closed it: still running, or waiting for human review
+OPEN_STATUSES = ("RUNNING", "AWAITING_REVIEW")
 # how often one process asks Step Functions about the same running run
 CHECK_EVERY_SECONDS = 5.0
 _checked: dict[str, float] = {}
@@ -102,7 +104,7 @@ def close_from_execution(
 def reconcile_run(deps: EntryDeps, run: RunRecord, *, force: bool = False) -> RunRecord | None:
     """The run, closed, if its execution has ended without closing it; else None.
     Throttled or unavailable Step Functions means "not now", never an error."""
-    if run.status != "RUNNING" or not deps.settings.state_machine_arn:
+    if run.status not in OPEN_STATUSES or not deps.settings.state_machine_arn:
         return None
     if not force and not _due(run.run_id):
         return None
@@ -145,7 +147,7 @@ def sweep(deps: EntryDeps, *, lookback_minutes: int = 180) -> dict[str, Any]:
                     run = deps.store.get_run(execution["executionArn"].rsplit(":", 1)[-1])
                 except RunNotFound:
                     continue
-                if run.status != "RUNNING":
+                if run.status not in OPEN_STATUSES:
                     continue
                 described = sfn.describe_execution(executionArn=execution["executionArn"])
                 if close_from_execution(deps, run, described) is not None:

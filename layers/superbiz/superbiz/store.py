@@ -639,14 +639,14 @@ class RunStore:
         ]
 
     def close_if_running(self, run_id: str, **fields: Any) -> bool:
-        """Close a run that is still RUNNING (the reconciler); False when something else
-        closed it first, so a run's own Finalize always wins."""
+        """Close a run that is still RUNNING or AWAITING_REVIEW (the reconciler); False
+        when something else closed it first, so a run's own Finalize always wins."""
         closed = self._update(
             {"PK": run_pk(run_id), "SK": "META"},
             sets={"status": "FAILED", **fields},
-            condition="attribute_exists(PK) AND #status = :running",
+            condition="attribute_exists(PK) AND #status IN (:running, :awaiting)",
             names={"#status": "status"},
-            values={":running": "RUNNING"},
+            values={":running": "RUNNING", ":awaiting": "AWAITING_REVIEW"},
         )
         return closed is not None
 

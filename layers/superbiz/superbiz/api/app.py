@@ -44,7 +44,7 @@ from superbiz.contracts import RunMode, StartRunInput
 from superbiz.deps import EntryDeps, get_entry_deps
 from superbiz.errors import RunNotFound, StoreThrottled, SuperBizError, ToolUnavailable
 from superbiz.observability import logger
-from superbiz.reconcile import reconcile_run
+from superbiz.reconcile import OPEN_STATUSES, reconcile_run
 from superbiz.records import AgentStep, RunRecord, RunTrace, SessionRecord, ToolInvocation
 
 API_VERSION = "1.1.0"
@@ -337,7 +337,7 @@ def _trace(
             raise ApiError(404, "run_not_found", f"no run with id {run_id!r}") from None
         trace = pending
     _check_read(deps, trace.run.session_id)
-    if trace.run.status == "RUNNING" and reconcile_run(deps, trace.run) is not None:
+    if trace.run.status in OPEN_STATUSES and reconcile_run(deps, trace.run) is not None:
         trace = load()
     return trace
 
