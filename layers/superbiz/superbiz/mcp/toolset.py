@@ -38,7 +38,7 @@ from superbiz.mcp.config import (
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.records import AgentStep, RunTrace
 from superbiz.tools import runner
-from superbiz.tools.base import ToolContext, ToolResult
+from superbiz.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from superbiz.tools.registry import declared_observations, tool_schemas
 from superbiz.untrusted import is_instruction_like
 
@@ -170,12 +170,11 @@ def offer_tools(config: McpConfig, gateway: McpGateway) -> McpToolset:
 
 def record_offer(deps: Deps, run_id: str) -> McpToolset | None:
     """StartRun: list, filter and record the run's MCP tools (nothing when none configured)."""
+    broken: McpServerFailure | None = None
     try:
         config = config_of(deps.settings)
     except McpConfigInvalid as exc:  # a bad configuration costs the MCP tools, not the run
         config, broken = McpConfig(), McpServerFailure(server="*", error=str(exc))
-    else:
-        broken = None
     if not config.servers and broken is None:
         return None
     offer = offer_tools(config, gateway_of(deps))
@@ -223,7 +222,7 @@ def declared_for(trace: RunTrace) -> dict[str, Observations]:
 # ------------------------------------------------------------------------- calls
 
 
-class McpArguments(BaseModel):
+class McpArguments(ToolInput):
     """Whatever the model passed; the tool's own JSON schema is checked in `run`."""
 
     model_config = ConfigDict(extra="allow")
@@ -335,8 +334,10 @@ def execute(event: ToolEvent, deps: Deps, ctx: ToolContext) -> ToolResultRef:
     """The MCP tool Lambda: the common tool path with the tool resolved from the allowlist."""
     config = config_of(deps.settings)
     gateway = gateway_of(deps)
+    # an MCP tool's name and description are per instance, not class variables as the
+    # built-in tools' are; the runner reads the same attributes either way
     return runner.execute(
-        event, deps.store, ctx, resolve=lambda name: resolve(name, config, gateway)
+        event, deps.store, ctx, resolve=lambda name: cast(Tool, resolve(name, config, gateway))
     )
 
 
