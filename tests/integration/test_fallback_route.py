@@ -17,7 +17,7 @@ from superbiz.cases import Case, CaseSignature, CaseStatus, DynamoCaseStore, rev
 from superbiz.errors import ToolUnavailable
 from superbiz.models.offline import OfflineModel
 from superbiz.tools.base import ToolContext, ToolResult
-from superbiz_workbench.local.report import DEMO_WORLD, run_result
+from superbiz_workbench.local.report import DEMO_WORLD, render_report, run_result
 from superbiz_workbench.local.runtime import LocalRuntime
 from superbiz_workbench.scripted_model import ScriptedModel
 from superbiz_workbench.world import load_scenario
@@ -82,6 +82,9 @@ def test_l0_the_chosen_specialist_answers(runtime, memory):
     assert result["status"] == "SUCCEEDED" and result["final_node"] == "Composer"
     assert "connection pool" in result["answer"].lower()
     assert "Reroute" not in result["execution"]["state_path"]
+    # the CLI's trace shows the specialist and the route
+    shown = render_report(result)
+    assert "route: L0 application answered" in shown and "specialist application" in shown
     # the Executor ran with the specialist's prompt and only its tools
     executor = next(s for s in result["trace"]["steps"] if s["agent_name"] == "executor")
     assert "+application@" in executor["prompt_version"]
@@ -123,6 +126,7 @@ def test_l1_the_next_specialist_answers_after_the_first_ones_tools_fail(runtime,
     # the L1 plan records its specialist and why
     assert plans(result)[-1]["specialist"] == route[1][1]
     assert "L1" in plans(result)[-1]["specialist_reason"]
+    assert f"-> L1 {route[1][1]} answered" in render_report(result)
     # and the report names the cause the second specialist found
     assert result["status"] == "SUCCEEDED"
     assert "connection pool" in result["answer"].lower()

@@ -52,7 +52,7 @@ def test_default_bounds_match_the_design():
         limits.max_tool_rounds,
         limits.max_plan_loops,
         limits.max_evidence_retries,
-    ) == (32, 6, 5, 1)
+    ) == (48, 6, 5, 1)
     with pytest.raises(ValidationError):
         Limits(max_evidence_retries=2)
 

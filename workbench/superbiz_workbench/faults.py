@@ -215,12 +215,19 @@ _NODE_GAPS = {
 }
 
 
+# Verifier REJECTs that bring a run to each node of the fallback route
+_REJECTED = {"content": {"verdict": "REJECT", "score": 5, "allowed_claims": []}}
+_ROUTE_REACHED_BY = {"reroute": 1, "case_memory": 3}
+
+
 def faults() -> list[Fault]:
     cases: list[Fault] = []
     for module, node in NODES.items():
         script: dict[str, list[Any]] = {}
         if module == "fallback":  # reach the Fallback first: a Planner that crashes
             script = {"planner": [{"raise": "RuntimeError", "message": "injected planner crash"}]}
+        if module in _ROUTE_REACHED_BY:  # the fallback route's nodes run when a level fails
+            script = {"verifier": [_REJECTED] * _ROUTE_REACHED_BY[module]}
         cases.append(
             Fault(
                 f"{node} raises",
@@ -237,8 +244,10 @@ def faults() -> list[Fault]:
             ("rate-limited twice", _raise("ModelRateLimited")),
             ("returns garbage twice", _garbage()),
         ):
+            # the Executor's time budget spent: the next specialist answers (route L1)
+            absorbed = (role, what) == ("executor", "times out twice")
             cases.append(
-                Fault(f"{role} model {what}", "model", {role: reply}, expect_degraded=True)
+                Fault(f"{role} model {what}", "model", {role: reply}, expect_degraded=not absorbed)
             )
     cases.append(
         Fault(

@@ -36,7 +36,9 @@ class RunMode(StrEnum):
 class Limits(Contract):
     """Bounds (docs/architecture.md, "Bounds"); the state machine's Choice states read them."""
 
-    max_transitions: int = Field(32, ge=1, le=256)
+    # 48: the whole fallback route (L0 -> L4) fits with both specialists spending their
+    # whole tool-round budget: 22 + 2 x (6 + 6) = 46 (docs/architecture.md, "Specialists")
+    max_transitions: int = Field(48, ge=1, le=256)
     max_tool_rounds: int = Field(6, ge=1, le=32)
     max_plan_loops: int = Field(5, ge=1, le=32)
     max_evidence_retries: int = Field(1, ge=0, le=1)

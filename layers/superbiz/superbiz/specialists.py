@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from superbiz import skills
 from superbiz.errors import SuperBizError
 from superbiz.prompts import Prompt, prompts_dir
-from superbiz.tools.registry import TOOLS
+from superbiz.tools.registry import TOOL_CLASSES
 
 PROFILE_FILE = "profile.yaml"
 SYSTEM_FILE = "system.md"
@@ -227,5 +227,5 @@ def specialists_dir() -> Path:
 def roster() -> Roster:
     """The bundled specialists, loaded once per process."""
     return Roster.load(
-        specialists_dir(), known_tools=set(TOOLS), known_skills=set(skills.library().names())
+        specialists_dir(), known_tools=set(TOOL_CLASSES), known_skills=set(skills.library().names())
     )

@@ -69,6 +69,17 @@ def render_report(
         f"transitions {orch.get('transition_count')} | tool rounds {orch.get('tool_rounds')} | "
         f"evidence retries {orch.get('evidence_retry_count')} | technical retries {orch.get('technical_retries') or 0}"
     )
+    # the fallback route: each level, who ran it, how it ended and why
+    route = orch.get("route") or []
+    if route:
+        out.append(
+            "route: "
+            + " -> ".join(
+                f"L{s['level']} {s['specialist'] or ''} {s['outcome']}".replace("  ", " ")
+                + (f" ({s['reason']})" if s["reason"] and s["outcome"] != "answered" else "")
+                for s in route
+            )
+        )
     plans = [
         s["model_output"]["parsed"]
         for s in result["trace"]["steps"]
@@ -77,7 +88,9 @@ def render_report(
     for n, plan in enumerate(plans, 1):
         out.append(
             f"plan {n}: {plan['decision']} | fault category {plan['fault_category']} | "
-            f"skill {plan.get('selected_skill') or '-'} | {plan.get('rationale', '')[:140]}"
+            f"skill {plan.get('selected_skill') or '-'} | "
+            f"specialist {plan.get('specialist') or '-'} ({plan.get('specialist_reason') or '-'}) | "
+            f"{plan.get('rationale', '')[:140]}"
         )
     out += ["", rule, "Tool calls (recorded before any model saw them)", rule]
     for inv in result["trace"]["invocations"]:
