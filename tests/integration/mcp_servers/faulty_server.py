@@ -7,9 +7,10 @@ change something (never offered). Written with the official SDK."""
 from __future__ import annotations
 
 import os
+import sys
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 server = MCPServer("faulty")
@@ -70,6 +71,14 @@ def runbook_note() -> str:
     return INJECTED
 
 
+@server.tool(annotations=READ_ONLY)
+def whoami(ctx: Context) -> str:
+    """The Authorization header this call came with (streamable HTTP), else "stdio"."""
+    request = ctx.request_context.request
+    headers = getattr(request, "headers", None)
+    return headers.get("authorization", "none") if headers is not None else "stdio"
+
+
 @server.tool(annotations=ToolAnnotations(destructive_hint=True))
 def delete_log_group(name: str) -> str:
     """Deletes a log group."""
@@ -83,4 +92,7 @@ def unlisted_probe() -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":  # streamable HTTP on that port
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()
