@@ -13,7 +13,7 @@ from superbiz import specialists
 from superbiz.contracts import FinalAnswer, GraphState, PlannerPlan, RouteStep, ToolCall
 from superbiz.graph import fallback_route
 from superbiz.graph.routes import Route
-from superbiz.records import RunRecord, RunTrace, ToolInvocation
+from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
 from superbiz.specialists import Roster, SpecialistError, parse_profile
 
 TOOLS = {"query_logs", "query_metrics", "query_alarms", "query_traces", "recent_changes"}
@@ -298,3 +298,23 @@ def test_the_closed_route_ends_with_who_answered():
         (1, "failed"),
         (4, "degraded"),
     ]
+
+
+def test_a_later_level_plans_its_own_investigation_from_loop_zero():
+    # Given an AIOps run that looped twice at L0, then was rerouted to L1
+    steps = [
+        AgentStep(seq=1, agent_name="planner", output_type="planner_plan"),
+        AgentStep(seq=5, agent_name="planner", output_type="planner_plan"),
+        AgentStep(seq=9, agent_name="reroute", output_type="route_step"),
+    ]
+    trace = _trace()
+    trace.steps = steps
+    state = GraphState(run_id="r1", session_id="s1", level=1, specialist="datastore")
+    state.counters.plan_loops = 2
+    # When the L1 Planner asks which loop it is in, it is its first
+    assert fallback_route.plan_loop(state, trace) == 0
+    # and after its own first plan, its second
+    trace.steps = [*steps, AgentStep(seq=10, agent_name="planner", output_type="planner_plan")]
+    assert fallback_route.plan_loop(state, trace) == 1
+    # while at L0 the state machine's counter stands
+    assert fallback_route.plan_loop(state.model_copy(update={"level": 0}), trace) == 2

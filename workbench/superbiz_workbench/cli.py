@@ -197,6 +197,7 @@ def _eval_diagnosis(args: argparse.Namespace) -> int:
             f"{'PASS' if sc.passed else 'FAIL'}  {sc.id:<45} verifier {sc.verifier_verdict or '-':<10} "
             f"gate {sc.gatekeeper_verdict or '-':<8} claims {sc.claims_passed}/{sc.claims_proposed}  "
             f"tools {sc.tool_calls:>2}  {sc.seconds:.2f} s  {sc.final_node}{' (degraded)' if sc.degraded else ''}"
+            f"  route {' -> '.join(sc.route) or '-'}"
         )
         for check in failed:
             print(f"      failed {check.name}: {check.detail}")
@@ -206,6 +207,8 @@ def _eval_diagnosis(args: argparse.Namespace) -> int:
         f"grounding rate {m.grounding_rate:.0%} | degraded {m.degraded} | "
         f"median {m.median_seconds:.2f} s | p95 {m.p95_seconds:.2f} s | tokens {m.tokens}"
     )
+    # where each run ended on the fallback route (L0 the chosen specialist ... L4 degraded)
+    print("route: " + ", ".join(f"{level} {n}" for level, n in sorted(m.routes.items())))
     return 0
 
 

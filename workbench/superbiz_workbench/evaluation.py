@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import statistics
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,8 @@ class ScenarioScore(BaseModel):
     final_node: str | None
     degraded: bool
     error: str | None = None
+    # the fallback route: each level as "L<n> <specialist> <outcome>"
+    route: list[str] = Field(default_factory=list)
 
 
 class Summary(BaseModel):
@@ -53,6 +56,8 @@ class Summary(BaseModel):
     median_seconds: float
     p95_seconds: float
     tokens: int
+    # how many runs ended at each level of the fallback route (L0 ... L4)
+    routes: dict[str, int] = Field(default_factory=dict)
 
 
 class EvalReport(BaseModel):
@@ -189,6 +194,10 @@ def score(scenario: Any, result: dict[str, Any]) -> ScenarioScore:
         seconds=result["seconds"],
         final_node=result.get("final_node"),
         degraded=bool(orch.get("degraded")),
+        route=[
+            " ".join(str(p) for p in (f"L{s['level']}", s["specialist"], s["outcome"]) if p)
+            for s in orch.get("route") or []
+        ],
     )
 
 
@@ -208,6 +217,7 @@ def summarise(scores: list[ScenarioScore]) -> Summary:
         median_seconds=round(statistics.median(seconds), 3),
         p95_seconds=round(seconds[p95_index], 3),
         tokens=sum(s.tokens for s in scores),
+        routes=dict(Counter(s.route[-1].split()[0] for s in scores if s.route)),
     )
 
 

@@ -115,6 +115,19 @@ def _kept_reason(state: GraphState) -> str:
     return "the specialist this run chose earlier"
 
 
+def plan_loop(state: GraphState, trace: RunTrace) -> int:
+    """The AIOps plan loop the Planner is in. At L0 the state machine's counter; a
+    later level starts its own investigation, so its loops count from its Reroute."""
+    if state.level == 0:
+        return state.counters.plan_loops
+    rerouted = max((s.seq for s in trace.steps if s.output_type == "route_step"), default=0)
+    return sum(
+        1
+        for s in trace.steps
+        if s.output_type == "planner_plan" and not s.error and s.seq > rerouted
+    )
+
+
 # ------------------------------------------------------------------ Executor
 
 

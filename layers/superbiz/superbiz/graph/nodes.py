@@ -47,10 +47,10 @@ from superbiz.graph.routes import Route
 from superbiz.knowledge.factory import knowledge_base_for
 from superbiz.mcp import toolset as mcp_toolset
 from superbiz.observability import metrics
+from superbiz.prompts import load_prompt
 from superbiz.records import RunRecord, RunTrace, ToolInvocation, invocation_id_for
 from superbiz.redaction import redact
 from superbiz.render import render_report
-from superbiz.prompts import load_prompt
 from superbiz.times import utcnow_iso
 from superbiz.tools.runner import invocation_seq
 
@@ -175,7 +175,8 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
         "session_history": _session_history(deps, trace),
         "knowledge_domains": _knowledge_domains(deps),
         "tools": [s["function"]["name"] for s in mcp_toolset.tool_schemas_for(trace)],
-        "plan_loop": state.counters.plan_loops,
+        # a level of the fallback route starts its own investigation (loop 0)
+        "plan_loop": fallback_route.plan_loop(state, trace),
         "evidence_retry": state.counters.evidence_retries,
         "previous_plan": latest_output(trace, "planner_plan"),
         "evidence_so_far": [
@@ -272,14 +273,14 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
     plan_seq = max(s.seq for s in trace.steps if s.output_type == "planner_plan" and not s.error)
     round_start = _plan_round_start(trace, plan_seq)
     profile = mcp_toolset.with_offered(fallback_route.profile_for(state, plan), trace)
-    if state.tool_results and not state.force_final:
-        if fallback_route.tools_keep_failing(trace, round_start):
-            # the specialist's tools keep failing: the fallback route takes over
-            state.pending_tool_calls = []
-            state.tool_results = []
-            state.termination_reason = "three_consecutive_tool_failures"
-            state.decision = Route.ESCALATE
-            return state
+    failing = state.tool_results and not state.force_final
+    if failing and fallback_route.tools_keep_failing(trace, round_start):
+        # the specialist's tools keep failing: the fallback route takes over
+        state.pending_tool_calls = []
+        state.tool_results = []
+        state.termination_reason = "three_consecutive_tool_failures"
+        state.decision = Route.ESCALATE
+        return state
     findings = _findings(trace)
     applicable = fallback_route.skills_for(
         skills.select(
