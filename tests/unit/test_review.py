@@ -4,17 +4,24 @@ what an amendment or a rejection publishes."""
 from __future__ import annotations
 
 import pytest
+from botocore.exceptions import ClientError
 
 from superbiz.contracts import RunMode
-from superbiz.records import ReviewRecord
+from superbiz.deps import EntryDeps
+from superbiz.memory_store import InMemoryRunStore
+from superbiz.records import ReviewRecord, RunRecord
 from superbiz.review import (
+    ReviewConflict,
     ReviewInputInvalid,
+    ReviewUnavailable,
     _struck_actions,
+    decide,
     rejected_report,
     review_reasons,
     risks_of,
     strike_actions,
 )
+from superbiz.settings import Settings
 
 
 @pytest.mark.parametrize(
@@ -175,3 +182,107 @@ def test_a_wrong_strike_names_the_field(decision: str, remove: list, field: str)
     with pytest.raises(ReviewInputInvalid) as raised:
         _struck_actions(_review(), decision, remove)  # type: ignore[arg-type]
     assert raised.value.field == field
+
+
+# -- the decision: recorded once, then the token goes back to Step Functions
+
+
+class FakeStepFunctions:
+    """Step Functions' task-token calls: recorded, or refused as a token that no longer waits."""
+
+    def __init__(self, refuse: str | None = None) -> None:
+        self.refuse = refuse
+        self.calls: list[tuple[str, dict]] = []
+
+    def _call(self, name: str, **kwargs: object) -> dict:
+        if self.refuse:
+            raise ClientError({"Error": {"Code": self.refuse, "Message": "no"}}, name)
+        self.calls.append((name, kwargs))
+        return {}
+
+    def send_task_success(self, **kwargs: object) -> dict:
+        return self._call("SendTaskSuccess", **kwargs)
+
+    def send_task_failure(self, **kwargs: object) -> dict:
+        return self._call("SendTaskFailure", **kwargs)
+
+
+class FakeClients:
+    def __init__(self, sfn: FakeStepFunctions) -> None:
+        self.sfn = sfn
+
+    def client(self, service: str) -> FakeStepFunctions:
+        assert service == "stepfunctions"
+        return self.sfn
+
+
+def deps_with(review: ReviewRecord | None, sfn: FakeStepFunctions) -> EntryDeps:
+    store = InMemoryRunStore()
+    store.create_run(
+        RunRecord(
+            run_id="r1",
+            session_id="s1",
+            mode="chat",
+            query="why?",
+            status="AWAITING_REVIEW" if review else "SUCCEEDED",
+            started_at="2026-11-30T10:00:00Z",
+        )
+    )
+    if review is not None:
+        store.put_review(review)
+    return EntryDeps(settings=Settings(), clients=FakeClients(sfn), store=store)  # type: ignore[arg-type]
+
+
+def test_an_approval_is_recorded_with_its_principal_then_returns_the_token() -> None:
+    sfn = FakeStepFunctions()
+    deps = deps_with(_review(), sfn)
+    decided = decide(deps, "r1", principal="arn:aws:iam::1:role/r", decision="approve")
+    assert decided.status == "DECIDED" and decided.principal == "arn:aws:iam::1:role/r"
+    assert deps.store.get_review("r1").decision == "approve"
+    assert (
+        deps.store.get_run("r1").self_evaluation["review"]["principal"] == "arn:aws:iam::1:role/r"
+    )
+    [(name, call)] = sfn.calls
+    assert name == "SendTaskSuccess" and call["taskToken"] == "t"
+
+
+def test_a_rejection_fails_the_task_with_the_rejection_error() -> None:
+    sfn = FakeStepFunctions()
+    decide(deps_with(_review(), sfn), "r1", principal="p", decision="reject", comment="wrong")
+    [(name, call)] = sfn.calls
+    assert name == "SendTaskFailure" and call["error"] == "ReviewRejected"
+    assert call["cause"] == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("review", "code"),
+    [
+        (None, "review_not_pending"),
+        (
+            _review().model_copy(update={"status": "DECIDED", "decision": "approve"}),
+            "review_already_decided",
+        ),
+        (_review().model_copy(update={"status": "EXPIRED"}), "review_expired"),
+    ],
+)
+def test_a_run_that_cannot_take_a_decision_is_a_conflict(review, code) -> None:
+    sfn = FakeStepFunctions()
+    with pytest.raises(ReviewConflict) as raised:
+        decide(deps_with(review, sfn), "r1", principal="p", decision="approve")
+    assert raised.value.code == code and sfn.calls == []
+
+
+def test_a_token_step_functions_no_longer_waits_for_is_a_conflict_and_closes_the_review() -> None:
+    deps = deps_with(_review(), FakeStepFunctions(refuse="TaskTimedOut"))
+    with pytest.raises(ReviewConflict) as raised:
+        decide(deps, "r1", principal="p", decision="approve")
+    assert raised.value.code == "review_stale" and "not applied" in str(raised.value)
+    assert deps.store.get_review("r1").status == "EXPIRED"
+
+
+def test_a_decision_step_functions_could_not_take_leaves_the_review_pending() -> None:
+    deps = deps_with(_review(), FakeStepFunctions(refuse="ThrottlingException"))
+    with pytest.raises(ReviewUnavailable):
+        decide(deps, "r1", principal="p", decision="approve")
+    pending = deps.store.get_review("r1")
+    assert pending.status == "PENDING" and pending.decision is None

@@ -16,8 +16,16 @@ from decimal import Decimal
 from typing import Any
 
 from superbiz.errors import RunNotFound
-from superbiz.records import AgentStep, RunRecord, RunTrace, SessionRecord, ToolInvocation
+from superbiz.records import (
+    AgentStep,
+    ReviewRecord,
+    RunRecord,
+    RunTrace,
+    SessionRecord,
+    ToolInvocation,
+)
 from superbiz.store import (
+    REVIEW_SK,
     encode,
     from_item,
     redacted_invocation,
@@ -246,3 +254,36 @@ class InMemoryRunStore:
         self._put_if_absent(
             {"PK": run_pk(run_id), "SK": f"ALARM#{dedup_key}", **run_alarm_item(alarm, role)}
         )
+
+    # -- human review: the item RunStore writes (status and token beside the JSON body)
+    def put_review(self, review: ReviewRecord) -> None:
+        body = review.model_dump(mode="json", exclude={"status", "task_token"})
+        with self._lock:
+            self.items[(run_pk(review.run_id), REVIEW_SK)] = {
+                "PK": run_pk(review.run_id),
+                "SK": REVIEW_SK,
+                "item_type": "review",
+                "status": review.status,
+                "task_token": review.task_token,
+                "body": json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+                "expires_at": self.expires_at(),
+            }
+
+    def get_review(self, run_id: str) -> ReviewRecord | None:
+        with self._lock:
+            item = self.items.get((run_pk(run_id), REVIEW_SK))
+        if item is None:
+            return None
+        return ReviewRecord.model_validate(
+            {**json.loads(item["body"]), "status": item["status"], "task_token": item["task_token"]}
+        )
+
+    def settle_review(self, review: ReviewRecord, *, expect: str | None) -> bool:
+        with self._lock:
+            item = self.items.get((run_pk(review.run_id), REVIEW_SK))
+            if item is None or item["task_token"] != review.task_token:
+                return False
+            if expect is not None and item["status"] != expect:
+                return False
+            self.put_review(review)
+            return True

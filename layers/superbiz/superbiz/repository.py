@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from superbiz.records import AgentStep, RunRecord, RunTrace, SessionRecord, ToolInvocation
+from superbiz.records import (
+    AgentStep,
+    ReviewRecord,
+    RunRecord,
+    RunTrace,
+    SessionRecord,
+    ToolInvocation,
+)
 
 
 class RunRepository(Protocol):
@@ -76,3 +83,15 @@ class RunRepository(Protocol):
     def add_run_alarm(
         self, run_id: str, dedup_key: str, alarm: dict[str, Any], role: str
     ) -> None: ...
+
+    # -- human review (superbiz.review): the run's one review request
+    def put_review(self, review: ReviewRecord) -> None:
+        """Write the run's review request (a retried AwaitReview's new token replaces it)."""
+        ...
+
+    def get_review(self, run_id: str) -> ReviewRecord | None: ...
+
+    def settle_review(self, review: ReviewRecord, *, expect: str | None) -> bool:
+        """Write `review` if the stored one still has status `expect` (None: any) and the
+        same token; False when it does not (a second decision, a stale token)."""
+        ...
