@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -122,14 +121,11 @@ ENTRY_ACTIONS = {
 
 
 class Synthesised:
-    def __init__(
-        self, stack: cdk.Stack, template: Template, assembly_dir: Path, seconds: float
-    ) -> None:
+    def __init__(self, stack: cdk.Stack, template: Template, assembly_dir: Path) -> None:
         self.stack = stack
         self.template = template
         self.json: dict[str, Any] = dict(template.to_json())
         self.assembly_dir = assembly_dir
-        self.seconds = seconds
 
     def resources(self, type_: str) -> dict[str, dict[str, Any]]:
         return {k: v for k, v in self.json["Resources"].items() if v["Type"] == type_}
@@ -222,14 +218,13 @@ def _synthesise(tmp_path_factory: pytest.TempPathFactory, **context: Any) -> Syn
     (layer_dir / "python").mkdir()
     (layer_dir / "python" / "placeholder.txt").write_text("built by make layer\n")
     outdir = tmp_path_factory.mktemp("cdk.out")
-    started = time.perf_counter()
     app, stack = build_app(
         outdir=str(outdir), context={"dependenciesLayerDir": str(layer_dir), **context}
     )
     # Synthesising the real app also runs the cdk-nag plugin: an unacknowledged finding fails here.
     template = Template.from_stack(stack)
     assembly = Path(app.synth().directory)
-    return Synthesised(stack, template, assembly, time.perf_counter() - started)
+    return Synthesised(stack, template, assembly)
 
 
 @pytest.fixture(scope="module")
@@ -1142,11 +1137,6 @@ def test_cfn_lint_finds_no_errors(synth: Synthesised) -> None:
     # DependsOn next to a GetAtt) are CDK's own style
     errors = [f"{m.rule.id} {m.message} ({m.path})" for m in matches if m.rule.id.startswith("E")]
     assert errors == []
-
-
-def test_synthesis_stays_fast(synth: Synthesised) -> None:
-    # One synthesis (with cdk-nag) per test module; keep it cheap enough to run on every test.
-    assert synth.seconds < 60
 
 
 def test_cdk_json_context_is_valid_and_matches_the_defaults() -> None:

@@ -553,14 +553,16 @@ def test_waiting_for_an_answer_survives_a_throttled_step_functions(runtime):
     events.register("before-call.sfn.DescribeExecution", throttled)
     try:
         # When a caller asks for the answer with ?wait=
-        started = time.monotonic()
         status, body = call(runtime, "POST", "/api/chat?wait=6", {"message": "Why the 500s?"})
-        waited = time.monotonic() - started
     finally:
         events.unregister("before-call.sfn.DescribeExecution", throttled)
-    # Then it answers 200 (finished) or 202 (still running), never a 5xx
+    # Then it answers 200 because the run finished (with its answer) or 202 because the
+    # wait ended (still running), never a 5xx
     assert status in (200, 202), body
-    assert waited < 10
+    if status == 200:
+        assert body["status"] in ("SUCCEEDED", "DEGRADED") and body["answer"]
+    else:
+        assert body["status"] == "RUNNING"
     # And Step Functions was asked at most once per few seconds, not every 100 ms
     assert len(calls) <= 2
     finished(runtime, body["run_id"])

@@ -262,12 +262,14 @@ def test_rate_limit_is_named_and_not_retried_by_the_client(server):
 
 
 def test_slow_endpoint_times_out(server):
+    # Given an endpoint that answers after 1.5 s, and a client that waits 0.3 s
     server.script("planner", {"content": "{}", "delay": 1.5})
     model = model_for(server, timeout=0.3)
-    started = time.perf_counter()
-    with pytest.raises(ModelTimeout):
+    # Then the provider gives up with ModelTimeout naming the endpoint, after one request:
+    # the client does not retry (the state machine does)
+    with pytest.raises(ModelTimeout, match="did not answer .* in time"):
         model.complete(request("planner", schema=True))
-    assert time.perf_counter() - started < 1.4
+    assert len(server.requests) == 1
     assert len(server.requests) == 1
 
 
