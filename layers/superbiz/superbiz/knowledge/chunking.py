@@ -54,6 +54,11 @@ def chunk_id_for(doc_id: str, ordinal: int, embed_text: str) -> str:
     return f"{doc_id}-{ordinal:04d}-{digest}"
 
 
+def doc_of(chunk_id: str) -> str:
+    """The document id a chunk id (`chunk_id_for`) starts with."""
+    return chunk_id.partition("-")[0]
+
+
 @dataclass
 class _Section:
     heading_path: list[str]

@@ -1,12 +1,14 @@
 """Reciprocal-rank fusion of lexical and vector candidates, for every backend.
 
-A chunk at rank r (1-based) in a list earns 1 / (K + r) from it, K = 60
-(Cormack et al., 2009); its fused score is the sum over the lists that were
-queried. BM25 scores and cosine similarities are not comparable, ranks are,
+A chunk at rank r (1-based) in a list earns w / (K + r) from it, K = 60
+(Cormack et al., 2009), w the list's weight (1 unless the caller says: an
+alert or metric name in the query weighs the lexical list more, see
+superbiz.knowledge.service); its fused score is the sum over the lists that
+were queried. BM25 scores and cosine similarities are not comparable, ranks are,
 which is why the fusion uses ranks only.
 
 `score` is the fused score divided by the best possible one (rank 1 in every
-queried list), so it lies in 0..1 and means the same for every backend:
+queried list, with the same weights), so it lies in 0..1 and means the same for every backend:
 1.0 = first in every list; 0.5 in hybrid mode = first in one list and absent
 from the other. `raw_score` is the backend's own score (BM25, or cosine
 similarity) from the list where the chunk ranked best.
@@ -62,15 +64,16 @@ def reciprocal_rank_fusion(
     vector: list[Candidate] | None,
     *,
     k: int = RRF_K,
+    weights: tuple[float, float] = (1.0, 1.0),
 ) -> list[FusedCandidate]:
     """Fuse the lists that were queried (pass None for a list not queried; an
     empty list counts as queried and found nothing). Best first."""
-    queried = [ranks for ranks in (lexical, vector) if ranks is not None]
+    queried = [w for ranks, w in zip((lexical, vector), weights, strict=True) if ranks is not None]
     if not queried:
         raise ValueError("reciprocal_rank_fusion needs at least one candidate list")
     lex = _ranks(lexical or [])
     vec = _ranks(vector or [])
-    best_possible = len(queried) / (k + 1)
+    best_possible = sum(queried) / (k + 1)
     fused: list[tuple[tuple[float, int, int, str], FusedCandidate]] = []
     for chunk_id in dict.fromkeys([*lex, *vec]):
         entries: list[tuple[int, int, float]] = []  # (rank, list position, backend score)
@@ -78,7 +81,7 @@ def reciprocal_rank_fusion(
             if chunk_id in ranks:
                 rank, raw = ranks[chunk_id]
                 entries.append((rank, position, raw))
-        rrf = sum(1.0 / (k + rank) for rank, _, _ in entries)
+        rrf = sum(weights[position] / (k + rank) for rank, position, _ in entries)
         best_rank, best_list, raw = min(entries, key=lambda e: (e[0], e[1]))  # ties: lexical first
         score = rrf / best_possible
         fused.append(

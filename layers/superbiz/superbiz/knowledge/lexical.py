@@ -3,8 +3,12 @@
 Operational text names things in CamelCase and snake_case
 (`KubePodCrashLooping`, `etcd_mvcc_db_total_size_in_bytes`) while people type
 plain words ("pod crash looping"), so a compound token is indexed both whole
-and as its parts. A light suffix stemmer folds "restarting"/"restarts"/
-"restarted" together; English stopwords are dropped.
+and as its parts. The whole is spelt one way whatever the case convention
+(`KubePodCrashLooping`, `kube_pod_crash_looping` -> `kubepodcrashlooping`),
+and a query also tries its runs of consecutive words as one identifier
+(`query_tokens`: "kube pod crash looping" finds the alert named so). A light
+suffix stemmer folds "restarting"/"restarts"/"restarted" together; English
+stopwords are dropped.
 """
 
 from __future__ import annotations
@@ -41,16 +45,47 @@ def light_stem(word: str) -> str:
     return word
 
 
+# the longest run of query words tried as one identifier (NodeFilesystemAlmostOutOfSpace: 6)
+MAX_JOINED_WORDS = 6
+
+
+def _parts(word: str) -> list[str]:
+    return [p for piece in word.split("_") for p in _CAMEL.findall(piece)]
+
+
+def compound(word: str) -> str:
+    """One spelling of an identifier whatever its case convention: its parts, lowercased, joined."""
+    return "".join(p.lower() for p in _parts(word)) or word.lower()
+
+
 def tokenize(text: str) -> list[str]:
     tokens: list[str] = []
     for match in _WORD.finditer(text):
         word = match.group(0)
-        parts = [p for piece in word.split("_") for p in _CAMEL.findall(piece)]
-        lowered = word.lower()
+        parts = _parts(word)
         if len(parts) > 1 or "_" in word:
-            tokens.append(lowered)  # the compound itself, e.g. an alert name typed verbatim
+            tokens.append(
+                compound(word)
+            )  # the identifier itself, e.g. an alert name typed verbatim
         for part in parts or [word]:
             part = part.lower()
             if len(part) >= 2 and part not in STOPWORDS:
                 tokens.append(light_stem(part))
     return tokens
+
+
+def query_tokens(text: str) -> list[str]:
+    """`tokenize`, plus each run of 2..MAX_JOINED_WORDS consecutive words joined as one
+    identifier; a run that names nothing in the index matches nothing."""
+    tokens = tokenize(text)
+    words = [compound(m.group(0)) for m in _WORD.finditer(text)]
+    for size in range(2, MAX_JOINED_WORDS + 1):
+        for start in range(len(words) - size + 1):
+            tokens.append("".join(words[start : start + size]))
+    return tokens
+
+
+def is_identifier_query(text: str) -> bool:
+    """Whether the query holds an identifier (CamelCase or snake_case): an alert or metric
+    name, which exact terms find better than meaning does."""
+    return any(len(_parts(m.group(0))) > 1 for m in _WORD.finditer(text))

@@ -7,9 +7,14 @@ Layout of the index folder:
     vectors.npy     float32 matrix (n x d), row i = line i of chunks.jsonl, L2-normalised
 
 Every write rewrites the three files (temporary file + rename, manifest last)
-and drops the in-memory BM25 index, which is rebuilt from the chunks on the
-next lexical query: milliseconds for thousands of chunks, so it is not stored.
+and drops the in-memory BM25 indexes, which are rebuilt from the chunks on the
+next lexical query: milliseconds for thousands of chunks, so they are not stored.
 One writer at a time; fine for a developer machine and tests.
+
+Lexical scoring is field-aware: a chunk's BM25 score over its whole text
+(title, breadcrumb, content) plus FIELD_WEIGHT times its score over its
+document's names alone: the title, the headings above it and the file name,
+which for a runbook is the alert it answers (`KubePodCrashLooping.md`).
 """
 
 from __future__ import annotations
@@ -18,18 +23,26 @@ import json
 import os
 import threading
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
 
 from superbiz.knowledge.base import Candidate, Chunk, EmbedderMismatch, KnowledgeError
-from superbiz.knowledge.lexical import tokenize
+from superbiz.knowledge.lexical import query_tokens, tokenize
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.npy"
+# weight of a match in a chunk's names (title, headings, file name) over one in its text
+FIELD_WEIGHT = 0.3
+
+
+def field_text(chunk: Chunk) -> str:
+    """What names a chunk: its document's title and file name, and its headings."""
+    stem = PurePosixPath(chunk.source).stem
+    return " ".join([chunk.title, stem, *chunk.heading_path])
 
 
 class LocalIndex:
@@ -45,6 +58,7 @@ class LocalIndex:
         self._embedder: str | None = None
         self._dimension: int | None = None
         self._bm25: Any = None
+        self._fields_bm25: Any = None
         self._tiebreak: np.ndarray | None = None  # rank of (source, ordinal): stable ties
 
     # -- embedder binding ---------------------------------------------------
@@ -123,16 +137,19 @@ class LocalIndex:
         return [c.chunk_id for c in sorted(found, key=lambda c: c.ordinal)]
 
     def lexical(self, query: str, k: int) -> list[Candidate]:
-        tokens = tokenize(query)
+        tokens = query_tokens(query)
         with self._lock:
             self._load()
             if not tokens or not self._chunks:
                 return []
-            bm25 = self._lexical_index()
-            ids = bm25.get_tokens_ids(tokens)
-            if not ids:
+            bm25, fields = self._lexical_index()
+            scores = np.zeros(len(self._chunks), dtype=np.float32)
+            for index, weight in ((bm25, 1.0), (fields, FIELD_WEIGHT)):
+                ids = index.get_tokens_ids(tokens)
+                if ids:
+                    scores += weight * np.asarray(index.get_scores_from_ids(ids), dtype=np.float32)
+            if not scores.any():
                 return []
-            scores = np.asarray(bm25.get_scores_from_ids(ids), dtype=np.float32)
             chunks, tiebreak = self._chunks, self._order()
         top = _top(scores, k, tiebreak)
         return [Candidate(chunk_id=chunks[i].chunk_id, score=float(scores[i])) for i in top]
@@ -182,14 +199,17 @@ class LocalIndex:
             self._tiebreak = order
         return self._tiebreak
 
-    def _lexical_index(self) -> Any:
-        if self._bm25 is None:
+    def _lexical_index(self) -> tuple[Any, Any]:
+        """BM25 over each chunk's text, and over its names (`field_text`)."""
+        if self._bm25 is None or self._fields_bm25 is None:
             import bm25s  # reason: the lexical index loads with the first search
 
             bm25 = bm25s.BM25()
             bm25.index([tokenize(c.embed_text) for c in self._chunks], show_progress=False)
-            self._bm25 = bm25
-        return self._bm25
+            fields = bm25s.BM25()
+            fields.index([tokenize(field_text(c)) for c in self._chunks], show_progress=False)
+            self._bm25, self._fields_bm25 = bm25, fields
+        return self._bm25, self._fields_bm25
 
     def _load(self) -> None:
         if self._loaded:
@@ -227,7 +247,7 @@ class LocalIndex:
         self._loaded = True
 
     def _persist(self) -> None:
-        self._bm25 = self._tiebreak = None
+        self._bm25 = self._fields_bm25 = self._tiebreak = None
         self.directory.mkdir(parents=True, exist_ok=True)
         lines = "".join(c.model_dump_json() + "\n" for c in self._chunks)
         _write_atomic(self.directory / CHUNKS, lines.encode("utf-8"))

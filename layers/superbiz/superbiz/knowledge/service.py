@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from superbiz.knowledge.base import (
+    Candidate,
     Chunk,
     DomainListing,
     Embedder,
@@ -26,13 +27,24 @@ from superbiz.knowledge.chunking import (
     DOCUMENT_SUFFIXES,
     chunk_document,
     doc_id_for,
+    doc_of,
     domain_for,
 )
 from superbiz.knowledge.fusion import reciprocal_rank_fusion
+from superbiz.knowledge.lexical import is_identifier_query
 
 SearchMode = Literal["hybrid", "bm25", "dense"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "bm25", "dense")
 EMBED_BATCH = 64
+# the lexical list's weight in the fusion when the query names an alert or a metric
+# (CamelCase or snake_case): exact terms find a name better than its meaning does
+IDENTIFIER_LEXICAL_WEIGHT = 2.0
+# ... and when it is in plain words
+PLAIN_LEXICAL_WEIGHT = 1.0
+# a lexical best match this many times the score of the best other document's is a name
+# match (an alert named in the query, however spelt): the lexical list weighs this much
+LEXICAL_LEAD = 1.5
+NAME_MATCH_LEXICAL_WEIGHT = 8.0
 
 Progress = Callable[[int, int], None]  # (chunks embedded so far, chunks to embed)
 
@@ -194,7 +206,14 @@ class KnowledgeBase:
             if mode in ("hybrid", "dense")
             else None
         )
-        fused = reciprocal_rank_fusion(lexical, vector)[:top_k]
+        if _clear_lead(lexical or []):
+            lexical_weight = NAME_MATCH_LEXICAL_WEIGHT
+        elif is_identifier_query(query):
+            lexical_weight = IDENTIFIER_LEXICAL_WEIGHT
+        else:
+            lexical_weight = PLAIN_LEXICAL_WEIGHT
+        weights = (lexical_weight, 1.0)
+        fused = reciprocal_rank_fusion(lexical, vector, weights=weights)[:top_k]
         by_id = {c.chunk_id: c for c in self.index.get([f.chunk_id for f in fused])}
         return [
             SearchHit(
@@ -215,6 +234,15 @@ class KnowledgeBase:
 
     def count(self) -> int:
         return self.index.count()
+
+
+def _clear_lead(lexical: list[Candidate]) -> bool:
+    """Whether the best lexical match's document leads every other document's by LEXICAL_LEAD."""
+    if not lexical or lexical[0].score <= 0:
+        return False
+    top_doc = doc_of(lexical[0].chunk_id)
+    runner_up = next((c.score for c in lexical if doc_of(c.chunk_id) != top_doc), 0.0)
+    return lexical[0].score >= LEXICAL_LEAD * runner_up
 
 
 def best_per_document(hits: list[SearchHit]) -> list[SearchHit]:
