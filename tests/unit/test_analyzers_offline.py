@@ -573,3 +573,17 @@ def test_the_offline_executor_reads_the_metric_that_confirms_an_oom():
     ctx = _executor_context([resources, listed], found)
     reads = [p["metric_name"] for tool, p in _asked(ctx) if tool == "query_metrics"]
     assert reads == ["MemoryUtilization"]
+
+
+def test_a_change_weighed_and_not_blamed_is_quoted_evidence_that_passes_the_gatekeeper():
+    # Given a partner's 503s and a deploy whose CloudTrail detail holds JSON
+    log_inv = logs(*["ERROR 503 from api.partner.example.com on POST /v1/charge"] * 3)
+    detail = 'taskDefinition=api:7 -> api:8, overrides={"LOG_FORMAT":"json"}'
+    change = _change("api", "UpdateService", detail)
+    evidence = build_evidence(analyzers.findings([log_inv, change]))
+    # When the Gatekeeper checks the claims
+    result = gatekeeper.check(evidence, [as_invocation(log_inv), as_invocation(change)])
+    # Then the considered change quotes its detail verbatim, set apart as evidence, and passes
+    considered = next(c for c in evidence.claims if "considered, not implicated" in c.statement)
+    assert f"“{detail}”" in considered.statement
+    assert result.verdict is GateVerdict.PASS

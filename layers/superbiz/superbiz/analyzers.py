@@ -363,6 +363,9 @@ _NAMED = re.compile(
 _NOT_HOSTS = re.compile(r"\.(java|py|js|ts|go|rb|kt|scala|class|log|json|yaml|yml|sql|conf)$", re.I)
 
 
+_WORDS = {"was", "were", "is", "are", "not", "the", "has", "had", "for", "and", "with", "from"}
+
+
 def hosts_in(message: str) -> list[str]:
     """Host names a line gives, not the package names of a stack trace (java.net.X)
     nor file names."""
@@ -400,7 +403,7 @@ def implicated_names(rows: list[dict[str, Any]]) -> list[str]:
         stream = row.get("log_stream", "")
         if stream and "/" in stream:
             names.add(stream.split("/", 1)[0])
-    return sorted(n for n in names if len(n) >= 3)
+    return sorted(n for n in names if len(n) >= 3 and n.lower() not in _WORDS)
 
 
 _INTERNAL_HOST = re.compile(
@@ -675,8 +678,11 @@ def change_correlation(
                 continue
             relevant, why = change_relevance(change, leading)
             what = f"{change['event']} on {change['resource']} by {change.get('user') or 'unknown'}"
+            # a change weighed and not blamed is quoted as evidence; a trigger's detail is
+            # part of the conclusion (which deploy, which rule)
+            detail = change.get("detail", "")
             when = (
-                f"{what} at {change['t']} ({change.get('detail', '')}) came "
+                f"{what} at {change['t']} ({detail if relevant else quoted(detail)}) came "
                 f"{round(minutes)} minute(s) before the onset at {at_iso}"
             )
             correlated.append(
@@ -711,6 +717,11 @@ def change_correlation(
         )
 
     return sorted(correlated, key=rank)
+
+
+def quoted(text: str) -> str:
+    """Verbatim evidence set apart in a statement (the Gatekeeper checks it whole)."""
+    return f"“{text}”" if text and "”" not in text else text
 
 
 def counts_as(item: Any, needle: str) -> bool:

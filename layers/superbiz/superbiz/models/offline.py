@@ -143,16 +143,15 @@ class OfflineModel:
                 expect="error signatures and when they started",
             ),
         ]
-        if "find_resources" in ctx.get("tools", []) and (alarm.get("dimensions") or service):
-            # what the service is made of, by tags: the alarm's dimensions name a resource
-            # whose tags name its service; a service's table, queue or role is not named
-            # after it
+        if "find_resources" in ctx.get("tools", []) and alarm.get("dimensions") and not retry:
+            # the service an alarm watches, by tags: its dimensions name a resource whose
+            # tags name its service (a dead-letter queue is not named after its worker);
+            # a chat question names the service, whose resources are looked up when the
+            # evidence needs them (a dependency's table, the metric confirming a signature)
             steps.append(
                 PlanStep(
                     tool="find_resources",
-                    params={"dimensions": dict(list(alarm["dimensions"].items())[:30])}
-                    if alarm.get("dimensions")
-                    else {"service": service},
+                    params={"dimensions": dict(list(alarm["dimensions"].items())[:30])},
                     expect="the service's resources and tags: where its evidence lives",
                 )
             )
