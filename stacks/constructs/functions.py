@@ -206,6 +206,8 @@ class FunctionFactory(Construct):
                 **(environment or {}),
             },
             snap_start=SNAP_START,
+            # a replaced version is deleted, so its snapshot stops being cached (and billed)
+            current_version_options=lambda_.VersionOptions(removal_policy=RemovalPolicy.DESTROY),
         )
         # a new version is published whenever the code, a layer or the configuration changes
         lambda_.Alias(

@@ -83,6 +83,11 @@ def test_every_function_has_a_live_alias_on_a_published_version(template: dict[s
     aliases = _live_aliases(template)
     # Then each of the system's functions has exactly one, on one of its own versions
     assert set(aliases) == set(_own_functions(template))
+    # And a version a deployment replaces is deleted, so its snapshot is no longer cached
+    own = set(_own_functions(template))
+    for version in _resources(template, "AWS::Lambda::Version").values():
+        if version["Properties"]["FunctionName"]["Ref"] in own:
+            assert version["DeletionPolicy"] == "Delete"
 
 
 def test_state_machine_invokes_only_the_aliases(template: dict[str, Any]) -> None:
@@ -94,16 +99,19 @@ def test_state_machine_invokes_only_the_aliases(template: dict[str, Any]) -> Non
     function_arns = [s for name, s in substitutions.items() if name.endswith("FunctionArn")]
     # Then every Task's function is an alias ARN
     assert function_arns and all(arn in alias_refs for arn in function_arns)
+    role = {"Ref": machine["Properties"]["RoleArn"]["Fn::GetAtt"][0]}
     invoke = [
         statement
         for policy in _resources(template, "AWS::IAM::Policy").values()
+        if role in policy["Properties"]["Roles"]
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]
         if statement["Action"] == "lambda:InvokeFunction"
     ]
     # And the state machine may invoke those aliases and nothing else
-    [statement] = invoke
-    resources = statement["Resource"]
-    resources = resources if isinstance(resources, list) else [resources]
+    resources = []
+    for statement in invoke:
+        found = statement["Resource"]
+        resources += found if isinstance(found, list) else [found]
     assert sorted(map(json.dumps, resources)) == sorted(map(json.dumps, function_arns))
 
 
