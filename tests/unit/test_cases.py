@@ -185,3 +185,27 @@ def test_decay_after_90_days_once_and_archive_after_180(store: InMemoryCaseStore
     assert pool is not None
     revert(store, "case_run-pool", pool.history[-1].change_id)
     assert recommend(store, service="payment-api", signature="db_pool_exhaustion", text=None)
+
+
+def test_memory_does_not_fade_as_cases_of_one_incident_accumulate() -> None:
+    # Given ten cases of the same recurring incident (they all share its words)
+    store = InMemoryCaseStore()
+    for n in range(10):
+        store.put_new(
+            _case(
+                f"run-{n}",
+                "payment-api",
+                "db_pool_exhaustion",
+                "payment-api returned 500 errors: the connection pool is exhausted.",
+            )
+        )
+    # When the same question is asked again, by service and text only
+    got = recommend(
+        store,
+        service="payment-api",
+        signature=None,
+        text="Why is payment-api returning 500 errors since about 10:05?",
+    )
+    # Then past cases still match, as strongly as when there was one
+    assert len(got) == 3
+    assert all(m.score >= 0.5 for m in got)

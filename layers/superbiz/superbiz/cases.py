@@ -15,10 +15,8 @@ partition `CASES`) and `InMemoryCaseStore` (unit tests).
 
 from __future__ import annotations
 
-import math
 import re
 import uuid
-from collections import Counter
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
@@ -55,8 +53,44 @@ _TEMPLATE_VARS = re.compile(r"<\*>|\d+")
 _WORD = re.compile(r"[a-z0-9]+")
 # the Lambda layer has no BM25 package: case text is matched with this small tokenizer
 _STOPWORDS = frozenset(
-    "a an and are as at be by for from has have in is it its of on or that the this to "
-    "was were with why what when how after before since not no".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "with",
+        "why",
+        "what",
+        "when",
+        "how",
+        "after",
+        "before",
+        "since",
+        "about",
+        "not",
+        "no",
+    ]
 )
 
 
@@ -438,17 +472,13 @@ def _template_words(template: str | None) -> set[str]:
 
 
 def _lexical_scores(query: str, cases: list[Case]) -> dict[str, float]:
-    """How much of the query each case's text holds: the idf-weighted share of the
-    query's words found in it (0..1, comparable across queries)."""
-    q = set(tokenize(query))
+    """How much of the query each case's text holds: the share of the query's words found
+    in it (0..1). Not weighted by rarity among the cases: a recurring incident's cases all
+    share its words, and memory must not fade as they accumulate."""
+    q = {t for t in tokenize(query) if not (t.isdigit() and len(t) < 3)}  # clock digits
     if not q or not cases:
         return {}
-    docs = {c.case_id: set(tokenize(c.text())) for c in cases}
-    n = len(docs)
-    df = Counter(t for words in docs.values() for t in words)
-    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in q}
-    total = sum(idf.values()) or 1.0
-    scores = {cid: sum(idf[t] for t in q & words) / total for cid, words in docs.items()}
+    scores = {c.case_id: len(q & set(tokenize(c.text()))) / len(q) for c in cases}
     return {cid: s for cid, s in scores.items() if s > 0}
 
 
