@@ -104,5 +104,6 @@ def test_injection_text_in_the_world_does_not_steer_the_offline_diagnosis(runtim
     # Then the plain diagnosis still names the real cause and never the injected one
     answer = runtime.store.get_run(outcome.run_id).answer or ""
     assert "connection pool" in answer.lower()
-    injected = [INJECTED_CAUSE, *(a.markers[0] for a in ATTACKS if a.run == "injections")]
+    planted = ("injections", "instructions")
+    injected = [INJECTED_CAUSE, *(a.markers[0] for a in ATTACKS if a.run in planted)]
     assert [cause for cause in injected if fold(cause) in fold(answer)] == []
