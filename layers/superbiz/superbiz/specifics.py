@@ -488,7 +488,8 @@ def supported(spec: Specific, ev: Evidence) -> bool:
         return value in ev.numbers or -value in ev.numbers
     if spec.kind == "rate":
         m = _RATE.fullmatch(spec.text.strip())
-        if not m or (value := _decimal(m.group(1))) is None or value not in ev.numbers:
+        rated = _decimal(m.group(1)) if m else None
+        if m is None or rated is None or rated not in ev.numbers:
             return False
         period = _RATE_SECONDS[m.group(2).lower()]
         # the evidence states that rate, or the period its numbers are counted over
@@ -499,7 +500,8 @@ def supported(spec: Specific, ev: Evidence) -> bool:
         )
     if spec.kind == "pair":
         m = _PAIR.fullmatch(spec.text.strip())
-        if not m or (value := _decimal(m.group(2))) is None:
+        bound_value = _decimal(m.group(2)) if m else None
+        if m is None or bound_value is None:
             return False
         key = re.escape(m.group(1).lower())
         bound = [
@@ -508,7 +510,7 @@ def supported(spec: Specific, ev: Evidence) -> bool:
         ]
         # where the evidence binds the field, the value must be one it binds; where it
         # never names the field, the number alone is what can be checked
-        return value in bound if bound else value in ev.numbers
+        return bound_value in bound if bound else bound_value in ev.numbers
     return False
 
 
