@@ -234,8 +234,10 @@ def bench_trace_read(steps: int = 200, invocations: int = 200, repeats: int = 5)
     from superbiz.records import AgentStep, RunRecord
     from superbiz.store import RunStore, create_table
     from superbiz.times import utcnow_iso
+    from superbiz_workbench.local import moto_transactions
 
     with mock_aws():
+        moto_transactions.install()  # a step's transaction costs its items, not the table
         clients = AwsClients(region="us-east-1")
         create_table(clients.dynamodb, "bench")
         store = RunStore(clients.table("bench"))

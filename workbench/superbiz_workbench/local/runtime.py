@@ -221,6 +221,7 @@ class LocalRuntime:
             moto_alarm_history,
             moto_locks,
             moto_percentiles,
+            moto_transactions,
             moto_xray,
         )
 
@@ -240,6 +241,7 @@ class LocalRuntime:
             ),
         )
         insights.install()
+        moto_transactions.install()  # before the lock, which then holds it too
         moto_locks.install()
         moto_percentiles.install()
         moto_xray.install()
