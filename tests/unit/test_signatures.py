@@ -99,3 +99,14 @@ def test_dead_letter_lines_are_the_effect_of_what_failed_the_messages():
     by_name = signatures.by_name()
     assert "malformed_payload" in by_name["queue_dead_letter"].effect_of
     assert "sqs_visibility_expired" in by_name["queue_dead_letter"].effect_of
+
+
+def test_a_pool_wait_that_times_out_is_pool_exhaustion_not_a_network_timeout():
+    # Given a pool error whose own wait timed out, with no cause stated
+    line = (
+        "sqlalchemy.exc.TimeoutError: QueuePool limit of size 5 overflow 10 reached, "
+        "connection timed out, timeout 30.00"
+    )
+    # Then it is pool exhaustion
+    found = signatures.detect(line)
+    assert found is not None and found.name == "db_pool_exhaustion"

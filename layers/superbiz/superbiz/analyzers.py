@@ -302,6 +302,8 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
     members = service_resources(invocations)
     for finding in found:
         if finding.kind == "error_signature":
+            # what the lines themselves name is what a statement may quote
+            finding.data["named"] = finding.data["implicated"]
             finding.data["implicated"] = widen_implicated(
                 finding.data["implicated"], watched, members
             )
@@ -602,9 +604,13 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
                 "no log line can name"
             )
         # short names only: an ARN found by tags is not in what this claim cites
-        short = [n for n in leading.data.get("implicated", []) if not n.startswith("arn:")]
+        named = leading.data.get("named", leading.data.get("implicated", []))
+        short = [n for n in named if not n.startswith("arn:")]
         shown = ", ".join(short[:5]) or "nothing it touches"
-        return False, f"it touches none of what the failing lines and the alarm name ({shown})"
+        return (
+            False,
+            f"it touches none of what the failing lines name ({shown}) or the alarm watches",
+        )
     return True, f"{event} touches what the failing lines name and can produce {sig.label}"
 
 

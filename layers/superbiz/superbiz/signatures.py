@@ -183,5 +183,16 @@ def detect(text: str) -> Signature | None:
     if not matched:
         return None
     first = matched[0]
-    stated = next((s for s in matched[1:] if s.name in first.effect_of), None)
+    marker = _CAUSED_BY.search(text)
+    if marker is None or not first.pattern.search(text[: marker.start()]):
+        return first
+    # only what the line gives as the cause, after "Caused by:" (a pool's own wait
+    # "timed out" is not a network timeout)
+    cause = text[marker.end() :]
+    stated = next(
+        (s for s in matched[1:] if s.name in first.effect_of and s.pattern.search(cause)), None
+    )
     return stated or first
+
+
+_CAUSED_BY = re.compile(r"Caused by:?|nested exception is|\bcaused by\b|root cause:?", re.I)

@@ -511,8 +511,14 @@ def _services_elsewhere(ctx: dict[str, Any]) -> list[ToolCall]:
     for inv in invocations:
         if inv["tool"] == "find_resources" and inv.get("success") and not inv.get("empty"):
             wanted += [s for s in (inv.get("view") or {}).get("services", []) if s]
-    for finding in ctx.get("findings", []):
-        if finding["kind"] == "error_signature":
+    signatures = [f for f in ctx.get("findings", []) if f["kind"] == "error_signature"]
+    leading = signatures[0] if signatures else None
+    # a dependency is followed while the errors here do not say what failed: only
+    # generic symptoms (5xx, exceptions), or errors an upstream service returned
+    if leading is not None and (
+        not leading["data"]["specific"] or leading["data"]["signature"] == "upstream_http_error"
+    ):
+        for finding in signatures:
             wanted += finding["data"].get("dependencies", [])
     minutes = max(
         [int(i["params"].get("minutes") or 60) for i in invocations if i["tool"] == "query_logs"]
