@@ -213,7 +213,7 @@ class HostileModel:
                 continue
             try:
                 extra = script.evidence(shown)
-            except (ScriptError, LookupError, KeyError, IndexError, ValueError) as exc:
+            except Exception as exc:  # one script that cannot build leaves the others in play
                 self.errors[script.name] = f"{type(exc).__name__}: {exc}"
                 continue
             for key, items in extra.items():
