@@ -19,6 +19,7 @@ import random
 import statistics
 import time
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from superbiz_workbench.local.runtime import LocalRuntime
 from superbiz_workbench.world import LogEvent, LogGroupSpec, load_scenario
 
 DEFAULT_LOG_SIZES = (1_000, 10_000, 100_000)
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 # the retrieval section's corpus when none is given: the small runbook folder of the tests
 BUNDLED_CORPUS = REPO_ROOT / "tests" / "scenarios" / "kb"
 CORPUS_ENV = "SUPERBIZ_BENCH_CORPUS"
@@ -52,6 +53,19 @@ def main(argv: list[str] | None = None) -> int:
         help="sections to leave out: imports, retrieval, trace, load (comma-separated)",
     )
     parser.add_argument(
+        "--import-rounds",
+        type=int,
+        default=7,
+        help="rounds of the handler import measurement (default 7)",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="DIR",
+        help="a checkout of an earlier revision (e.g. git worktree add ../base REV): its "
+        "handlers' import times are measured in the same rounds, for before/after figures",
+    )
+    parser.add_argument(
         "--load-chats", type=int, default=50, help="concurrent POST /api/chat (default 50)"
     )
     parser.add_argument(
@@ -71,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.corpus is not None and not Path(args.corpus).is_dir():
         parser.error(f"--corpus / {CORPUS_ENV}: {args.corpus} is not a folder of runbooks")
+    if args.baseline is not None and not (Path(args.baseline) / "functions").is_dir():
+        parser.error(f"--baseline: {args.baseline} is not a checkout of this repository")
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     try:
@@ -87,7 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         startup = time.perf_counter() - started
         seconds = []
         for n in range(1, args.runs + 1):
+            already = len(runtime.dispatcher.invocations)
             outcome = runtime.run_scenario()
+            # the entrance that started it (not a state-machine task), then every task's function
+            entrance = "alarm_trigger" if scenario.trigger.alarm is not None else "api"
+            touched = [entrance, *runtime.dispatcher.invocations[already:]]
             seconds.append(outcome.seconds)
             trace = runtime.store.get_trace(outcome.run_id)
             print(
@@ -110,7 +130,11 @@ def main(argv: list[str] | None = None) -> int:
         bench_diagnosis_tokens(scenario, sizes)
     if "imports" not in skip:
         print()
-        bench_imports()
+        bench_tracer(args.import_rounds)
+        print()
+        imports = bench_imports(args.import_rounds, args.baseline)
+        print()
+        bench_cold_path(touched, imports)
     if "retrieval" not in skip:
         print()
         bench_retrieval(Path(args.corpus) if args.corpus is not None else None)
@@ -133,7 +157,7 @@ def p95(values: list[float]) -> float:
 
 
 HEAVY_MODULES = ("torch", "moto", "drain3", "opensearchpy", "openai", "sentence_transformers")
-# handlers that call a model or embed text may load these; every other one must not
+# handlers that call a model or embed text may load these, and get the larger import budget
 MODEL_HANDLERS = {
     "planner",
     "executor",
@@ -142,42 +166,245 @@ MODEL_HANDLERS = {
     "tool_lookup_knowledge",
     "kb_ingest",
 }
+# import budget: a handler's import time over a bare `import boto3` in the same run
+MODEL_BUDGET = 2.0
+BUDGET = 1.5
+# what Lambda sets before the handler module is imported: with LAMBDA_TASK_ROOT set,
+# Powertools enables tracing and the X-Ray SDK takes its Lambda path, as it does in AWS
+LAMBDA_LIKE_ENV = {
+    "LAMBDA_TASK_ROOT": "/var/task",
+    "AWS_REGION": "us-east-1",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_LAMBDA_FUNCTION_NAME": "superbiz-bench",
+    "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512",
+    "POWERTOOLS_SERVICE_NAME": "superbiz",
+}
+_BARE = "boto3"
+_PROBE = (
+    "import sys, time; w = time.perf_counter(); c = time.process_time(); import {module}; "
+    "c = time.process_time() - c; w = time.perf_counter() - w; "
+    "heavy = [h for h in {heavy!r} if h in sys.modules]; "
+    "tools = sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('superbiz.tools.') "
+    "and m.rsplit('.', 1)[1] not in {plumbing!r}); "
+    "print(c * 1000, w * 1000, ','.join(heavy) or '-', ','.join(tools) or '-', 'yaml' in sys.modules)"
+)
+# tool-package modules every tool handler uses; the rest are tools
+_TOOL_PLUMBING = ("base", "common", "registry", "runner")
 
 
-def bench_imports() -> None:
-    """Import time of each Lambda handler module in a fresh interpreter (a cold-start proxy)."""
+@dataclass
+class ImportFigure:
+    module: str
+    median_ms: float
+    ratio: float  # median_ms / the bare `import boto3` median of the same run
+    budget: float
+    heavy: str
+    tools: str  # tool modules loaded at import
+    yaml: bool
+
+    @property
+    def within(self) -> bool:
+        return self.ratio <= self.budget
+
+
+@dataclass
+class ImportRun:
+    bare_ms: float  # median of a bare `import boto3`
+    trees: dict[str, list[ImportFigure]]  # label -> figures, e.g. {"now": ..., "baseline": ...}
+    failed: dict[str, dict[str, str]]  # label -> handler -> last line of its error
+
+    def import_ms(self, label: str) -> dict[str, float]:
+        return {f.module: f.median_ms for f in self.trees[label]}
+
+
+def _process_env(root: Path) -> dict[str, str]:
+    """The process environment the stack of that tree gives every function, if it says."""
+    catalog = root / "layers" / "superbiz" / "superbiz" / "catalog.py"
+    if "PROCESS_ENVIRONMENT" in catalog.read_text(encoding="utf-8"):
+        from superbiz.catalog import PROCESS_ENVIRONMENT
+
+        return PROCESS_ENVIRONMENT
+    return {}
+
+
+def measure_imports(roots: dict[str, Path], repeats: int = 7) -> ImportRun:
+    """Each handler module of each tree imported in a fresh interpreter with a Lambda-like
+    environment, interleaved with a bare `import boto3`, `repeats` rounds in shuffled order;
+    medians of the CPU time of the import. Side by side in one run, and in CPU time rather
+    than wall time, the ratio holds on a busy machine where absolute figures do not."""
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parents[3]
-    modules = sorted(p.stem for p in (root / "functions").glob("*.py") if p.stem != "__init__")
-    probe = (
-        "import sys, time; t = time.perf_counter(); import functions.{m}; "
-        "d = time.perf_counter() - t; heavy = [h for h in {heavy!r} if h in sys.modules]; "
-        "print(round(d * 1000), ','.join(heavy))"
-    )
-    print("handler import time in a fresh interpreter (cold-start proxy; heavy = torch, moto,")
-    print("drain3, opensearch-py, openai, sentence-transformers loaded at import):")
-    print(f"{'handler':<24} {'import ms':>9}  heavy imports")
-    for module in modules:
-        done = subprocess.run(
-            [sys.executable, "-c", probe.format(m=module, heavy=HEAVY_MODULES)],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        if done.returncode != 0:
-            print(f"{module:<24} {'failed':>9}  {done.stderr.strip().splitlines()[-1][:80]}")
+    probes: list[tuple[str, str]] = [("", _BARE)]
+    for label, root in roots.items():
+        handlers = sorted(p.stem for p in (root / "functions").glob("*.py") if p.stem != "__init__")
+        probes += [(label, f"functions.{m}") for m in handlers]
+    samples: dict[tuple[str, str], list[float]] = {p: [] for p in probes}
+    facts: dict[tuple[str, str], tuple[str, str, bool]] = {}
+    failed: dict[str, dict[str, str]] = {label: {} for label in roots}
+    rng = random.Random(20)
+    for _ in range(repeats):
+        rng.shuffle(probes)
+        for label, module in probes:
+            name = module.removeprefix("functions.")
+            if name in failed.get(label, {}):
+                continue
+            root = roots[label] if label else REPO_ROOT
+            path = os.pathsep.join(str(d) for d in (root / "layers" / "superbiz", root))
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    _PROBE.format(module=module, heavy=HEAVY_MODULES, plumbing=_TOOL_PLUMBING),
+                ],
+                cwd=root,
+                env={**os.environ, **LAMBDA_LIKE_ENV, **_process_env(root), "PYTHONPATH": path},
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            if done.returncode != 0:
+                failed[label][name] = (done.stderr.strip().splitlines() or ["?"])[-1][:100]
+                continue
+            ms, _wall, heavy, tools, yaml_loaded = done.stdout.split()
+            samples[(label, module)].append(float(ms))
+            facts[(label, module)] = (heavy, tools, yaml_loaded == "True")
+    bare = statistics.median(samples[("", _BARE)])
+    trees: dict[str, list[ImportFigure]] = {label: [] for label in roots}
+    for (label, module), values in sorted(samples.items()):
+        name = module.removeprefix("functions.")
+        if not label or name in failed[label] or not values:
             continue
-        ms, _, heavy = done.stdout.strip().partition(" ")
-        flag = (
-            "  <- heavy import in a non-model handler"
-            if heavy and module not in MODEL_HANDLERS
-            else ""
+        median = statistics.median(values)
+        heavy, tools, has_yaml = facts[(label, module)]
+        budget = MODEL_BUDGET if name in MODEL_HANDLERS else BUDGET
+        trees[label].append(
+            ImportFigure(name, median, median / bare, budget, heavy, tools, has_yaml)
         )
-        print(f"{module:<24} {ms:>9}  {heavy or '-'}{flag}")
-    print('  (measured by: python -c "import functions.<handler>" in a fresh process, per handler)')
+    return ImportRun(bare, trees, failed)
+
+
+def bench_imports(repeats: int = 7, baseline: Path | None = None) -> ImportRun:
+    """Import time of each Lambda handler against a bare `import boto3` (a cold-start proxy);
+    with a baseline checkout, its handlers are measured in the same rounds."""
+    roots = {"now": REPO_ROOT} | ({"baseline": baseline} if baseline is not None else {})
+    run = measure_imports(roots, repeats)
+    print(
+        f"handler import CPU time in a fresh interpreter, Lambda-like environment, {repeats} "
+        "rounds interleaved with a bare `import boto3`, medians"
+    )
+    print(
+        f"(budget: {BUDGET}x boto3, {MODEL_BUDGET}x for handlers that call a model or embed text):"
+    )
+    before = {f.module: f for f in run.trees.get("baseline", [])}
+    print(f"{'import boto3':<24} {run.bare_ms:>6.0f} ms   1.00x")
+    print(
+        f"{'handler':<24} {'import':>9}   {'ratio':>5}       budget"
+        + ("  baseline" if before else "")
+        + "  heavy imports; tool modules; yaml"
+    )
+    figures = run.trees["now"]
+    for f in figures:
+        mark = "ok  " if f.within else "OVER"
+        was = before.get(f.module)
+        then = f"  {was.ratio:>7.2f}x" if was else ("  {:>8}".format("-") if before else "")
+        loaded = f"{f.heavy}; {f.tools}; {'yaml' if f.yaml else '-'}"
+        print(
+            f"{f.module:<24} {f.median_ms:>6.0f} ms   {f.ratio:>4.2f}x {mark} "
+            f"{f.budget:.1f}x{then}  {loaded}"
+        )
+    for name, error in run.failed["now"].items():
+        print(f"{name:<24} {'failed':>9}   {error}")
+    over = [f.module for f in figures if not f.within]
+    print(
+        f"  within budget: {len(figures) - len(over)}/{len(figures) + len(run.failed['now'])}"
+        + (f"; over: {', '.join(over)}" if over else "")
+    )
+    if before:
+        print(f"  baseline: the handlers of {baseline}, measured in the same rounds")
+    print(
+        "  (measured by: python -m superbiz_workbench.bench [--baseline DIR]; each probe is "
+        'python -c "import functions.<handler>" in a fresh process)'
+    )
+    return run
+
+
+TRACER_VARIANTS = {
+    "no Tracer (Logger and Metrics only)": "pass",
+    "X-Ray SDK, patch_all (Powertools' default)": "Tracer(service='superbiz')",
+    "X-Ray SDK, botocore only (superbiz.observability)": (
+        "Tracer(service='superbiz', patch_modules=('botocore',))"
+    ),
+    "X-Ray SDK, auto_patch=False": "Tracer(service='superbiz', auto_patch=False)",
+    "disabled (POWERTOOLS_TRACE_DISABLED)": "Tracer(service='superbiz', disabled=True)",
+}
+
+
+def bench_tracer(repeats: int = 7) -> None:
+    """CPU time of `import boto3` plus Powertools with each Tracer set-up the library supports,
+    over a bare `import boto3`, Lambda-like environment, interleaved; medians."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import time; c = time.process_time(); import boto3; {body}; "
+        "print((time.process_time() - c) * 1000)"
+    )
+    powertools = (
+        "from aws_lambda_powertools import Logger, Metrics, Tracer; "
+        "Logger(service='superbiz'); Metrics(namespace='n', service='superbiz'); {tracer}"
+    )
+    variants = {"bare": "pass"} | {
+        name: powertools.format(tracer=code) for name, code in TRACER_VARIANTS.items()
+    }
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    order = list(variants)
+    rng = random.Random(7)
+    for _ in range(repeats):
+        rng.shuffle(order)
+        for name in order:
+            done = subprocess.run(
+                [sys.executable, "-c", probe.format(body=variants[name])],
+                env={**os.environ, **LAMBDA_LIKE_ENV},
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            )
+            samples[name].append(float(done.stdout))
+    bare = statistics.median(samples["bare"])
+    print(f"Powertools Tracer at import, over a bare `import boto3` ({bare:.0f} ms CPU), medians:")
+    for name in TRACER_VARIANTS:
+        print(f"  {name:<52} {statistics.median(samples[name]) / bare:>5.2f}x")
+    print("  (measured by: python -m superbiz_workbench.bench; one fresh process per sample)")
+
+
+def bench_cold_path(touched: list[str], run: ImportRun) -> None:
+    """First diagnosis after an idle period: every function it touches starts cold, one after
+    another. Estimated from the measured import times (the init work), without AWS."""
+    distinct = list(dict.fromkeys(touched))
+    print(
+        f"cold path of one diagnosis (the last local run: its entrance and every Lambda the "
+        f"state machine invoked): {len(touched)} invocations of {len(distinct)} distinct functions"
+    )
+    print(f"  {', '.join(distinct)}")
+    for label in ("baseline", "now"):
+        if label not in run.trees:
+            continue
+        import_ms = run.import_ms(label)
+        known = [m for m in distinct if m in import_ms]
+        total = sum(import_ms[m] for m in known)
+        missing = [m for m in distinct if m not in import_ms]
+        print(
+            f"  {label:<8} estimated first-run import overhead, serial: {total / 1000:5.2f} s "
+            f"= {total / run.bare_ms:4.1f}x a bare `import boto3` ({run.bare_ms:.0f} ms)"
+            + (f"; not in this tree: {', '.join(missing)}" if missing else "")
+        )
+    print(
+        "  with SnapStart that init work runs once, when a version is published; a restored "
+        "environment pays the snapshot restore (AWS reports it as Restore Duration; not "
+        "measurable here) and the after-restore hooks (superbiz.snapstart) instead"
+    )
 
 
 def bench_retrieval(corpus: Path | None = None) -> None:
