@@ -78,11 +78,32 @@ class ThrottlingTable:
         self.pending = 0
         self.throttled = 0
 
+    @property
+    def meta(self) -> Any:
+        """The table's meta, whose client's transactions (a step, an invocation) are
+        throttled like the table's own requests."""
+        table = self
+
+        class Client:
+            def __getattr__(self, name: str) -> Any:
+                attr = getattr(table._table.meta.client, name)
+                return table._throttled(attr, name) if name == "transact_write_items" else attr
+
+        class Meta:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(table._table.meta, name)
+
+            client = Client()
+
+        return Meta()
+
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._table, name)
         if name not in ("put_item", "get_item", "update_item", "query", "delete_item"):
             return attr
+        return self._throttled(attr, name)
 
+    def _throttled(self, attr: Any, name: str) -> Any:
         def call(**kwargs: Any) -> Any:
             if self.pending > 0:
                 self.pending -= 1
