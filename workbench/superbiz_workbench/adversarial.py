@@ -1108,7 +1108,7 @@ def _kb_hit(s: Shown, params: dict[str, Any], containing: str, excerpt: str) -> 
 def _runbook(kind: str, statement: str, *, with_line: bool = False) -> Callable[[Shown], dict]:
     def build(s: Shown) -> dict:
         kb = _kb_hit(
-            s, KB_POOL, "long-running jobs", "Look for long-running jobs or leaked connections"
+            s, KB_POOL, "maximumPoolSize", "Look for long-running jobs or leaked connections"
         )
         cites = [_pool(s).cite(), kb] if with_line else [kb]
         return _claim_body(kind, statement, *cites)
