@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from superbiz.cases import CASES_DOMAIN
 from superbiz.errors import SuperBizError, ToolInputInvalid, ToolUnavailable
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.tools.base import Retrieval, ToolContext, ToolInput, ToolResult
@@ -87,6 +88,10 @@ class LookupKnowledgeTool:
                 dropped += 1
                 continue
             if wanted and hit.chunk.domain != wanted and params.domain:
+                continue
+            if hit.chunk.domain == CASES_DOMAIN and params.domain != CASES_DOMAIN:
+                # past cases are recommend_case's evidence (source "case"); a runbook lookup
+                # returns them only when asked for their domain
                 continue
             seen.add(hit.chunk.doc_id)
             kept.append(hit)
