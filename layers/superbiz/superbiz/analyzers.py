@@ -605,7 +605,8 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
             )
         # short names only: an ARN found by tags is not in what this claim cites
         named = leading.data.get("named", leading.data.get("implicated", []))
-        short = [n for n in named if not n.startswith("arn:")]
+        # (no ids either: an object key such as INV-2026-1.pdf is in one line, not all)
+        short = [n for n in named if not n.startswith("arn:") and not re.search(r"\d", n)]
         shown = ", ".join(short[:5]) or "nothing it touches"
         return (
             False,
