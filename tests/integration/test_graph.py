@@ -212,9 +212,14 @@ def test_transition_limit_routes_to_fallback(diagnose):
     assert "TransitionLimit" in result["execution"]["state_path"]
     assert result["final_node"] == "Fallback"
     assert result["orchestration_trace"]["termination_reason"] == "transition_limit"
-    # four graph transitions, then only the terminal Fallback and Finalize
+    # four graph transitions, then only the terminal Fallback, the review gate that
+    # publishes its report, and Finalize
     assert result["orchestration_trace"]["transitions"].index("Fallback") == 4
-    assert result["orchestration_trace"]["transitions"][-2:] == ["Fallback", "Finalize"]
+    assert result["orchestration_trace"]["transitions"][-3:] == [
+        "Fallback",
+        "ReviewGate",
+        "Finalize",
+    ]
     assert result["answer"].strip()
     assert "step limit" in result["answer"]
 
@@ -304,8 +309,21 @@ def test_skills_are_disclosed_progressively(diagnose):
     assert skill_reads and skill_reads[0]["input_params"] == {"name": "5xx-spike"}
 
 
-def test_world_knowledge_is_retrieved_through_the_real_knowledge_path(diagnose):
-    # Given the demo world's runbook note, ingested into the embedded index (BM25 + MiniLM)
+def forget_past_cases(runtime: LocalRuntime) -> None:
+    """Delete the case memory the module's earlier runs left (PK=CASES), as in a new account."""
+    table = runtime.clients.table(runtime.settings.table_name)
+    found = table.query(
+        KeyConditionExpression="PK = :pk", ExpressionAttributeValues={":pk": "CASES"}
+    )
+    for item in found["Items"]:
+        table.delete_item(Key={"PK": item["PK"], "SK": item["SK"]})
+
+
+def test_world_knowledge_is_retrieved_through_the_real_knowledge_path(runtime, diagnose):
+    # Given the demo world's runbook note, ingested into the embedded index (BM25 + MiniLM),
+    # and no past case of this incident (a past case that the run confirms stands in for
+    # the runbook lookup: tests/integration/test_case_memory.py)
+    forget_past_cases(runtime)
     result = diagnose()
     lookup = next(i for i in result["trace"]["invocations"] if i["tool_name"] == "lookup_knowledge")
     # Then the lookup records its retrieval layer, relevance and the hit, and the answer cites it

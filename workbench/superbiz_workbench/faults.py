@@ -204,6 +204,9 @@ class Fault:
     expect_degraded: bool | None = None
     # a fault this build is known not to survive, and why (reported, not hidden)
     known_gap: str | None = None
+    # run with every report sent to review (waits 1 s, then publishes "not reviewed"): the
+    # review nodes run only then
+    review: bool = False
 
 
 def _raise(error: str, times: int = 2) -> list[dict[str, Any]]:
@@ -239,6 +242,9 @@ _NODE_GAPS = {
 # Verifier REJECTs that bring a run to each node of the fallback route
 _REJECTED = {"content": {"verdict": "REJECT", "score": 5, "allowed_claims": []}}
 _ROUTE_REACHED_BY = {"reroute": 1, "case_memory": 3}
+# The review nodes: a failing one publishes the drafted report unreviewed rather than lose
+# the run, so the run ends as its report did (answered or degraded)
+_REVIEW_NODES = {"review_gate", "review_request", "review_apply"}
 
 
 def faults() -> list[Fault]:
@@ -255,8 +261,9 @@ def faults() -> list[Fault]:
                 "node",
                 script,
                 _crash(module),
-                expect_degraded=True if module != "finalize" else None,
+                expect_degraded=None if module in _REVIEW_NODES | {"finalize"} else True,
                 known_gap=_NODE_GAPS.get(module),
+                review=module in _REVIEW_NODES,
             )
         )
     for role in ("planner", "executor", "verifier", "composer"):
@@ -440,6 +447,9 @@ def run_fault(runtime: Any, fault: Fault) -> FaultResult:
     from superbiz_workbench.scripted_model import ScriptedModel
 
     runtime.use_model(ScriptedModel(fault.script, fallback=OfflineModel()))
+    review = (runtime.settings.review_on, runtime.settings.review_timeout_seconds)
+    if fault.review:
+        runtime.settings.review_on, runtime.settings.review_timeout_seconds = ["always"], 1
     state: dict[str, Any] = {}
     started = time.perf_counter()
     run_id = ""
@@ -450,6 +460,7 @@ def run_fault(runtime: Any, fault: Fault) -> FaultResult:
             execution = runtime.wait(arn, timeout=120)
     finally:
         runtime.use_model(OfflineModel())
+        runtime.settings.review_on, runtime.settings.review_timeout_seconds = review
     lost, complete, problems, run = check_run(runtime, run_id, execution)
     degraded = run is not None and run.status == "DEGRADED"
     if (
