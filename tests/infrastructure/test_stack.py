@@ -303,6 +303,15 @@ def test_last_resort_states_write_only_the_run_table(synth: Synthesised, asl: di
         for n, t in _task_states(asl["States"]).items()
         if t["Resource"].startswith("arn:aws:states:")
     }
+    # (the other service integration is the review's callback task, a Lambda invocation)
+    assert {
+        n for n, t in integrations.items() if t["Resource"].startswith("arn:aws:states:::lambda:")
+    } == {"AwaitReview"}
+    integrations = {
+        n: t
+        for n, t in integrations.items()
+        if t["Resource"].startswith("arn:aws:states:::dynamodb:")
+    }
     assert set(integrations) == {"RecordStartFailure", "RecordFinalizeFailure"}
     assert {t["Resource"] for t in integrations.values()} == {
         "arn:aws:states:::dynamodb:updateItem"
@@ -358,7 +367,8 @@ def test_one_function_per_node_tool_and_entrance_each_with_its_own_role(
         f"{module}.lambda_handler" for module in ENTRY_FUNCTIONS.values()
     ]
     assert handlers == sorted(expected)
-    assert len(handlers) == 20 + 4  # 9 graph nodes, 11 tools; 4 entrances
+    # one function per graph node, tool and entrance: no handler deployed twice
+    assert len(handlers) == len(set(handlers))
     roles = {json.dumps(f["Properties"]["Role"]) for f in functions.values()}
     assert len(roles) == len(functions)
     # And each function is named as the library's catalog names it
@@ -1031,7 +1041,16 @@ def test_knowledge_domain_is_encrypted_https_only_and_admits_only_granted_roles(
         s["Principal"]["AWS"]["Fn::GetAtt"][0] for s in props["AccessPolicies"]["Statement"]
     )
     assert principals == sorted(
-        synth.role_of(m) for m in ("planner", "tool_lookup_knowledge", "api", "kb_ingest")
+        synth.role_of(m)
+        for m in (
+            "planner",
+            "tool_lookup_knowledge",
+            "api",
+            "kb_ingest",
+            # Finalize indexes a run's case; recommend_case searches the cases domain
+            "finalize",
+            "tool_recommend_case",
+        )
     )
 
 
