@@ -114,8 +114,11 @@ def test_eval_diagnosis_json_summary(tmp_path):
         "median_seconds",
         "p95_seconds",
         "tokens",
+        "routes",
     }
     assert report["summary"]["total"] == 1
+    # and how many runs ended at each level of the fallback route
+    assert sum(report["summary"]["routes"].values()) == 1
     assert [s["id"] for s in report["scenarios"]] == ["checkout-healthy-false-alarm"]
 
 
