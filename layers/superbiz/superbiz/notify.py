@@ -67,9 +67,13 @@ def message_for(
         "",
         answer.strip(),
         "",
-        f"Trace: {link['trace_url']}",
-        f"Status: {link['status_url']}",
     ]
+    return _with_links(lines, link)
+
+
+def _with_links(lines: list[str], link: dict[str, str]) -> str:
+    """A message's lines, then the run's links, cut to what SNS accepts."""
+    lines = [*lines, f"Trace: {link['trace_url']}", f"Status: {link['status_url']}"]
     if "execution_console_url" in link:
         lines.append(f"Execution: {link['execution_console_url']}")
     text = "\n".join(lines)
@@ -130,13 +134,8 @@ def review_message(deps: Deps, trace: RunTrace, review: ReviewRecord, question: 
         "--- the report as drafted ---",
         review.draft.strip(),
         "",
-        f"Trace: {link['trace_url']}",
-        f"Status: {link['status_url']}",
     ]
-    if "execution_console_url" in link:
-        lines.append(f"Execution: {link['execution_console_url']}")
-    text = "\n".join(lines)
-    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 20] + "\n[truncated]"
+    return _with_links(lines, link)
 
 
 def publish_review_request(
