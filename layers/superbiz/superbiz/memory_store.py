@@ -26,6 +26,7 @@ from superbiz.records import (
 )
 from superbiz.store import (
     REVIEW_SK,
+    assemble_trace,
     encode,
     from_item,
     redacted_invocation,
@@ -203,28 +204,10 @@ class InMemoryRunStore:
 
     # -- the trace
     def get_trace(self, run_id: str, *, load_outputs: bool = True) -> RunTrace:
-        run: RunRecord | None = None
-        steps: list[AgentStep] = []
-        invocations: list[ToolInvocation] = []
-        feedback: list[dict[str, Any]] = []
-        alarms: list[dict[str, Any]] = []
-        for item in self._partition(run_pk(run_id)):
-            sk = item.pop("_sk")
-            item.pop("item_type", None)
-            if sk == "META":
-                run = RunRecord.model_validate(item)
-            elif sk.startswith("STEP#"):
-                steps.append(AgentStep.model_validate(item))
-            elif sk.startswith("TOOL#"):
-                invocations.append(self._load_invocation(item, load_outputs))
-            elif sk.startswith("FEEDBACK#"):
-                feedback.append(item)
-            elif sk.startswith("ALARM#"):
-                alarms.append(item)
-        if run is None:
-            raise RunNotFound(f"no run with id {run_id!r}")
-        return RunTrace(
-            run=run, steps=steps, invocations=invocations, feedback=feedback, alarms=alarms
+        return assemble_trace(
+            run_id,
+            self._partition(run_pk(run_id)),
+            lambda item: self._load_invocation(item, load_outputs),
         )
 
     # -- alarms

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -607,28 +608,10 @@ class RunStore:
     def get_trace(self, run_id: str, *, load_outputs: bool = True) -> RunTrace:
         """The run's whole story in one paginated Query on its partition. Without
         `load_outputs`, outputs stored in S3 stay pointers (`output_s3_key`)."""
-        run: RunRecord | None = None
-        steps: list[AgentStep] = []
-        invocations: list[ToolInvocation] = []
-        feedback: list[dict[str, Any]] = []
-        alarms: list[dict[str, Any]] = []
-        for item in self._query(run_pk(run_id)):
-            sk = item.pop("_sk")
-            item.pop("item_type", None)
-            if sk == "META":
-                run = RunRecord.model_validate(item)
-            elif sk.startswith("STEP#"):
-                steps.append(AgentStep.model_validate(item))
-            elif sk.startswith("TOOL#"):
-                invocations.append(self._load_invocation(item, load_outputs))
-            elif sk.startswith("FEEDBACK#"):
-                feedback.append(item)
-            elif sk.startswith("ALARM#"):
-                alarms.append(item)
-        if run is None:
-            raise RunNotFound(f"no run with id {run_id!r}")
-        return RunTrace(
-            run=run, steps=steps, invocations=invocations, feedback=feedback, alarms=alarms
+        return assemble_trace(
+            run_id,
+            self._query(run_pk(run_id)),
+            lambda item: self._load_invocation(item, load_outputs),
         )
 
     def run_alarms(self, run_id: str) -> list[dict[str, Any]]:
@@ -822,3 +805,33 @@ def create_table(client: Any, name: str) -> None:
     client.update_time_to_live(
         TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires_at"}
     )
+
+
+def assemble_trace(
+    run_id: str,
+    items: Iterable[dict[str, Any]],
+    load_invocation: Callable[[dict[str, Any]], ToolInvocation],
+) -> RunTrace:
+    """A run's trace from its partition's decoded items (`_sk` holds each sort key);
+    the same for every repository."""
+    run: RunRecord | None = None
+    steps: list[AgentStep] = []
+    invocations: list[ToolInvocation] = []
+    feedback: list[dict[str, Any]] = []
+    alarms: list[dict[str, Any]] = []
+    for item in items:
+        sk = item.pop("_sk")
+        item.pop("item_type", None)
+        if sk == "META":
+            run = RunRecord.model_validate(item)
+        elif sk.startswith("STEP#"):
+            steps.append(AgentStep.model_validate(item))
+        elif sk.startswith("TOOL#"):
+            invocations.append(load_invocation(item))
+        elif sk.startswith("FEEDBACK#"):
+            feedback.append(item)
+        elif sk.startswith("ALARM#"):
+            alarms.append(item)
+    if run is None:
+        raise RunNotFound(f"no run with id {run_id!r}")
+    return RunTrace(run=run, steps=steps, invocations=invocations, feedback=feedback, alarms=alarms)
