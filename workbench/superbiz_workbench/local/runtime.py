@@ -14,6 +14,7 @@ import io
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 import uuid
@@ -30,6 +31,8 @@ ACCOUNT = "123456789012"
 # the one definition CDK deploys, where it sits in the repository
 ASL_IN_REPOSITORY = Path("stacks") / "statemachines" / "diagnosis.asl.json"
 STATE_MACHINE_NAME = "superbiz-diagnosis"
+# one lock per function invoked through LocalRuntime.invoke (see there)
+_ENVIRONMENTS: dict[str, threading.Lock] = {}
 
 _LOCAL_ENV = {
     "AWS_ACCESS_KEY_ID": "local",
@@ -334,7 +337,15 @@ class LocalRuntime:
                 os.environ[key] = value
 
     def invoke(self, module: str, event: dict[str, Any]) -> dict[str, Any]:
-        """Call one function's handler in-process, as Lambda would (API, alarm trigger)."""
+        """Call one function's handler in-process, as Lambda would (API, alarm trigger).
+
+        One request at a time per function: Lambda gives each concurrent request its
+        own execution environment, while in-process every caller shares the module,
+        and Powertools' resolver keeps the current event and route on the class."""
+        with _ENVIRONMENTS.setdefault(module, threading.Lock()):
+            return self._invoke(module, event)
+
+    def _invoke(self, module: str, event: dict[str, Any]) -> dict[str, Any]:
         name = function_name(module)
         handler = importlib.import_module(f"functions.{module}").lambda_handler
         ctx = _LambdaContext(
