@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from superbiz import errors
+from superbiz.cases import InMemoryCaseStore
 from superbiz.errors import SuperBizError, ToolError, ToolUnavailable
 from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
 from superbiz.repository import RunRepository
@@ -267,6 +268,11 @@ class _RecordedDomains:
     def search(self, *_: Any, **__: Any) -> Any:
         raise ToolNotRecorded("a replay answers knowledge lookups from the recording only")
 
+    def ingest_text(self, *_: Any, **__: Any) -> Any:
+        # Finalize indexes the run's case; a replay is an experiment and leaves the
+        # knowledge base (and case memory, see replay()) as they were
+        return None
+
 
 # ------------------------------------------------------------------- replay
 
@@ -444,10 +450,13 @@ def replay(
             return replay(run_file, model, runtime=fresh, path=path)
     answers = RecordedAnswers(run_file.invocations)
     sources = runtime.deps.tool_sources
-    saved = (sources.answers, sources.knowledge_base)
+    saved = (sources.answers, sources.knowledge_base, sources.cases)
     previous_model = runtime.deps.model
     sources.answers = answers
     sources.knowledge_base = _RecordedDomains(run_file.knowledge_domains)  # type: ignore[assignment]
+    # past cases: the replay neither sees the cases written since the recording (the
+    # original run's own among them) nor adds its own to case memory
+    sources.cases = InMemoryCaseStore()
     runtime.use_model(model)
     try:
         now = run_file.clock()
@@ -464,7 +473,7 @@ def replay(
         replayed = summarise_trace(runtime.store.get_trace(outcome.run_id))
     finally:
         runtime.use_model(previous_model)
-        sources.answers, sources.knowledge_base = saved
+        sources.answers, sources.knowledge_base, sources.cases = saved
     original = summarise_trace(run_file.trace)
     changes = compare(original, replayed)
     report = ReplayReport(
