@@ -62,3 +62,59 @@ def test_negative_worded_as_what_was_checked_passes():
     claim = _negative("No ERROR lines in /ecs/payment-api between 09:20 and 10:20")
     result = gk.check(ExecutorEvidence(claims=[claim]), [EMPTY])
     assert result.verdict.value == "PASS"
+
+
+CHANGE = ToolInvocation(
+    seq=2,
+    invocation_id="inv_0002_abcdef",
+    call_id="c2",
+    tool_name="recent_changes",
+    output={
+        "changes": [
+            "2026-11-27T10:48:12Z SetQueueAttributes on billing-invoice-render by "
+            'sqs-baseline-enforcer: queueUrl=billing-invoice-render, attributes={"VisibilityTimeout":"30"}'
+        ]
+    },
+    evidence_refs=["$.changes[0]"],
+    output_preview="1 change",
+)
+
+
+def _change_observation(statement: str) -> Claim:
+    return Claim.model_validate(
+        {
+            "claim_id": "o1",
+            "kind": "observation",
+            "statement": statement,
+            "citations": [
+                {
+                    "source_invocation_id": CHANGE.invocation_id,
+                    "raw_path": "$.changes[0]",
+                    "evidence_excerpt": 'attributes={"VisibilityTimeout":"30"}',
+                }
+            ],
+        }
+    )
+
+
+def test_a_change_quoting_its_attributes_is_not_read_as_a_stated_cause():
+    # Given an observation that repeats a SetQueueAttributes change, attributes and all
+    claim = _change_observation(
+        "SetQueueAttributes on billing-invoice-render by sqs-baseline-enforcer at "
+        '2026-11-27T10:48:12Z (attributes={"VisibilityTimeout":"30"}) came before the onset.'
+    )
+    # When the Gatekeeper checks it
+    result = gk.check(ExecutorEvidence(claims=[claim]), [CHANGE])
+    # Then "attributes" does not make it a cause statement: the claim passes
+    assert result.claims[0].rule_ids == [], result.claims[0].detail
+
+
+def test_a_cause_attributed_to_a_change_still_needs_its_words_cited():
+    # Given an observation that attributes the failure to something nothing cited shows
+    claim = _change_observation(
+        "The duplicates are attributed to a broken Redis failover after SetQueueAttributes "
+        '(attributes={"VisibilityTimeout":"30"}).'
+    )
+    result = gk.check(ExecutorEvidence(claims=[claim]), [CHANGE])
+    # Then the Gatekeeper rejects the unsupported cause words
+    assert gk.CAUSE_UNSUPPORTED in result.claims[0].rule_ids

@@ -107,7 +107,8 @@ STATES_CAUSE = re.compile(
     r"\b(?:root[\s-]?cause|caus(?:e|es|ed|ing)|due to|because|result(?:s|ed|ing)? (?:from|of)|"
     r"triggered by|trigger(?:s|ed)?\b|the reason|responsible for|led to|leads? to|stem(?:s|med)? from|"
     r"originat\w+|blame\w*|culprit|regression from|broke|breaks|breaking|explain(?:s|ed|ing)?|"
-    r"attribut\w+|owing to)\b",
+    # "attributed to" states a cause; "attributes=" (SetQueueAttributes) does not
+    r"attribut(?:ed|able) to|attribut(?:e|es|ing) (?:[\w-]+ ){1,3}to|owing to)\b",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z][a-z'-]{2,}")
