@@ -13,6 +13,7 @@ class AwsClients:
         self._session = session
         self._overrides = overrides
         self._made: dict[str, Any] = {}
+        self._tables: dict[str, Any] = {}
         self._lock = threading.Lock()
 
     def client(self, service: str) -> Any:
@@ -50,7 +51,14 @@ class AwsClients:
         return self.client("dynamodb")
 
     def table(self, name: str) -> Any:
-        import boto3  # reason: as in client()
+        """One DynamoDB Table resource per name for the life of this object (a new
+        session and resource per call cost more than the call they serve)."""
+        with self._lock:
+            table = self._tables.get(name)
+            if table is None:
+                import boto3  # reason: as in client()
 
-        session = self._session or boto3.session.Session()
-        return session.resource("dynamodb", region_name=self.region).Table(name)
+                session = self._session or boto3.session.Session()
+                resource = session.resource("dynamodb", region_name=self.region)
+                table = self._tables[name] = resource.Table(name)
+            return table

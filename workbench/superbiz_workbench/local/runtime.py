@@ -407,11 +407,13 @@ class LocalRuntime:
 
     def wait(self, execution_arn: str, timeout: float = 600.0) -> str:
         deadline = time.monotonic() + timeout
+        pause = 0.02  # growing: each poll takes the interpreter's thread a moment of CPU
         while time.monotonic() < deadline:
             status = self.sfn.describe_execution(executionArn=execution_arn)["status"]
             if status != "RUNNING":
                 return status
-            time.sleep(0.02)
+            time.sleep(pause)
+            pause = min(pause * 1.5, 0.25)
         raise TimeoutError(f"execution {execution_arn} still running after {timeout:.0f}s")
 
     def run(self, query: str, **kwargs: Any) -> RunOutcome:

@@ -56,16 +56,48 @@ class MiniLMEmbedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        with _LOAD_LOCK:
-            model = _minilm()
-        vectors = model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return [list(map(float, row)) for row in vectors]
+        known = _MEMO.lookup(texts)
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        if missing:
+            with _LOAD_LOCK:
+                model = _minilm()
+            vectors = model.encode(
+                missing,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            fresh = dict(zip(missing, vectors, strict=True))
+            _MEMO.update(fresh)
+            known.update(fresh)
+        return [list(map(float, known[t])) for t in texts]
+
+
+class _Memo:
+    """The vectors of the texts embedded most recently in this process (the model is
+    deterministic): a knowledge base opened again, or a query asked again, costs no
+    inference. Bounded: float32 rows of 1.5 KB, at most `limit` of them."""
+
+    def __init__(self, limit: int = 8192) -> None:
+        self.limit = limit
+        self._rows: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def lookup(self, texts: list[str]) -> dict[str, Any]:
+        with self._lock:
+            return {t: self._rows[t] for t in texts if t in self._rows}
+
+    def update(self, rows: dict[str, Any]) -> None:
+        with self._lock:
+            for text, row in rows.items():
+                self._rows.pop(text, None)
+                self._rows[text] = row
+            while len(self._rows) > self.limit:
+                self._rows.pop(next(iter(self._rows)))
+
+
+_MEMO = _Memo()
 
 
 _RETRYABLE_STATUS = {408, 429, 500, 502, 503, 504}
