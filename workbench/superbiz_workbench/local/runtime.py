@@ -31,7 +31,8 @@ ACCOUNT = "123456789012"
 # the one definition CDK deploys, where it sits in the repository
 ASL_IN_REPOSITORY = Path("stacks") / "statemachines" / "diagnosis.asl.json"
 STATE_MACHINE_NAME = "superbiz-diagnosis"
-# one lock per function invoked through LocalRuntime.invoke (see there)
+# functions whose handler keeps request state in the module (see LocalRuntime.invoke)
+_ONE_REQUEST_AT_A_TIME = frozenset({"api"})
 _ENVIRONMENTS: dict[str, threading.Lock] = {}
 
 _LOCAL_ENV = {
@@ -339,9 +340,12 @@ class LocalRuntime:
     def invoke(self, module: str, event: dict[str, Any]) -> dict[str, Any]:
         """Call one function's handler in-process, as Lambda would (API, alarm trigger).
 
-        One request at a time per function: Lambda gives each concurrent request its
-        own execution environment, while in-process every caller shares the module,
-        and Powertools' resolver keeps the current event and route on the class."""
+        The API takes one request at a time: Lambda gives each concurrent request its
+        own execution environment, while in-process every caller shares the module, and
+        Powertools' resolver keeps the current event and route on the class. The alarm
+        trigger keeps no request state and is called concurrently, as EventBridge does."""
+        if module not in _ONE_REQUEST_AT_A_TIME:
+            return self._invoke(module, event)
         with _ENVIRONMENTS.setdefault(module, threading.Lock()):
             return self._invoke(module, event)
 
