@@ -25,8 +25,24 @@ def _uses_shared_fixture(item: pytest.Item) -> bool:
     )
 
 
+# before xdist's own hook, which reads the groups into the test ids it schedules by
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     shared = {item.module.__name__ for item in items if item.module and _uses_shared_fixture(item)}
     for item in items:
         if item.module and item.module.__name__ in shared:
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """In a worker, each grouped test's id must carry its group (xdist schedules by it);
+    if a pytest/xdist upgrade breaks that, every worker would rebuild the shared fixtures
+    (the fault matrix twice over): stop instead of running the suite at twice the cost."""
+    if not session.config.getoption("loadgroup", default=False):
+        return
+    for item in session.items:
+        if any(True for _ in item.iter_markers("xdist_group")) and "@" not in item.nodeid:
+            raise pytest.UsageError(
+                f"pytest-xdist did not apply the group of {item.nodeid}: "
+                "check the pytest and pytest-xdist pins in pyproject.toml"
+            )

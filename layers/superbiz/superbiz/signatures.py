@@ -175,6 +175,7 @@ def by_name() -> dict[str, Signature]:
     return {s.name: s for s in catalogue()}
 
 
+@lru_cache(maxsize=16_384)  # a run's nodes read the same log lines again and again
 def detect(text: str) -> Signature | None:
     """The signature that names a line: the first entry that matches, unless the line
     also states what that one is a typical effect of ("Failed to obtain JDBC
