@@ -97,10 +97,12 @@ def test_an_alarm_storm_opens_one_investigation_per_service_and_loses_none(runti
     services = [f"storm-svc-{n}" for n in range(5)]
     events = [
         storm_event(base, service, i, start + timedelta(seconds=(i * 7) % 240))
-        for i in range(40)
+        for i in range(20)
         for service in services
     ]
-    assert len(events) == 200
+    # 100 alarms over 5 services: every run a storm starts is a whole diagnosis, and a
+    # slower machine starts more of them (alarms arriving after a run has planned)
+    assert len(events) == 100
     before = set(executions(runtime))
     results = deliver(runtime, events)
 

@@ -33,13 +33,15 @@ def test_demo_prints_report_path_tools_and_gates():
     assert "query_logs" in out and "inv_0001_" in out
 
 
-def test_chat_json_has_the_documented_shape():
+def test_chat_json_has_the_documented_shape_and_keeps_the_session_id():
     done = superbiz(
         "chat",
         "Why is orders-worker failing?",
         "--world",
         str(SCENARIOS / "orders-worker-dynamodb-throttling.yaml"),
         "--json",
+        "--session-id",
+        "oncall-42",
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)  # stdout is exactly one JSON object
@@ -57,19 +59,7 @@ def test_chat_json_has_the_documented_shape():
         assert key in result
     assert set(result["trace"]) >= {"steps", "invocations"}
     assert result["status"] == "SUCCEEDED" and "throttl" in result["answer"].lower()
-
-
-def test_chat_with_session_id_keeps_it():
-    done = superbiz(
-        "chat",
-        "Why is orders-worker failing?",
-        "--world",
-        str(SCENARIOS / "orders-worker-dynamodb-throttling.yaml"),
-        "--json",
-        "--session-id",
-        "oncall-42",
-    )
-    assert json.loads(done.stdout)["session_id"] == "oncall-42"
+    assert result["session_id"] == "oncall-42"
 
 
 def test_bad_scenario_is_a_clear_error_naming_file_and_key(tmp_path):
