@@ -12,7 +12,7 @@ from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
 from stacks import constants as c
-from stacks.constructs.functions import FunctionFactory
+from stacks.constructs.functions import FunctionFactory, live_alias
 from superbiz.cases import CASES_PK, INSIGHTS_PK, PROPOSALS_PK
 
 # what superbiz.cases.DynamoCaseStore does: nothing deletes, scans or batch-writes
@@ -57,10 +57,10 @@ class CaseMining(Construct):
             assumed_by=iam.ServicePrincipal("scheduler.amazonaws.com"),
             description="EventBridge Scheduler: invoke the case-mining function",
         )
+        # the published version SnapStart restores, as every other caller invokes
+        alias = live_alias(self.function)
         invoker.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=["lambda:InvokeFunction"], resources=[self.function.function_arn]
-            )
+            iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[alias.function_arn])
         )
         return scheduler.CfnSchedule(
             self,
@@ -72,7 +72,7 @@ class CaseMining(Construct):
                 mode="FLEXIBLE", maximum_window_in_minutes=60
             ),
             target=scheduler.CfnSchedule.TargetProperty(
-                arn=self.function.function_arn,
+                arn=alias.function_arn,
                 role_arn=invoker.role_arn,
                 input="{}",
                 retry_policy=scheduler.CfnSchedule.RetryPolicyProperty(maximum_retry_attempts=2),

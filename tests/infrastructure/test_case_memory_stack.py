@@ -34,8 +34,14 @@ def test_a_weekly_schedule_invokes_the_case_mining_function(synth: Synthesised) 
     function_id, _ = synth.function_by_module(c.CASE_MINING.module)
     # Then an EventBridge Scheduler schedule runs weekly by default
     assert props["ScheduleExpression"] == "rate(7 days)" == c.CASE_MINING_SCHEDULE
-    # And its target is the case-mining function, through a role that may invoke only it
-    assert function_id in json.dumps(props["Target"]["Arn"])
+    # And its target is the case-mining function's `live` alias (the published version
+    # SnapStart restores), through a role that may invoke only that alias
+    [alias_id] = [
+        k
+        for k, v in synth.resources("AWS::Lambda::Alias").items()
+        if v["Properties"]["FunctionName"] == {"Ref": function_id}
+    ]
+    assert props["Target"]["Arn"] == {"Ref": alias_id}
     role_id = props["Target"]["RoleArn"]["Fn::GetAtt"][0]
     role = synth.json["Resources"][role_id]["Properties"]
     assert role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {
@@ -43,7 +49,7 @@ def test_a_weekly_schedule_invokes_the_case_mining_function(synth: Synthesised) 
     }
     statements = synth.role_statements(role_id)
     assert _actions(statements) == {"lambda:InvokeFunction"}
-    assert all(function_id in json.dumps(s["Resource"]) for s in statements)
+    assert [s["Resource"] for s in statements] == [{"Ref": alias_id}]
 
 
 def test_case_mining_reads_and_writes_only_the_case_partitions(synth: Synthesised) -> None:
