@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from superbiz import snapstart
-from superbiz.catalog import TOOL_FUNCTIONS
+from superbiz.catalog import GRAPH_FUNCTIONS, TOOL_FUNCTIONS
 from superbiz.contracts import Contract
 from superbiz.errors import UnknownTool
 from superbiz.tools.registry import TOOL_CLASSES, get_tool
@@ -111,3 +111,37 @@ def test_the_hooks_register_with_lambdas_registry() -> None:
     before = [entry[0] for entry in hooks._before_snapshot_registry]
     after = [entry[0] for entry in hooks._after_restore_registry]
     assert snapstart.prime in before and snapstart.refresh in after
+
+
+# the knowledge index's numeric stack: loaded by the tools that search an index, never at
+# the import of a function that does not (about half a second of every cold start)
+INDEX_LIBRARIES = ("numpy", "scipy", "bm25s", "torch", "sentence_transformers", "opensearchpy")
+SEARCHES_AN_INDEX = {"tool_lookup_knowledge", "tool_recommend_case"}
+
+INDEX_PROBE = """
+import importlib, json, sys
+for module in {modules!r}:
+    importlib.import_module("functions." + module)
+print(json.dumps(sorted({{m.split(".")[0] for m in sys.modules}} & set({libraries!r}))))
+"""
+
+
+def test_no_node_or_evidence_tool_loads_the_index_libraries_at_import() -> None:
+    # Given every graph node's and every tool's handler but those that search an index
+    modules = sorted(set(GRAPH_FUNCTIONS.values()) | set(TOOL_FUNCTIONS.values()))
+    modules = [m for m in modules if m not in SEARCHES_AN_INDEX]
+    # When they are all imported in one fresh interpreter
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            INDEX_PROBE.format(modules=modules, libraries=INDEX_LIBRARIES),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    # Then none of the index libraries was loaded
+    assert json.loads(done.stdout) == []

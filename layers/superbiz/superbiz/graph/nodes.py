@@ -44,7 +44,6 @@ from superbiz.graph.common import (
     record_code_step,
 )
 from superbiz.graph.routes import Route
-from superbiz.knowledge.factory import knowledge_base_for
 from superbiz.mcp import toolset as mcp_toolset
 from superbiz.observability import metrics
 from superbiz.prompts import load_prompt
@@ -148,6 +147,10 @@ def _knowledge_domains(deps: Deps) -> list[str]:
         return []  # no knowledge base configured: the Planner plans without it
     try:
         if kb is None:
+            # reason: the index libraries (bm25s, numpy, scipy) or the OpenSearch client load
+            # only where the Planner asks a configured knowledge base; every node imports this
+            from superbiz.knowledge.factory import knowledge_base_for
+
             kb = knowledge_base_for(deps.settings, deps.clients)
         return list(kb.domains())
     except SuperBizError:
