@@ -25,8 +25,8 @@ from superbiz_workbench.cli import main
 
 pytestmark = pytest.mark.integration
 
-# the prometheus-operator runbooks, next to the repository in this workspace
-RUNBOOKS = Path(__file__).resolve().parents[3] / "shared" / "data" / "runbooks"
+# the prometheus-operator runbooks (Apache-2.0), kept in the repository (data/runbooks)
+RUNBOOKS = Path(__file__).resolve().parents[2] / "data" / "runbooks"
 SLICE = [
     "kubernetes/KubePodCrashLooping.md",
     "kubernetes/KubePodNotReady.md",
