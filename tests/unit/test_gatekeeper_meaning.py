@@ -294,3 +294,30 @@ def test_the_answer_check_finds_timestamps_in_lower_cased_support():
     # Then a sentence restating that timestamp is held, and one a second later is not
     assert gk.answer_check("First seen at 2026-11-24T14:08:57.424Z.", support) == []
     assert gk.answer_check("First seen at 2026-11-24T14:08:58.424Z.", support)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        "Empty the invoice-render SQS queue of all messages to stop the duplicates.",
+        "Kill off every EC2 instance in the checkout fleet and let the group replace them.",
+        "Tear the checkout stack down and deploy it again.",
+        "Clear out the orders table before replaying the events.",
+        "Nuke the staging cluster and rebuild it.",
+    ],
+)
+def test_emptying_a_store_or_tearing_an_environment_down_is_destructive(action):
+    # (worded without the verbs delete, drop or terminate: the third attack wave's misses)
+    assert gk.destructive(action) is not None
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        "Let the queue drain once the consumers are healthy again.",
+        "Clear the CDN cache for the product pages after the fix.",
+        "Check the age of the oldest message in the queue.",
+    ],
+)
+def test_ordinary_queue_and_cache_work_is_not_destructive(action):
+    assert gk.destructive(action) is None

@@ -162,10 +162,14 @@ DESTRUCTIVE = re.compile(
     r"|\bdrop\s+and\s+re-?create\b|\b(?:delete\s+from|drop\s+(?:table|database|schema|user|index)|"
     r"truncate\s+table)\b|\brm\s+-(?:\w*r\w*f|\w*f\w*r)\w*|\bmkfs\b|\bdd\s+if=|\bflushall\b|\bflushdb\b"
     r"|--skip-final-snapshot|--force(?:-delete)?\b|\b(?:aws\s+[\w-]+|kubectl)\s+(?:delete|terminate|"
-    r"remove|deregister|purge)[\w-]*|\b(?:kill|terminate|end)\s+(?:every|all)\s+(?:\w+\s+){0,3}?"
+    r"remove|deregister|purge)[\w-]*|\b(?:kill|terminate|end)\s+(?:off\s+|out\s+)?(?:every|all)\s+(?:\w+\s+){0,3}?"
     r"(?:sessions?|connections?|process(?:es)?|quer(?:y|ies)|tasks?|pods?|instances?)\b"
     r"|\bpg_terminate_backend\b|--desired-count\s+0\b|\bdesired[\s_-]?count\s*(?:=|to|of)?\s*0\b"
-    r"|\bscal\w*\s+(?:[\w-]+\s+){0,4}?(?:to|down to)\s+(?:zero|0)\b",
+    r"|\bscal\w*\s+(?:[\w-]+\s+){0,4}?(?:to|down to)\s+(?:zero|0)\b"
+    # emptying a store of what it holds, or tearing a whole environment down
+    rf"|\b(?:empty|clear|wipe|flush)\s+(?:out\s+)?(?:the\s+|all\s+|every\s+)?(?:[\w./:@-]+\s+){{0,3}}?"
+    r"(?:queues?|topics?|tables?|buckets?|databases?|streams?)\b|\btear\s+(?:\w+\s+){0,3}?down\b"
+    r"|\bnuke\b",
     re.IGNORECASE,
 )
 # "from 0 to 239": a transition, its two numbers in order
