@@ -121,9 +121,7 @@ def result() -> dict[str, Any]:
 
 def first_gate(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The Gatekeeper's outcome per claim for the scripted evidence (the run's first)."""
-    step = next(
-        s for s in result["trace"]["steps"] if s["output_type"] == "gatekeeper_result"
-    )
+    step = next(s for s in result["trace"]["steps"] if s["output_type"] == "gatekeeper_result")
     return {c["claim_id"]: c for c in step["model_output"]["parsed"]["claims"]}
 
 

@@ -118,3 +118,60 @@ def test_a_cause_attributed_to_a_change_still_needs_its_words_cited():
     result = gk.check(ExecutorEvidence(claims=[claim]), [CHANGE])
     # Then the Gatekeeper rejects the unsupported cause words
     assert gk.CAUSE_UNSUPPORTED in result.claims[0].rule_ids
+
+
+ALARMS = ToolInvocation(
+    seq=3,
+    invocation_id="inv_0003_abcdef",
+    call_id="c3",
+    tool_name="query_alarms",
+    output={
+        "count": 1,
+        "alarms": [
+            {
+                "name": "checkout-api-5xx-high",
+                "state": "ALARM",
+                "state_reason": "Threshold Crossed: 3 datapoints were greater than the threshold (50.0).",
+                "threshold": 50,
+            }
+        ],
+    },
+    evidence_refs=["$.alarms[0]"],
+    output_preview="1 alarm",
+)
+
+
+def _alarm_claim(statement: str) -> Claim:
+    return Claim.model_validate(
+        {
+            "claim_id": "a1",
+            "kind": "observation",
+            "statement": statement,
+            "citations": [
+                {
+                    "source_invocation_id": ALARMS.invocation_id,
+                    "raw_path": "$.alarms[0]",
+                    "evidence_excerpt": "checkout-api-5xx-high",
+                }
+            ],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["checkout-api-5xx-high was OK and not firing", "checkout-api-5xx-high is not in alarm"],
+)
+def test_an_alarm_said_to_be_ok_while_its_citation_is_in_alarm_is_rejected(statement):
+    result = gk.check(ExecutorEvidence(claims=[_alarm_claim(statement)]), [ALARMS])
+    assert gk.CONTRADICTS_CITATION in result.claims[0].rule_ids
+
+
+def test_an_alarm_said_to_be_in_alarm_as_cited_passes():
+    claim = _alarm_claim("checkout-api-5xx-high is in ALARM")
+    result = gk.check(ExecutorEvidence(claims=[claim]), [ALARMS])
+    assert result.claims[0].passed, result.claims[0].detail
+
+
+def test_a_citation_holding_both_states_decides_nothing():
+    assert gk.alarm_state_contradicted("the alarm was OK before 14:00", ["x\nOK\nALARM"]) is None

@@ -27,6 +27,7 @@ OWN_LOG_GROUPS: tuple[str, ...] = (
 # passed action that restarts, rolls back, fails over, scales down or deletes; a rejected or
 # fallen-back (degraded) report; every AIOps run; every run.
 ReviewTrigger = Literal["low_confidence", "high_risk", "rejected", "alarm", "always"]
+DEFAULT_REVIEW_ON: tuple[ReviewTrigger, ...] = ("low_confidence", "high_risk")
 
 
 class Settings(BaseSettings):
@@ -131,7 +132,7 @@ class Settings(BaseSettings):
 
     # --- human review (docs/architecture.md, "Human review"): which drafted reports wait for
     # a person before they are published (SUPERBIZ_REVIEW_ON='["low_confidence"]'; [] : none)
-    review_on: list[ReviewTrigger] = Field(default_factory=lambda: ["low_confidence", "high_risk"])
+    review_on: list[ReviewTrigger] = Field(default_factory=lambda: list(DEFAULT_REVIEW_ON))
     # how long a report waits for a decision before it is published marked "not reviewed"
     review_timeout_seconds: int = Field(86_400, ge=1, le=31_536_000)
 

@@ -34,11 +34,11 @@ from superbiz.graph.common import enter, latest, latest_evidence, record_code_st
 from superbiz.graph.routes import Route
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
 from superbiz.redaction import redact, redact_text
+from superbiz.repository import RunRepository
 from superbiz.skills import SkillMeta
 from superbiz.skills import read as read_skill
 from superbiz.specialists import GENERIC, Choice, Profile
 from superbiz.state_bounds import bound_tool_calls, oversize
-from superbiz.store import RunStore
 from superbiz.times import utcnow_iso
 from superbiz.tools.registry import tool_schemas
 from superbiz.tools.runner import invocation_seq
@@ -153,7 +153,11 @@ def skills_for(applicable: list[SkillMeta], profile: Profile) -> list[SkillMeta]
 
 
 def admit_calls(
-    store: RunStore, run_id: str, round_: int, calls: Sequence[ToolCall], profile: Profile
+    store: RunRepository,
+    run_id: str,
+    round_: int,
+    calls: Sequence[ToolCall],
+    profile: Profile,
 ) -> list[ToolCall]:
     """The calls that go to RunTools. A call to a tool outside the profile is refused:
     recorded at once as a failed invocation with a tool input error, which the model

@@ -18,8 +18,7 @@ from superbiz.contracts import (
     OrchestrationTrace,
 )
 from superbiz.deps import Deps
-from superbiz.graph import case_capture
-from superbiz.graph import fallback_route
+from superbiz.graph import case_capture, fallback_route
 from superbiz.graph.common import (
     RETRY_MARK,
     enter,

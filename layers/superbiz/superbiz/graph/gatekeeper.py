@@ -474,6 +474,10 @@ def check_claim(
         if reversed_:
             rule_ids.append(CONTRADICTS_CITATION)
             details.append(reversed_)
+        state = alarm_state_contradicted(claim.statement, [c.text for c in good])
+        if state:
+            rule_ids.append(CONTRADICTS_CITATION)
+            details.append(state)
         if claim.kind is ClaimKind.REMEDIATION and (op := destructive(claim.statement)):
             rule_ids.append(DESTRUCTIVE_ACTION)
             details.append(f"recommends a destructive operation ({op!r})")
@@ -569,6 +573,34 @@ def reversed_transition(statement: str, cited: list[str]) -> str | None:
         a, b = _pair(m)
         if a != b and (b, a) in told and (a, b) not in told:
             return f"states a change from {m.group(1)} to {m.group(2)}; the citation states it from {m.group(2)} to {m.group(1)}"
+    return None
+
+
+_ALARM_STATES = ("OK", "ALARM", "INSUFFICIENT_DATA")
+# what a statement says an alarm's state was: OK (or not firing) / ALARM (or firing)
+_SAYS_OK = re.compile(
+    r"\b(?:is|was|were|are|stayed|remained|in|back to|returned to)\s+(?:the\s+)?(?:state\s+)?OK\b"
+    r"|\bnot\s+(?:firing|in\s+alarm)\b"
+)
+_SAYS_ALARM = re.compile(
+    r"\b(?:is|was|were|are|in|entered|went into)\s+(?:the\s+)?(?:state\s+)?ALARM\b"
+    r"|(?<!not )\bfiring\b"
+)
+
+
+def alarm_state_contradicted(statement: str, cited: list[str]) -> str | None:
+    """An alarm said to be OK (not firing) when every state its citations show is ALARM,
+    or the other way round. A citation holding both states (a history) decides nothing."""
+    states = {
+        line.strip()
+        for text in cited
+        for line in text.splitlines()
+        if line.strip() in _ALARM_STATES
+    }
+    if states == {"ALARM"} and _SAYS_OK.search(statement):
+        return "states the alarm was OK (not firing); the cited alarm is in state ALARM"
+    if states == {"OK"} and _SAYS_ALARM.search(_SAYS_OK.sub(" ", statement)):
+        return "states the alarm was firing (ALARM); the cited alarm is in state OK"
     return None
 
 

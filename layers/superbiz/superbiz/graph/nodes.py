@@ -32,8 +32,7 @@ from superbiz.contracts import (
 )
 from superbiz.deps import Deps
 from superbiz.errors import GraphError, ModelOutputInvalid, SuperBizError
-from superbiz.graph import case_capture
-from superbiz.graph import fallback_route, gatekeeper, logic
+from superbiz.graph import case_capture, fallback_route, gatekeeper, logic
 from superbiz.graph.common import (
     enter,
     latest,

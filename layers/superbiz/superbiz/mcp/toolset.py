@@ -342,7 +342,8 @@ def execute(event: ToolEvent, deps: Deps, ctx: ToolContext) -> ToolResultRef:
 
 
 class _Profile(Protocol):
-    allowed_tools: list[str]
+    @property
+    def allowed_tools(self) -> list[str]: ...
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Any: ...
 
