@@ -175,3 +175,28 @@ def test_an_alarm_said_to_be_in_alarm_as_cited_passes():
 
 def test_a_citation_holding_both_states_decides_nothing():
     assert gk.alarm_state_contradicted("the alarm was OK before 14:00", ["x\nOK\nALARM"]) is None
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "The change at 2026-12-03T14:20:00Z came before the onset at 2026-12-03T14:06:00Z.",
+        "The onset at 2026-12-03T14:06:00Z followed the change at 2026-12-03T14:20:00Z.",
+        "Errors began at 2026-12-03T14:06:00Z, after the deploy at 2026-12-03T14:20:00Z.",
+    ],
+)
+def test_an_ordering_its_own_instants_contradict_is_found(statement):
+    assert gk.order_contradicted(statement) is not None
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "The change at 2026-12-03T14:01:00Z came 5 minute(s) before the onset at 2026-12-03T14:06:00Z.",
+        "Errors began at 2026-12-03T14:06:00Z, after the deploy at 2026-12-03T14:01:00Z.",
+        "166 events between 2026-12-03T14:06:00Z and 2026-12-03T15:06:00Z.",
+        "Seen at 2026-12-03T14:06:00Z; the alarm fired at 2026-12-03T14:02:00Z, before it and after the deploy.",
+    ],
+)
+def test_orderings_the_instants_agree_with_pass(statement):
+    assert gk.order_contradicted(statement) is None

@@ -478,6 +478,10 @@ def check_claim(
         if state:
             rule_ids.append(CONTRADICTS_CITATION)
             details.append(state)
+        order = order_contradicted(claim.statement)
+        if order:
+            rule_ids.append(CONTRADICTS_CITATION)
+            details.append(order)
         if claim.kind is ClaimKind.REMEDIATION and (op := destructive(claim.statement)):
             rule_ids.append(DESTRUCTIVE_ACTION)
             details.append(f"recommends a destructive operation ({op!r})")
@@ -601,6 +605,31 @@ def alarm_state_contradicted(statement: str, cited: list[str]) -> str | None:
         return "states the alarm was OK (not firing); the cited alarm is in state ALARM"
     if states == {"OK"} and _SAYS_ALARM.search(_SAYS_OK.sub(" ", statement)):
         return "states the alarm was firing (ALARM); the cited alarm is in state OK"
+    return None
+
+
+# an ordering word between two instants of one sentence, and nothing else of the kind
+_ORDER_WORD = re.compile(r"\b(before|preceded|prior to|ahead of|after|followed)\b", re.IGNORECASE)
+
+
+def order_contradicted(statement: str) -> str | None:
+    """ "A at T1 came before B at T2" with T1 later than T2 (or "after" with T1 earlier):
+    the two instants the statement itself gives say the opposite of its ordering word."""
+    for sentence in re.split(r"(?<=[.;!?])\s+", normalise(statement)):
+        found = specifics.instants_in(sentence)
+        spots = sorted((sentence.find(written), at, written) for at, written, _ in found)
+        spots = [s for s in spots if s[0] >= 0]
+        for (start, first, written), (end, second, _) in zip(spots, spots[1:], strict=False):
+            between = sentence[start + len(written) : end]
+            words = _ORDER_WORD.findall(between)
+            if len(between) > 160 or len(words) != 1 or first == second:
+                continue
+            later = words[0].lower() in ("after", "followed")
+            if (first > second) is not later:
+                return (
+                    f"states {first:%H:%M:%S} came {words[0].lower()} {second:%H:%M:%S}; "
+                    "the instants it gives say the opposite"
+                )
     return None
 
 
