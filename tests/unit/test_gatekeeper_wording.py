@@ -24,21 +24,25 @@ EMPTY = ToolInvocation(
 )
 
 
-def _negative(statement: str) -> Claim:
+def _claim(kind: str, statement: str, cited: ToolInvocation, path: str, excerpt: str) -> Claim:
     return Claim.model_validate(
         {
-            "claim_id": "n1",
-            "kind": "negative",
+            "claim_id": "c1",
+            "kind": kind,
             "statement": statement,
             "citations": [
                 {
-                    "source_invocation_id": EMPTY.invocation_id,
-                    "raw_path": "$.no_evidence",
-                    "evidence_excerpt": "no results",
+                    "source_invocation_id": cited.invocation_id,
+                    "raw_path": path,
+                    "evidence_excerpt": excerpt,
                 }
             ],
         }
     )
+
+
+def _negative(statement: str) -> Claim:
+    return _claim("negative", statement, EMPTY, "$.no_evidence", "no results")
 
 
 @pytest.mark.parametrize(
@@ -81,19 +85,8 @@ CHANGE = ToolInvocation(
 
 
 def _change_observation(statement: str) -> Claim:
-    return Claim.model_validate(
-        {
-            "claim_id": "o1",
-            "kind": "observation",
-            "statement": statement,
-            "citations": [
-                {
-                    "source_invocation_id": CHANGE.invocation_id,
-                    "raw_path": "$.changes[0]",
-                    "evidence_excerpt": 'attributes={"VisibilityTimeout":"30"}',
-                }
-            ],
-        }
+    return _claim(
+        "observation", statement, CHANGE, "$.changes[0]", 'attributes={"VisibilityTimeout":"30"}'
     )
 
 
@@ -142,20 +135,7 @@ ALARMS = ToolInvocation(
 
 
 def _alarm_claim(statement: str) -> Claim:
-    return Claim.model_validate(
-        {
-            "claim_id": "a1",
-            "kind": "observation",
-            "statement": statement,
-            "citations": [
-                {
-                    "source_invocation_id": ALARMS.invocation_id,
-                    "raw_path": "$.alarms[0]",
-                    "evidence_excerpt": "checkout-api-5xx-high",
-                }
-            ],
-        }
-    )
+    return _claim("observation", statement, ALARMS, "$.alarms[0]", "checkout-api-5xx-high")
 
 
 @pytest.mark.parametrize(
