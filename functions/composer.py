@@ -1,6 +1,6 @@
 """Graph node composer: see superbiz.graph.nodes.composer."""
 
-from superbiz.graph.nodes import composer
+from superbiz.graph.nodes.composer import composer
 from superbiz.handlers import graph_node
 
 lambda_handler = graph_node(composer)

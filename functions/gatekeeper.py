@@ -1,7 +1,7 @@
 """Graph node Gatekeeper: see superbiz.graph.gatekeeper (the rules) and
-superbiz.graph.nodes.gatekeeper_node."""
+superbiz.graph.nodes.gatekeeper."""
 
-from superbiz.graph.nodes import gatekeeper_node
+from superbiz.graph.nodes.gatekeeper import gatekeeper_node
 from superbiz.handlers import graph_node
 
 lambda_handler = graph_node(gatekeeper_node)

@@ -1,6 +1,6 @@
 """Graph node verified_input: see superbiz.graph.nodes.verified_input."""
 
-from superbiz.graph.nodes import verified_input
+from superbiz.graph.nodes.verified_input import verified_input
 from superbiz.handlers import graph_node
 
 lambda_handler = graph_node(verified_input)

@@ -1,6 +1,6 @@
 """Graph node verifier: see superbiz.graph.nodes.verifier."""
 
-from superbiz.graph.nodes import verifier
+from superbiz.graph.nodes.verifier import verifier
 from superbiz.handlers import graph_node
 
 lambda_handler = graph_node(verifier)

@@ -21,8 +21,10 @@ from superbiz.contracts import (
     StartRunInput,
 )
 from superbiz.deps import Deps
-from superbiz.graph import nodes
 from superbiz.graph.common import record_code_step
+from superbiz.graph.nodes.gatekeeper import gatekeeper_node
+from superbiz.graph.nodes.start_run import start_run
+from superbiz.graph.nodes.verified_input import verified_input
 from superbiz.graph.routes import Route
 from superbiz.memory_store import InMemoryRunStore
 from superbiz.models.base import ChatModel
@@ -107,7 +109,7 @@ def start(
     payload = StartRunInput(
         run_id=RUN_ID, session_id=SESSION_ID, mode=mode, query=query, alarm=alarm, now=NOW
     )
-    return Run(store, deps, nodes.start_run(payload, deps))
+    return Run(store, deps, start_run(payload, deps))
 
 
 def observation(claim_id: str, excerpt: str, invocation_id: str) -> Claim:
@@ -141,10 +143,10 @@ def gated(run: Run, *, real: int = 1, fabricated: int = 0, actions: list[str] | 
     ]
     evidence = ExecutorEvidence(claims=claims, recommended_actions=actions or [])
     run.record("executor", "executor_evidence_v2", evidence)
-    return nodes.gatekeeper_node(run.event(decision=Route.EVIDENCE), run.deps)
+    return gatekeeper_node(run.event(decision=Route.EVIDENCE), run.deps)
 
 
 def verified(run: Run, **gate: Any) -> GraphState:
     """Gated evidence, projected by VerifiedInput."""
     gated(run, **gate)
-    return nodes.verified_input(run.event(), run.deps)
+    return verified_input(run.event(), run.deps)

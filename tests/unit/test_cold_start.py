@@ -15,8 +15,8 @@ import pytest
 
 from superbiz import snapstart
 from superbiz.catalog import GRAPH_FUNCTIONS, TOOL_FUNCTIONS
-from superbiz.contracts import Contract
 from superbiz.errors import UnknownTool
+from superbiz.schema import Schema
 from superbiz.tools.registry import TOOL_CLASSES, get_tool
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -30,11 +30,17 @@ READS_YAML = {"read_skill", "mcp"}
 
 PROBE = """
 import json, sys
+def _schemas(cls):
+    return [m for sub in cls.__subclasses__() for m in (sub, *_schemas(sub))]
 import functions.{module}
 print(json.dumps({{
     "tools": sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("superbiz.tools.")),
     "yaml": "yaml" in sys.modules,
     "graph": sorted(m for m in sys.modules if m.startswith("superbiz.graph")),
+    "built": sorted(
+        m.__name__ for m in _schemas(sys.modules["superbiz.schema"].Schema)
+        if m.__pydantic_complete__
+    ) if "superbiz.schema" in sys.modules else [],
 }}))
 """
 
@@ -67,6 +73,30 @@ def test_a_tool_handler_loads_its_own_tool_and_no_other(module: str) -> None:
     # And it loads no graph node and no YAML parser unless its tool reads YAML
     assert loaded["graph"] == []
     assert loaded["yaml"] is (name in READS_YAML)
+    # And it builds no model's validator at import (each is built on first use)
+    assert loaded["built"] == []
+
+
+# graph node handler -> its module in superbiz.graph.nodes
+NODE_MODULES = {
+    "planner": "planner",
+    "executor": "executor",
+    "gatekeeper": "gatekeeper",
+    "verified_input": "verified_input",
+    "verifier": "verifier",
+    "composer": "composer",
+}
+
+
+@pytest.mark.parametrize("handler", sorted(NODE_MODULES))
+def test_a_node_handler_loads_its_own_node_and_no_other(handler: str) -> None:
+    # When a graph node's handler is imported in a fresh interpreter
+    loaded = _loaded_by(handler)
+    # Then of the nodes it holds only its own
+    nodes = {m for m in loaded["graph"] if m.startswith("superbiz.graph.nodes.")}  # type: ignore[union-attr]
+    assert nodes == {f"superbiz.graph.nodes.{NODE_MODULES[handler]}"}
+    # And it builds no model's validator at import
+    assert loaded["built"] == []
 
 
 def test_every_registry_entry_names_its_own_tool() -> None:
@@ -95,12 +125,12 @@ def test_after_a_restore_environments_do_not_share_random_draws() -> None:
     assert [random.random() for _ in range(4)] != from_snapshot
 
 
-def test_before_the_snapshot_every_contract_validator_is_built() -> None:
+def test_before_the_snapshot_every_model_validator_is_built() -> None:
     # When the before-snapshot hook runs (no network: it creates a client, calls nothing)
     snapstart.prime()
-    # Then no contract is left to build on a first invocation
-    assert snapstart.build_contract_validators() == 0
-    assert all(model.__pydantic_complete__ for model in snapstart._subclasses(Contract))
+    # Then no loaded model is left to build on a first invocation
+    assert snapstart.build_validators() == 0
+    assert all(model.__pydantic_complete__ for model in snapstart._subclasses(Schema))
 
 
 def test_the_hooks_register_with_lambdas_registry() -> None:

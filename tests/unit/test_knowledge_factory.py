@@ -31,7 +31,7 @@ def test_no_backend_configured_is_a_clear_tool_error(tmp_path):
 def test_planner_without_a_configured_knowledge_base_touches_no_disk(tmp_path, monkeypatch):
     # Given a Lambda-like process: no OpenSearch endpoint, no local index, read-only cwd
     from superbiz.deps import Deps
-    from superbiz.graph.nodes import _knowledge_domains
+    from superbiz.graph.nodes.planner import _knowledge_domains
 
     monkeypatch.chdir(tmp_path)
     deps = Deps(settings=Settings(), clients=AwsClients(), store=None, model=None)  # type: ignore[arg-type]

@@ -5,9 +5,8 @@ from __future__ import annotations
 from node_support import RUN_ID, scripted, verified
 
 from superbiz.contracts import AnswerCheck, FinalAnswer, VerifierOutput, VerifierVerdict
-from superbiz.graph import nodes
 from superbiz.graph.common import latest
-from superbiz.graph.nodes import LOW_CONFIDENCE_NOTE
+from superbiz.graph.nodes.composer import LOW_CONFIDENCE_NOTE, composer
 
 
 def composed(start_run, composer_reply=None, *, verdict=VerifierVerdict.PASS):
@@ -19,7 +18,7 @@ def composed(start_run, composer_reply=None, *, verdict=VerifierVerdict.PASS):
         "verifier_output",
         VerifierOutput(verdict=verdict, score=80, allowed_claims=["c1"]),
     )
-    return run, nodes.composer(run.event(), run.deps)
+    return run, composer(run.event(), run.deps)
 
 
 def test_the_offline_composer_answers_from_the_passed_claim(start_run):

@@ -9,8 +9,8 @@ from node_support import RUN_ID, scripted
 
 from superbiz.contracts import ExecutorEvidence, PlannerPlan, PlanStep, ToolResultRef
 from superbiz.errors import GraphError, ModelOutputInvalid
-from superbiz.graph import nodes
 from superbiz.graph.common import latest
+from superbiz.graph.nodes.executor import executor
 from superbiz.graph.routes import Route
 from superbiz.records import invocation_id_for
 from superbiz.tools.runner import invocation_seq
@@ -32,7 +32,7 @@ def test_tool_calls_go_to_the_tools_with_their_round_ids(start_run):
     # Given a plan and a model that asks for two tool calls
     run = planned(start_run, {"tool_calls": [LOGS_CALL, {"tool": "get_current_time"}]})
     # When the Executor runs
-    state = nodes.executor(run.event(), run.deps)
+    state = executor(run.event(), run.deps)
     # Then the state routes to the tools with both calls, numbered for this round
     assert state.decision == Route.TOOLS
     assert [(c.call_id, c.tool) for c in state.pending_tool_calls] == [
@@ -48,7 +48,7 @@ def test_a_call_too_large_for_the_state_is_recorded_failed_not_sent(start_run):
     huge = {"tool": "query_logs", "params": {"query": "x" * 9_000}}
     run = planned(start_run, {"tool_calls": [LOGS_CALL, huge]})
     # When the Executor runs
-    state = nodes.executor(run.event(), run.deps)
+    state = executor(run.event(), run.deps)
     # Then only the normal call enters the state
     assert [c.call_id for c in state.pending_tool_calls] == ["r0c0"]
     # and the large one is in the trace as a failed call the model can read
@@ -62,7 +62,7 @@ def test_evidence_ends_the_rounds(start_run):
     evidence = {"claims": [], "missing_info": ["no logs were read"]}
     run = planned(start_run, {"content": evidence})
     # When the Executor runs
-    state = nodes.executor(run.event(), run.deps)
+    state = executor(run.event(), run.deps)
     # Then the graph goes on to the Gatekeeper with the evidence recorded
     assert state.decision == Route.EVIDENCE and state.pending_tool_calls == []
     assert latest(run.trace(), ExecutorEvidence).missing_info == ["no logs were read"]
@@ -73,7 +73,7 @@ def test_tool_calls_after_the_budget_is_spent_are_an_error(start_run):
     run = planned(start_run, {"tool_calls": [LOGS_CALL]})
     # When the Executor runs
     with pytest.raises(ModelOutputInvalid):
-        nodes.executor(run.event(force_final=True), run.deps)
+        executor(run.event(force_final=True), run.deps)
     # Then the turn is recorded with the reason
     assert "tool budget" in run.trace().steps[-1].error
 
@@ -93,7 +93,7 @@ def test_a_crashed_tool_is_recorded_failed_with_its_error(start_run):
         },
     )
     # When the Executor reads the round's results
-    nodes.executor(run.event(decision=Route.TOOLS, tool_results=[crash]), run.deps)
+    executor(run.event(decision=Route.TOOLS, tool_results=[crash]), run.deps)
     # Then the trace holds the failed call with the Lambda's own message
     recorded = run.store.get_invocation(RUN_ID, invocation_seq(0, 0))
     assert recorded.invocation_id == invocation_id_for(RUN_ID, 1)
@@ -106,4 +106,4 @@ def test_the_executor_needs_a_plan(start_run):
     run = start_run()
     # When the Executor runs, Then it fails naming what is missing
     with pytest.raises(GraphError, match="without a plan"):
-        nodes.executor(run.event(), run.deps)
+        executor(run.event(), run.deps)

@@ -7,8 +7,8 @@ from node_support import RUN_ID, scripted
 
 from superbiz.contracts import PlannerPlan, RunMode, VerifierOutput, VerifierVerdict
 from superbiz.errors import ModelOutputInvalid
-from superbiz.graph import nodes
 from superbiz.graph.common import latest
+from superbiz.graph.nodes.planner import planner
 from superbiz.graph.routes import Route
 
 
@@ -20,7 +20,7 @@ def test_the_offline_planner_sends_a_chat_question_to_the_executor(start_run):
     # Given a chat question and the offline model
     run = start_run("Why is checkout-api returning 5xx errors?")
     # When the Planner runs
-    state = nodes.planner(run.event(), run.deps)
+    state = planner(run.event(), run.deps)
     # Then it routes to the Executor with a recorded plan that has steps to take
     assert state.decision == Route.EXECUTE
     recorded = latest(run.trace(), PlannerPlan)
@@ -32,7 +32,7 @@ def test_a_chat_run_executes_a_plan_the_model_marked_plan(start_run):
     # Given a chat run whose model answers PLAN (a decision only the AIOps loop has)
     run = start_run(model=scripted({"planner": [{"content": plan("PLAN")}]}))
     # When the Planner runs
-    state = nodes.planner(run.event(), run.deps)
+    state = planner(run.event(), run.deps)
     # Then the chat graph executes it, without a replan
     assert state.decision == Route.EXECUTE and state.replan is False
 
@@ -46,8 +46,8 @@ def test_an_alarm_run_replans_and_finishes_when_the_model_says_so(start_run):
         model=scripted({"planner": [{"content": plan("PLAN")}, {"content": plan("FINISH")}]}),
     )
     # When the Planner runs twice
-    first = nodes.planner(run.event(), run.deps)
-    second = nodes.planner(run.event(), run.deps)
+    first = planner(run.event(), run.deps)
+    second = planner(run.event(), run.deps)
     # Then the first turn loops back to planning and the second finishes
     assert (first.decision, first.replan) == (Route.PLAN, True)
     assert second.decision == Route.FINISH
@@ -58,7 +58,7 @@ def test_an_invalid_plan_is_recorded_then_raised(start_run):
     run = start_run(model=scripted({"planner": [{"content": "I think it is the database"}]}))
     # When the Planner runs
     with pytest.raises(ModelOutputInvalid):
-        nodes.planner(run.event(), run.deps)
+        planner(run.event(), run.deps)
     # Then the failed turn is in the trace with its error, and no plan is
     [step] = [s for s in run.trace().steps if s.agent_name == "planner"]
     assert step.error and step.error.startswith("ModelOutputInvalid")
@@ -84,7 +84,7 @@ def test_the_evidence_retry_tells_the_planner_what_was_missing(start_run):
     # When the Planner runs as the evidence retry
     event = run.event(decision=Route.LOW_CONFID)
     event.state.counters.evidence_retries = 1
-    nodes.planner(event, run.deps)
+    planner(event, run.deps)
     # Then the model was told the verdict, what was missing and the hint
     assert seen[0]["retry_context"] == {
         "verdict": "LOW_CONFID",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from node_support import RUN_ID, SESSION_ID
 
 from superbiz.contracts import RunMode, StartRunInput
-from superbiz.graph import nodes
+from superbiz.graph.nodes.start_run import start_run as start_run_node
 
 
 def test_start_run_creates_the_run_in_its_session(start_run):
@@ -39,7 +39,7 @@ def test_a_retried_start_run_keeps_one_run(start_run):
     run = start_run("Why is checkout-api slow?")
     # When the state machine retries StartRun with the same input
     again = StartRunInput(run_id=RUN_ID, session_id=SESSION_ID, query="Why is checkout-api slow?")
-    nodes.start_run(again, run.deps)
+    start_run_node(again, run.deps)
     # Then the session still holds one run, created once
     assert run.store.session_run_ids(SESSION_ID) == [RUN_ID]
     assert run.store.create_run(run.store.get_run(RUN_ID)) is False

@@ -7,8 +7,8 @@ from node_support import gated, verified
 
 from superbiz.contracts import GatekeeperResult, VerifiedEvidence
 from superbiz.errors import GraphError
-from superbiz.graph import nodes
 from superbiz.graph.common import latest
+from superbiz.graph.nodes.verified_input import verified_input
 
 
 def test_only_passed_claims_and_actions_go_on(start_run):
@@ -40,7 +40,7 @@ def test_verified_input_reads_the_run_without_its_outputs(start_run):
     gated(run)
     run.store.blobs.clear()  # a read of the kept-apart output would fail now
     # When VerifiedInput runs, Then it needs only the steps (the light read)
-    nodes.verified_input(run.event(), run.deps)
+    verified_input(run.event(), run.deps)
     assert [c.claim_id for c in latest(run.trace(load_outputs=False), VerifiedEvidence).claims]
 
 
@@ -49,4 +49,4 @@ def test_verified_input_needs_the_gatekeeper_result(start_run):
     run = start_run()
     # When VerifiedInput runs, Then it fails naming what is missing
     with pytest.raises(GraphError, match="without a gatekeeper_result"):
-        nodes.verified_input(run.event(), run.deps)
+        verified_input(run.event(), run.deps)

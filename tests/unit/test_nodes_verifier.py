@@ -7,15 +7,15 @@ from node_support import RUN_ID, scripted, verified
 
 from superbiz.contracts import VerifierOutput
 from superbiz.errors import ModelOutputInvalid
-from superbiz.graph import nodes
 from superbiz.graph.common import latest
+from superbiz.graph.nodes.verifier import verifier
 from superbiz.graph.routes import Route
 
 
 def judged(start_run, reply, **gate):
     run = start_run(model=scripted({"verifier": [reply]}))
     verified(run, **gate)
-    return run, nodes.verifier(run.event(), run.deps)
+    return run, verifier(run.event(), run.deps)
 
 
 def test_a_supported_claim_passes(start_run):

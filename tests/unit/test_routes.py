@@ -81,7 +81,7 @@ def test_every_route_is_written_by_some_node():
 def test_graph_nodes_write_route_constants_not_string_literals():
     # Given the graph's modules
     offenders = []
-    for path in sorted(GRAPH.glob("*.py")):
+    for path in sorted(GRAPH.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             targets: list[ast.expr] = []
             values: list[ast.expr] = []

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from superbiz.catalog import GRAPH_FUNCTIONS, TOOL_FUNCTIONS
 from superbiz.errors import ToolUnavailable
-from superbiz.graph.nodes import MAX_CALLS_PER_ROUND
+from superbiz.graph.nodes.executor import MAX_CALLS_PER_ROUND
 from superbiz.models.base import ModelRequest, ModelResponse
 from superbiz.tools.base import ToolContext, ToolResult
 from superbiz_workbench.local.report import DEMO_WORLD

@@ -18,6 +18,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from superbiz.cwstats import Statistic as StatName
 from superbiz.errors import SuperBizError
+from superbiz.schema import Schema
 from superbiz.times import parse_iso
 
 M = TypeVar("M", bound=BaseModel)
@@ -61,7 +62,7 @@ ALERTMANAGER_SERVICE_LABELS = (
 )
 
 
-class AlarmPayload(BaseModel):
+class AlarmPayload(Schema):
     """One alarm, whatever shape it came in; `source` says which."""
 
     model_config = ConfigDict(extra="forbid")
@@ -145,7 +146,7 @@ Timestamp = Annotated[str, Field(max_length=64)]
 Labels = Annotated[dict[str, Annotated[str, Field(max_length=2000)]], Field(max_length=100)]
 
 
-class _Shape(BaseModel):
+class _Shape(Schema):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
 

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from superbiz import signatures
 from superbiz.contracts import NO_EVIDENCE_PATH, Citation, Derivation, DerivationOp
+from superbiz.schema import Schema
 from superbiz.specifics import text_of
 from superbiz.times import parse_iso
 from superbiz.untrusted import is_instruction_like
@@ -129,7 +130,7 @@ def saturation_in(text: str) -> float | None:
     return None
 
 
-class Finding(BaseModel):
+class Finding(Schema):
     """One thing the analyzers found, with the citations that support it."""
 
     kind: str  # alarm_firing | metric_anomaly | metric_flat | error_signature | no_results

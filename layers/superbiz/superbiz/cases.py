@@ -22,10 +22,11 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from botocore.exceptions import ClientError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from superbiz.errors import StoreError, StoreThrottled, SuperBizError
 from superbiz.redaction import redact_text
+from superbiz.schema import Schema
 from superbiz.times import parse_iso, utcnow_iso
 
 if TYPE_CHECKING:  # annotations only
@@ -118,14 +119,14 @@ class CaseStatus(StrEnum):
     ARCHIVED = "archived"
 
 
-class CaseSignature(BaseModel):
+class CaseSignature(Schema):
     model_config = ConfigDict(extra="forbid")
 
     id: str | None = None  # the analyzer's signature name, e.g. db_pool_exhaustion
     template: str | None = None  # the log template of the line that showed it
 
 
-class WeightChange(BaseModel):
+class WeightChange(Schema):
     """One recorded change of a case's weight or status; `revert` undoes it."""
 
     model_config = ConfigDict(extra="forbid")
@@ -141,7 +142,7 @@ class WeightChange(BaseModel):
     note: str = ""
 
 
-class RunbookUse(BaseModel):
+class RunbookUse(Schema):
     model_config = ConfigDict(extra="forbid")
 
     source: str
@@ -149,7 +150,7 @@ class RunbookUse(BaseModel):
     cited: bool = False  # a passed claim cited it (else it was only retrieved)
 
 
-class Case(BaseModel):
+class Case(Schema):
     model_config = ConfigDict(extra="forbid")
 
     case_id: str
@@ -207,7 +208,7 @@ class Case(BaseModel):
         return f"{CASES_DOMAIN}/{self.case_id}.md"
 
 
-class CaseMatch(BaseModel):
+class CaseMatch(Schema):
     model_config = ConfigDict(extra="forbid")
 
     case: Case
@@ -215,7 +216,7 @@ class CaseMatch(BaseModel):
     why: str  # one line
 
 
-class SkillProposal(BaseModel):
+class SkillProposal(Schema):
     """A SKILL.md draft mined from recurring cases; used only once a person accepts it."""
 
     model_config = ConfigDict(extra="forbid")
@@ -232,7 +233,7 @@ class SkillProposal(BaseModel):
     accepted_by: str | None = None
 
 
-class MiningReport(BaseModel):
+class MiningReport(Schema):
     model_config = ConfigDict(extra="forbid")
 
     report_id: str

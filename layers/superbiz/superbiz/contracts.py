@@ -12,16 +12,17 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from superbiz.schema import Schema
 
 GRAPH_VERSION = "diagnosis-graph/1"
 DEFAULT_TTL_DAYS = 90  # Settings.ttl_days' default: retention of run records
 
 
-class Contract(BaseModel):
-    # validators are built on first use: a function builds those of the contracts it
-    # touches, not all of them at import (superbiz.snapstart builds them before a snapshot)
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+class Contract(Schema):
+    # built on first use like every Schema (superbiz.schema); a contract names every field
+    model_config = ConfigDict(extra="forbid")
 
 
 # --------------------------------------------------------------------------- state
@@ -115,7 +116,7 @@ class GraphState(Contract):
     route: list[RouteStep] = Field(default_factory=list)
 
 
-class NodeEvent(BaseModel):
+class NodeEvent(Schema):
     """The payload every graph-node Task passes: the state plus ASL-computed values."""
 
     model_config = ConfigDict(extra="ignore")
@@ -132,7 +133,7 @@ class ReviewTaskEvent(NodeEvent):
     task_token: str = Field(min_length=1, max_length=2048)
 
 
-class ToolEvent(BaseModel):
+class ToolEvent(Schema):
     model_config = ConfigDict(extra="ignore")
 
     run_id: str

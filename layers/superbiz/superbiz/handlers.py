@@ -37,7 +37,7 @@ def graph_node(node: Callable[[NodeEvent, Deps], GraphState]) -> Handler:
 
 def start_run() -> Handler:
     # reason (each factory below): one Lambda loads only its own entry's modules
-    from superbiz.graph.nodes import start_run as start
+    from superbiz.graph.nodes.start_run import start_run as start
 
     @logger.inject_lambda_context(correlation_id_path="input.run_id")
     @metrics.log_metrics

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from superbiz.schema import Schema
 from superbiz.times import utcnow_iso
 
 
@@ -20,7 +21,7 @@ def invocation_id_for(run_id: str, seq: int) -> str:
     return f"inv_{seq:04d}_{run_id[-6:]}"
 
 
-class SessionRecord(BaseModel):
+class SessionRecord(Schema):
     session_id: str
     created_at: str
     updated_at: str
@@ -30,7 +31,7 @@ class SessionRecord(BaseModel):
     principal: str | None = None
 
 
-class RunRecord(BaseModel):
+class RunRecord(Schema):
     run_id: str
     session_id: str
     mode: str
@@ -55,7 +56,7 @@ class RunRecord(BaseModel):
     failure: str | None = None
 
 
-class AgentStep(BaseModel):
+class AgentStep(Schema):
     seq: int = 0
     agent_name: str
     attempt: int = 0
@@ -73,7 +74,7 @@ class AgentStep(BaseModel):
     started_at: str = Field(default_factory=utcnow_iso)
 
 
-class ToolInvocation(BaseModel):
+class ToolInvocation(Schema):
     seq: int
     invocation_id: str
     call_id: str
@@ -94,7 +95,7 @@ class ToolInvocation(BaseModel):
     started_at: str = Field(default_factory=utcnow_iso)
 
 
-class RunTrace(BaseModel):
+class RunTrace(Schema):
     run: RunRecord
     steps: list[AgentStep]
     invocations: list[ToolInvocation]
@@ -103,7 +104,7 @@ class RunTrace(BaseModel):
     alarms: list[dict[str, Any]] = Field(default_factory=list)
 
 
-class AlarmClaim(BaseModel):
+class AlarmClaim(Schema):
     """The dedup item of one alarm state change (`ALARM#<dedup_key>`)."""
 
     dedup_key: str
@@ -118,7 +119,7 @@ class AlarmClaim(BaseModel):
     start_input: str | None = None
 
 
-class ReviewRecord(BaseModel):
+class ReviewRecord(Schema):
     """A run's review request (`RUN#<run_id>` / `REVIEW`): the callback token, what the
     reviewer is asked, the deadline, and once decided, the decision and who made it.
     The token never leaves the store: API responses show the review without it."""

@@ -15,7 +15,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from superbiz.schema import Schema
 
 Family = Literal["dependency", "application", "data_store", "capacity"]
 # CloudTrail events of the service's own deploys: `deploy` in `triggered_by`
@@ -34,7 +36,7 @@ def operation(event: str) -> str:
     return _API_VERSION.sub("", event)
 
 
-class Entry(BaseModel):
+class Entry(Schema):
     """One catalogue entry as written in the YAML file."""
 
     model_config = ConfigDict(extra="forbid")

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from superbiz.errors import SuperBizError
 from superbiz.prompts import prompts_dir
+from superbiz.schema import Schema
 
 SKILL_FILE = "SKILL.md"
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.DOTALL)
@@ -30,7 +31,7 @@ class SkillError(SuperBizError):
     """A SKILL.md file is missing or invalid; the message names the file."""
 
 
-class SkillMeta(BaseModel):
+class SkillMeta(Schema):
     """Front matter only: what the Planner is shown."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -8,8 +8,8 @@ after-restore hooks before its first invocation.
 - Before the snapshot, `prime` does the work every first invocation would do
   and that is the same in every environment: the settings are parsed, boto3 and
   the botocore machinery a client needs are imported (one throwaway client), and
-  the validators of every contract are built (they are deferred at import, see
-  superbiz.contracts.Contract). It opens no connection and reads no secret: a
+  the validators of every loaded model are built (they are deferred at import, see
+  superbiz.schema). It opens no connection and reads no secret: a
   connection would be stale after a restore, and a key would live in the snapshot.
 - After a restore, `refresh` re-creates what must not be shared between restored
   environments: the `random` module's state (every environment would otherwise
@@ -27,8 +27,8 @@ import random
 
 from pydantic import BaseModel
 
-from superbiz.contracts import Contract
 from superbiz.deps import _entry_from_environment, _from_environment
+from superbiz.schema import Schema
 from superbiz.settings import get_settings
 
 # the client created before the snapshot only to load botocore's client machinery
@@ -42,10 +42,11 @@ def _subclasses(cls: type[BaseModel]) -> list[type[BaseModel]]:
     return found
 
 
-def build_contract_validators() -> int:
-    """Build every deferred contract's validator now; returns how many were built."""
+def build_validators() -> int:
+    """Build the validator of every loaded model whose build was deferred; returns how
+    many were built."""
     built = 0
-    for model in _subclasses(Contract):
+    for model in _subclasses(Schema):
         if not model.__pydantic_complete__:
             model.model_rebuild(force=True)
             built += 1
@@ -53,12 +54,12 @@ def build_contract_validators() -> int:
 
 
 def prime() -> None:
-    """Before the snapshot: settings, boto3's client machinery, contract validators."""
+    """Before the snapshot: settings, boto3's client machinery, model validators."""
     settings = get_settings()
     import boto3  # reason: boto3 loads with the first client (superbiz.aws), here before a snapshot
 
     boto3.session.Session().client(_PRIMING_SERVICE, region_name=settings.region)
-    build_contract_validators()
+    build_validators()
 
 
 def refresh() -> None:

@@ -17,11 +17,12 @@ from functools import lru_cache
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from superbiz import skills
 from superbiz.errors import SuperBizError
 from superbiz.prompts import Prompt, prompts_dir
+from superbiz.schema import Schema
 from superbiz.tools.registry import TOOL_CLASSES
 
 PROFILE_FILE = "profile.yaml"
@@ -34,14 +35,14 @@ class SpecialistError(SuperBizError):
     """A specialist profile is missing or invalid; the message names the file and field."""
 
 
-class Example(BaseModel):
+class Example(Schema):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     situation: str = Field(min_length=10, max_length=500)
     approach: str = Field(min_length=10, max_length=2000)
 
 
-class Profile(BaseModel):
+class Profile(Schema):
     """`profile.yaml`, plus the system prompt read from `system.md`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -76,7 +77,7 @@ class Profile(BaseModel):
         return Prompt(role=base.role, text=text, version=f"{base.role}+{self.name}@{digest}")
 
 
-class Choice(BaseModel):
+class Choice(Schema):
     """Which specialist, why, and who comes next if it fails."""
 
     model_config = ConfigDict(frozen=True)

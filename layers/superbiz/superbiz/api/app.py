@@ -46,6 +46,7 @@ from superbiz.errors import RunNotFound, StoreThrottled, SuperBizError, ToolUnav
 from superbiz.observability import logger
 from superbiz.reconcile import OPEN_STATUSES, reconcile_run
 from superbiz.records import AgentStep, RunRecord, RunTrace, SessionRecord, ToolInvocation
+from superbiz.schema import Schema
 
 API_VERSION = "1.1.0"
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
@@ -90,7 +91,7 @@ def _json(status: int, payload: BaseModel) -> Response[Any]:
 # ------------------------------------------------------------------- models
 
 
-class Model(BaseModel):
+class Model(Schema):
     model_config = ConfigDict(extra="forbid")
 
 

@@ -10,18 +10,19 @@ from typing import Annotated, Any, Literal
 from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from superbiz import cases as cases_lib
 from superbiz import evolution
 from superbiz.cases import Case, CaseNotFound, CaseStatus, DynamoCaseStore, SkillProposal
 from superbiz.deps import get_entry_deps
+from superbiz.schema import Schema
 
 router = Router()
 LIST_LIMIT = 100
 
 
-class Model(BaseModel):
+class Model(Schema):
     model_config = ConfigDict(extra="forbid")
 
 

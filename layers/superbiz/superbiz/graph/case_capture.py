@@ -39,6 +39,7 @@ from superbiz.contracts import (
 )
 from superbiz.errors import SuperBizError
 from superbiz.graph.common import RETRY_MARK, latest, latest_evidence
+from superbiz.graph.context import all_findings
 from superbiz.records import RunTrace, ToolInvocation
 from superbiz.store import RunStore
 
@@ -72,25 +73,6 @@ def _knowledge(deps: Deps) -> KnowledgeBase | None:
     return opensearch_kb(deps.settings, deps.clients)
 
 
-# ------------------------------------------------------------------- findings
-
-
-def _run_findings(trace: RunTrace) -> list[analyzers.Finding]:
-    return analyzers.findings(
-        [
-            {
-                "invocation_id": inv.invocation_id,
-                "tool": inv.tool_name,
-                "params": inv.input_params,
-                "success": inv.success,
-                "empty": inv.empty,
-                "output": inv.output,
-            }
-            for inv in trace.invocations
-        ]
-    )
-
-
 def _verified(trace: RunTrace) -> list[Claim]:
     """Claims that passed the Gatekeeper and that the Verifier did not turn down."""
     gate = latest(trace, GatekeeperResult)
@@ -111,7 +93,7 @@ def _signature(trace: RunTrace, causes: list[Claim]) -> CaseSignature:
     """The analyzer signature the verified cause cites (else the leading one), and the
     log template of the line that showed it."""
     cited = {(c.source_invocation_id, c.raw_path) for claim in causes for c in claim.citations}
-    signatures = [f for f in _run_findings(trace) if f.kind == "error_signature"]
+    signatures = [f for f in all_findings(trace) if f.kind == "error_signature"]
     chosen = next(
         (
             f

@@ -10,7 +10,7 @@ diagnoses (case memory), marked as such; L4 the degraded report (the Fallback).
 The state machine shows each level as a state; `reroute` (a code node) decides the
 next level and records why the last one failed, so `orchestration_trace.route` reads
 `[{level, specialist, outcome, reason}]`. The Planner and Executor call the helpers
-here; `nodes.py` only wires them in.
+here; the node modules (superbiz.graph.nodes) only wire them in.
 """
 
 from __future__ import annotations

@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from superbiz.errors import SuperBizError
 from superbiz.observations import EvidenceSource
+from superbiz.schema import Schema
 
 PREFIX = "mcp__"
 SEPARATOR = "__"
@@ -42,7 +43,7 @@ class McpConfigInvalid(SuperBizError):
     """The MCP configuration cannot be used; the message names the entry and the key."""
 
 
-class ToolHints(BaseModel):
+class ToolHints(Schema):
     """The annotations a server declares for a tool (MCP `ToolAnnotations`)."""
 
     model_config = ConfigDict(extra="ignore")
@@ -51,7 +52,7 @@ class ToolHints(BaseModel):
     destructive: bool | None = None
 
 
-class McpServerConfig(BaseModel):
+class McpServerConfig(Schema):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(description="short name; tools are offered as mcp__<name>__<tool>")
@@ -90,7 +91,7 @@ class McpServerConfig(BaseModel):
         return EvidenceSource(self.evidence)
 
 
-class McpConfig(BaseModel):
+class McpConfig(Schema):
     model_config = ConfigDict(extra="forbid")
 
     servers: list[McpServerConfig] = Field(default_factory=list)

@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from superbiz.contracts import ToolEvent, ToolResultRef
 from superbiz.errors import ToolInputInvalid, ToolUnavailable, UnknownTool
@@ -37,6 +37,7 @@ from superbiz.mcp.config import (
 )
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.records import AgentStep, RunTrace
+from superbiz.schema import Schema
 from superbiz.tools import runner
 from superbiz.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from superbiz.tools.registry import declared_observations, tool_schemas
@@ -55,7 +56,7 @@ ERROR_CHARS = 500
 WITHHELD = "(the server's description was withheld: it addresses the agent)"
 
 
-class McpToolSpec(BaseModel):
+class McpToolSpec(Schema):
     model_config = ConfigDict(extra="forbid")
 
     name: str  # mcp__<server>__<tool>, what the model calls
@@ -67,21 +68,21 @@ class McpToolSpec(BaseModel):
     why: str
 
 
-class McpRefusal(BaseModel):
+class McpRefusal(Schema):
     model_config = ConfigDict(extra="forbid")
 
     name: str
     reason: str
 
 
-class McpServerFailure(BaseModel):
+class McpServerFailure(Schema):
     model_config = ConfigDict(extra="forbid")
 
     server: str
     error: str
 
 
-class McpToolset(BaseModel):
+class McpToolset(Schema):
     """The MCP tools a run was offered, recorded at its start."""
 
     model_config = ConfigDict(extra="forbid")

@@ -10,19 +10,20 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from superbiz.contracts import ToolCall
+from superbiz.schema import Schema
 
 Role = Literal["planner", "executor", "verifier", "composer"]
 
 
-class Usage(BaseModel):
+class Usage(Schema):
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
 
-class ModelRequest(BaseModel):
+class ModelRequest(Schema):
     role: Role
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = Field(default_factory=list)
@@ -30,7 +31,7 @@ class ModelRequest(BaseModel):
     context: dict[str, Any] = Field(default_factory=dict)
 
 
-class ModelResponse(BaseModel):
+class ModelResponse(Schema):
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)

@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from superbiz.aws import AwsClients
 from superbiz.contracts import NO_EVIDENCE_PATH
 from superbiz.errors import ToolInputInvalid
 from superbiz.observations import Observations
+from superbiz.schema import Schema
 from superbiz.settings import Settings
 
 if TYPE_CHECKING:  # annotations only: the tools import this module
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # annotations only: the tools import this module
     from superbiz.tools.changes import ChangeSource
 
 
-class ToolInput(BaseModel):
+class ToolInput(Schema):
     model_config = ConfigDict(extra="forbid")
 
 
