@@ -23,6 +23,12 @@ MINILM_NAME = "all-MiniLM-L6-v2"
 MINILM_DIMENSION = 384
 
 _LOAD_LOCK = threading.Lock()
+_THREADS_LOCK = threading.Lock()
+# at most this many texts (a search query) are embedded on one CPU thread: torch's
+# intra-op threads cost more than they save on a short input, badly so when the cores
+# are shared (measured on two busy cores: one query 26 ms on one thread, 500 ms on two);
+# batches (ingestion) keep torch's default, which is faster for them
+SINGLE_THREAD_TEXTS = 8
 
 
 @lru_cache(maxsize=1)
@@ -61,17 +67,36 @@ class MiniLMEmbedder:
         if missing:
             with _LOAD_LOCK:
                 model = _minilm()
-            vectors = model.encode(
-                missing,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            vectors = _encode(model, missing, self.batch_size)
             fresh = dict(zip(missing, vectors, strict=True))
             _MEMO.update(fresh)
             known.update(fresh)
         return [list(map(float, known[t])) for t in texts]
+
+
+def _encode(model: Any, texts: list[str], batch_size: int) -> Any:
+    """The model's normalised vectors for `texts`; a short input runs on one thread."""
+
+    def run() -> Any:
+        return model.encode(
+            texts,
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+
+    if len(texts) > SINGLE_THREAD_TEXTS:
+        return run()
+    import torch  # reason: loaded already with the model; only the embedding path needs it
+
+    with _THREADS_LOCK:
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return run()
+        finally:
+            torch.set_num_threads(before)
 
 
 class _Memo:
