@@ -1,24 +1,35 @@
-"""Reciprocal-rank fusion of lexical and vector candidates, for every backend.
+"""Fusion of lexical and vector candidates, the same for every backend.
 
-A chunk at rank r (1-based) in a list earns w / (K + r) from it, K = 60
-(Cormack et al., 2009), w the list's weight (1 unless the caller says: an
-alert or metric name in the query weighs the lexical list more, see
-superbiz.knowledge.service); its fused score is the sum over the lists that
-were queried. BM25 scores and cosine similarities are not comparable, ranks are,
-which is why the fusion uses ranks only.
+`convex_fusion` is what search uses: each list's scores are normalised to
+0..1 and a chunk's fused score is a weighted mean of the two,
 
-`score` is the fused score divided by the best possible one (rank 1 in every
-queried list, with the same weights), so it lies in 0..1 and means the same for every backend:
-1.0 = first in every list; 0.5 in hybrid mode = first in one list and absent
-from the other. `raw_score` is the backend's own score (BM25, or cosine
-similarity) from the list where the chunk ranked best.
+    score = a * lexical + (1 - a) * vector,
+
+a the lexical share (superbiz.knowledge.service picks it: more when the query
+names an alert or a metric, less for plain words). BM25 is normalised by the
+list's best score (BM25 is 0 when no term matches, so 0 is its floor), the
+vector scores min-max over the list (a cosine has no useful floor of its
+own: the k-th nearest chunk of a small corpus is still similar); a chunk
+absent from a list gets 0 from it. A convex combination of normalised scores
+keeps how far apart two candidates are, which ranks throw away: measured on
+the runbook corpus (docs/architecture.md, "Knowledge"), it ranks the right
+runbook first more often than reciprocal-rank fusion (Bruch et al., "An
+Analysis of Fusion Functions for Hybrid Retrieval", 2023, find the same).
+
+`score` lies in 0..1 and means the same for every backend: 1.0 = first in
+every queried list; in a single-list mode it is that list's normalised score.
+`raw_score` is the backend's own score (BM25, or the vector score) from the
+list where the chunk ranked best.
+
+`reciprocal_rank_fusion` (Cormack et al., 2009) is kept for callers that hold
+ranks only: a chunk at rank r earns w / (K + r) from a list, K = 60.
 
 `score_label` thresholds on `score`:
-- high   >= 0.80: in hybrid mode, near the top of both lists (e.g. both within
-                 the top 15); in a single-list mode, within the top 15;
+- high   >= 0.80: near the top of both lists, or the top of the list that
+                 weighs most;
 - medium >= 0.50: top of one list, or mid-ranked in both;
-- low    <  0.50: found low down, by one list only.
-The label reflects rank agreement, not absolute relevance: the best match for a
+- low    <  0.50: found low down, or by the lighter list only.
+The label reflects agreement, not absolute relevance: the best match for a
 question the corpus cannot answer is still ranked first.
 """
 
@@ -31,6 +42,9 @@ from superbiz.knowledge.base import Candidate
 RRF_K = 60
 HIGH_THRESHOLD = 0.80
 MEDIUM_THRESHOLD = 0.50
+# vector scores are stretched over at least this span: near-equal similarities in a short
+# candidate list (a tiny corpus) stay near-equal instead of becoming 1 and 0
+VECTOR_MIN_SPAN = 0.1
 
 
 class FusedCandidate(BaseModel):
@@ -87,6 +101,76 @@ def reciprocal_rank_fusion(
         fused.append(
             (
                 (-rrf, best_rank, best_list, chunk_id),
+                FusedCandidate(
+                    chunk_id=chunk_id,
+                    score=score,
+                    raw_score=raw,
+                    score_label=score_label(score),
+                    lexical_rank=lex[chunk_id][0] if chunk_id in lex else None,
+                    vector_rank=vec[chunk_id][0] if chunk_id in vec else None,
+                ),
+            )
+        )
+    fused.sort(key=lambda pair: pair[0])
+    return [candidate for _, candidate in fused]
+
+
+def _normalised(
+    candidates: list[Candidate], *, floor_zero: bool, min_span: float = 0.0
+) -> dict[str, tuple[int, float, float]]:
+    """chunk_id -> (1-based rank, normalised score, backend score); a repeated id keeps
+    its first entry. `floor_zero`: divide by the best score (BM25); else min-max, over a
+    span of at least `min_span`."""
+    out: dict[str, tuple[int, float, float]] = {}
+    if not candidates:
+        return out
+    scores = [c.score for c in candidates]
+    top = max(scores)
+    bottom = 0.0 if floor_zero else min(min(scores), top - min_span)
+    span = top - bottom
+    for candidate in candidates:
+        if candidate.chunk_id in out:
+            continue
+        norm = (candidate.score - bottom) / span if span > 0 else 1.0
+        out[candidate.chunk_id] = (len(out) + 1, min(max(norm, 0.0), 1.0), candidate.score)
+    return out
+
+
+def convex_fusion(
+    lexical: list[Candidate] | None,
+    vector: list[Candidate] | None,
+    *,
+    lexical_share: float = 0.5,
+) -> list[FusedCandidate]:
+    """Fuse the lists that were queried by a weighted mean of normalised scores (pass
+    None for a list not queried; an empty list counts as queried and found nothing).
+    Best first; equal scores keep the better rank, lexical first."""
+    if not 0.0 <= lexical_share <= 1.0:
+        raise ValueError(f"lexical_share must lie in 0..1, not {lexical_share}")
+    shares = [
+        share
+        for share, listed in ((lexical_share, lexical), (1.0 - lexical_share, vector))
+        if listed is not None
+    ]
+    if not shares:
+        raise ValueError("convex_fusion needs at least one candidate list")
+    lex = _normalised(lexical or [], floor_zero=True)
+    vec = _normalised(vector or [], floor_zero=False, min_span=VECTOR_MIN_SPAN)
+    weights = (lexical_share, 1.0 - lexical_share)
+    best_possible = sum(shares)
+    fused: list[tuple[tuple[float, int, int, str], FusedCandidate]] = []
+    for chunk_id in dict.fromkeys([*lex, *vec]):
+        entries: list[tuple[int, int, float, float]] = []  # (rank, list, normalised, raw)
+        for position, table in enumerate((lex, vec)):
+            if chunk_id in table:
+                rank, norm, raw = table[chunk_id]
+                entries.append((rank, position, norm, raw))
+        total = sum(weights[position] * norm for _, position, norm, _ in entries)
+        score = total / best_possible if best_possible > 0 else 0.0
+        best_rank, best_list, _, raw = min(entries, key=lambda e: (e[0], e[1]))
+        fused.append(
+            (
+                (-score, best_rank, best_list, chunk_id),
                 FusedCandidate(
                     chunk_id=chunk_id,
                     score=score,

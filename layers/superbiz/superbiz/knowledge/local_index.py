@@ -15,6 +15,14 @@ Lexical scoring is field-aware: a chunk's BM25 score over its whole text
 (title, breadcrumb, content) plus FIELD_WEIGHT times its score over its
 document's names alone: the title, the headings above it and the file name,
 which for a runbook is the alert it answers (`KubePodCrashLooping.md`).
+
+Vector scoring is document-aware: a chunk's score is the mean of its own
+cosine similarity and SUMMARY_WEIGHT times its document's summary similarity,
+the mean similarity of the document's summary sections (`SUMMARY_SECTIONS`:
+a runbook's "Meaning" and "Impact" say in plain words what the alert is, which
+is what a description of it paraphrases; a document without such sections
+uses its best chunk instead). A long "Diagnosis" that happens to mention a
+symptom then does not outrank the runbook whose meaning is that symptom.
 """
 
 from __future__ import annotations
@@ -37,12 +45,39 @@ CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.npy"
 # weight of a match in a chunk's names (title, headings, file name) over one in its text
 FIELD_WEIGHT = 0.3
+# sections that state what a document is about (matched on the last heading, any case)
+SUMMARY_SECTIONS = frozenset({"meaning", "impact", "summary", "overview", "description"})
+# weight of the document's summary similarity beside a chunk's own (1.0: the same)
+SUMMARY_WEIGHT = 1.0
 
 
 def field_text(chunk: Chunk) -> str:
     """What names a chunk: its document's title and file name, and its headings."""
     stem = PurePosixPath(chunk.source).stem
     return " ".join([chunk.title, stem, *chunk.heading_path])
+
+
+def is_summary(chunk: Chunk) -> bool:
+    """Whether a chunk belongs to a section that states what its document is about."""
+    return bool(chunk.heading_path) and chunk.heading_path[-1].strip().lower() in SUMMARY_SECTIONS
+
+
+def document_aware(
+    similarity: np.ndarray, documents: np.ndarray, summary: np.ndarray, weight: float
+) -> np.ndarray:
+    """Each chunk's similarity blended with its document's summary similarity:
+    (own + weight * summary) / (1 + weight). `documents` holds each chunk's document
+    number (0..d-1), `summary` whether it is a summary chunk; a document without
+    summary chunks stands for itself by its best chunk."""
+    if weight <= 0 or similarity.size == 0:
+        return similarity
+    count = int(documents.max()) + 1
+    total = np.bincount(documents[summary], weights=similarity[summary], minlength=count)
+    found = np.bincount(documents[summary], minlength=count)
+    best = np.full(count, -np.inf)
+    np.maximum.at(best, documents, similarity)
+    per_document = np.where(found > 0, total / np.maximum(found, 1), best)
+    return ((similarity + weight * per_document[documents]) / (1 + weight)).astype(np.float32)
 
 
 class LocalIndex:
@@ -60,6 +95,7 @@ class LocalIndex:
         self._bm25: Any = None
         self._fields_bm25: Any = None
         self._tiebreak: np.ndarray | None = None  # rank of (source, ordinal): stable ties
+        self._layout: tuple[np.ndarray, np.ndarray] | None = None  # (document no., summary?)
 
     # -- embedder binding ---------------------------------------------------
 
@@ -166,7 +202,9 @@ class LocalIndex:
                     f"{self._vectors.shape[1]} (embedder {self._embedder!r})"
                 )
             norm = float(np.linalg.norm(query))
-            scores = self._vectors @ (query / norm if norm else query)
+            similarity = self._vectors @ (query / norm if norm else query)
+            documents, summary = self._document_layout()
+            scores = document_aware(similarity, documents, summary, SUMMARY_WEIGHT)
             chunks, tiebreak = self._chunks, self._order()
         top = _top(scores, k, tiebreak, positive_only=False)
         return [Candidate(chunk_id=chunks[i].chunk_id, score=float(scores[i])) for i in top]
@@ -198,6 +236,17 @@ class LocalIndex:
             order[keys] = np.arange(len(keys))
             self._tiebreak = order
         return self._tiebreak
+
+    def _document_layout(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each chunk's document number and whether it is a summary chunk."""
+        if self._layout is None or self._layout[0].size != len(self._chunks):
+            numbers: dict[str, int] = {}
+            documents = np.array(
+                [numbers.setdefault(c.doc_id, len(numbers)) for c in self._chunks], dtype=np.int64
+            )
+            summary = np.array([is_summary(c) for c in self._chunks], dtype=bool)
+            self._layout = (documents, summary)
+        return self._layout
 
     def _lexical_index(self) -> tuple[Any, Any]:
         """BM25 over each chunk's text, and over its names (`field_text`)."""
@@ -247,7 +296,7 @@ class LocalIndex:
         self._loaded = True
 
     def _persist(self) -> None:
-        self._bm25 = self._fields_bm25 = self._tiebreak = None
+        self._bm25 = self._fields_bm25 = self._tiebreak = self._layout = None
         self.directory.mkdir(parents=True, exist_ok=True)
         lines = "".join(c.model_dump_json() + "\n" for c in self._chunks)
         _write_atomic(self.directory / CHUNKS, lines.encode("utf-8"))

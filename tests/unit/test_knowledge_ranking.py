@@ -1,0 +1,202 @@
+"""How hybrid search orders runbooks: the convex fusion of normalised scores, the
+lexical share a query gets, the document-aware vector score that weighs a runbook's
+own summary ("Meaning", "Impact"), and one-thread embedding of a search query."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from superbiz.knowledge.base import Candidate
+from superbiz.knowledge.fusion import VECTOR_MIN_SPAN, convex_fusion
+from superbiz.knowledge.local_index import LocalIndex, document_aware, is_summary
+from superbiz.knowledge.service import (
+    NAME_LEXICAL_SHARE,
+    PLAIN_LEXICAL_SHARE,
+    KnowledgeBase,
+    best_per_document,
+    lexical_share,
+)
+
+
+def _cands(*pairs: tuple[str, float]) -> list[Candidate]:
+    return [Candidate(chunk_id=i, score=s) for i, s in pairs]
+
+
+# -- convex fusion ---------------------------------------------------------------------
+
+
+def test_first_in_both_lists_scores_one_and_the_shares_weigh_the_rest():
+    # Given BM25 scores 10, 5, 0.5 and cosine similarities 0.9, 0.5, 0.1 for the same chunks
+    lexical = _cands(("a", 10.0), ("b", 5.0), ("c", 0.5))
+    vector = _cands(("a", 0.9), ("c", 0.5), ("b", 0.1))
+    # When they are fused with a lexical share of 0.3
+    fused = {f.chunk_id: f for f in convex_fusion(lexical, vector, lexical_share=0.3)}
+    # Then first in both lists is 1.0, labelled high
+    assert (fused["a"].score, fused["a"].score_label) == (pytest.approx(1.0), "high")
+    # And the others are the weighted mean of BM25 / best and the min-max similarity
+    assert fused["b"].score == pytest.approx(0.3 * 0.5 + 0.7 * 0.0)
+    assert fused["c"].score == pytest.approx(0.3 * 0.05 + 0.7 * 0.5)
+    # And each keeps its rank in each list and its backend score from its best list
+    assert (fused["c"].lexical_rank, fused["c"].vector_rank) == (3, 2)
+    assert fused["c"].raw_score == pytest.approx(0.5)
+
+
+def test_the_share_decides_between_two_first_places():
+    # Given a chunk first only in the lexical list and another first only in the vector list
+    lexical = _cands(("named", 9.0), ("similar", 1.0))
+    vector = _cands(("similar", 0.8), ("named", 0.3))
+    # When names weigh more, the lexical first place wins; when meaning does, the vector one
+    assert convex_fusion(lexical, vector, lexical_share=0.8)[0].chunk_id == "named"
+    assert convex_fusion(lexical, vector, lexical_share=0.3)[0].chunk_id == "similar"
+
+
+def test_a_single_list_scores_its_own_normalised_scores():
+    # Given only the lexical list was queried
+    alone = convex_fusion(_cands(("x", 4.0), ("y", 1.0)), None, lexical_share=0.3)
+    # Then its best scores 1.0 and the rest their fraction of the best, whatever the share
+    assert [(f.chunk_id, round(f.score, 3)) for f in alone] == [("x", 1.0), ("y", 0.25)]
+    assert all(f.vector_rank is None for f in alone)
+    # And an empty list still counts as queried: found by the vector list alone
+    half = convex_fusion([], _cands(("z", 0.7)), lexical_share=0.3)
+    assert half[0].score == pytest.approx(0.7)
+
+
+def test_near_equal_similarities_in_a_short_list_stay_near_equal():
+    # Given two chunks whose cosine similarities differ by a hundredth
+    vector = _cands(("p", 0.51), ("q", 0.50))
+    # When only they are candidates (a tiny corpus)
+    fused = {f.chunk_id: f.score for f in convex_fusion(None, vector)}
+    # Then the difference is not stretched to the whole scale
+    assert fused["p"] == pytest.approx(1.0)
+    assert fused["q"] == pytest.approx(1.0 - 0.01 / VECTOR_MIN_SPAN)
+
+
+def test_fusion_refuses_a_share_outside_zero_to_one_and_no_lists():
+    with pytest.raises(ValueError, match="lexical_share"):
+        convex_fusion([], [], lexical_share=1.5)
+    with pytest.raises(ValueError, match="at least one"):
+        convex_fusion(None, None)
+
+
+# -- the lexical share ---------------------------------------------------------------
+
+
+def test_a_named_alert_gets_the_name_share_and_plain_words_the_plain_share():
+    # Given a lexical list whose best document does not lead clearly
+    close = _cands(("d1-0000-a", 5.0), ("d2-0000-b", 4.5))
+    # Then an identifier in the query gets the name share, plain words the plain share
+    assert lexical_share("KubePodCrashLooping firing", close) == NAME_LEXICAL_SHARE
+    assert lexical_share("kube_pod_crash_looping", close) == NAME_LEXICAL_SHARE
+    assert lexical_share("pods keep restarting", close) == PLAIN_LEXICAL_SHARE
+    # And plain words whose best lexical document leads every other by far name it
+    clear = _cands(("d1-0000-a", 9.0), ("d1-0001-c", 8.0), ("d2-0000-b", 3.0))
+    assert lexical_share("kube pod crash looping", clear) == NAME_LEXICAL_SHARE
+    assert PLAIN_LEXICAL_SHARE < 0.5 < NAME_LEXICAL_SHARE
+
+
+# -- the document-aware vector score ----------------------------------------------------
+
+
+def test_document_aware_blends_a_chunk_with_its_documents_summary():
+    # Given doc 0 with a summary chunk (0.8) and a body chunk (0.2), doc 1 without summary
+    similarity = np.array([0.8, 0.2, 0.6, 0.4], dtype=np.float32)
+    documents = np.array([0, 0, 1, 1])
+    summary = np.array([True, False, False, False])
+    # When blended with weight 1
+    blended = document_aware(similarity, documents, summary, 1.0)
+    # Then each chunk averages its own similarity and its document's summary similarity;
+    # a document without summary sections stands for itself by its best chunk
+    assert blended.tolist() == pytest.approx([0.8, 0.5, 0.6, 0.5])
+    # And weight 0 leaves the similarities as they are
+    assert document_aware(similarity, documents, summary, 0.0) is similarity
+
+
+class BagOfWords:
+    """Deterministic vectors without a model: texts sharing words are close."""
+
+    name = "bag-of-words"
+    dimension = 256
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vec = [0.0] * self.dimension
+            for word in re.findall(r"[a-z]+", text.lower()):
+                vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
+            norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+            out.append([v / norm for v in vec])
+        return out
+
+
+# A runbook whose meaning is the symptom, and one whose diagnosis merely mentions it
+CERT = """# ClientCertificateExpiration
+
+## Meaning
+
+The client certificate expires soon.
+
+## Impact
+
+Clients cannot authenticate once it expires.
+"""
+QUOTA = """# QuotaExceeded
+
+## Meaning
+
+A namespace uses more than its quota.
+
+## Impact
+
+New pods are not admitted.
+
+## Diagnosis
+
+The client certificate expires soon: a client certificate that expires soon is not
+the cause here; check the quota.
+"""
+
+
+def test_the_runbook_whose_meaning_is_the_symptom_ranks_first(tmp_path: Path):
+    # Given two runbooks: one means the symptom, the other's diagnosis repeats its words
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    (root / "ClientCertificateExpiration.md").write_text(CERT)
+    (root / "QuotaExceeded.md").write_text(QUOTA)
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
+    kb.ingest_path(root)
+    chunks = {c.heading_path[-1]: c for c in kb.index._chunks if c.source == "QuotaExceeded.md"}  # type: ignore[attr-defined]
+    assert is_summary(chunks["Meaning"]) and not is_summary(chunks["Diagnosis"])
+    # When the symptom is searched by meaning alone
+    hits = best_per_document(kb.search("client certificate expires soon", mode="dense"))
+    # Then the runbook whose own summary states it comes first
+    assert hits[0].chunk.source == "ClientCertificateExpiration.md"
+
+
+# -- query embedding on one thread -------------------------------------------------------
+
+
+def test_a_search_query_is_embedded_on_one_thread_and_a_batch_on_the_default():
+    torch = pytest.importorskip("torch")
+    from superbiz.knowledge.embedders import SINGLE_THREAD_TEXTS, _encode
+
+    class Recorder:
+        threads: list[int] = []
+
+        def encode(self, texts: list[str], **_: object) -> np.ndarray:
+            self.threads.append(torch.get_num_threads())
+            return np.zeros((len(texts), 2), dtype=np.float32)
+
+    before = torch.get_num_threads()
+    model = Recorder()
+    # When one query is embedded, then a batch larger than the single-thread limit
+    _encode(model, ["pods keep restarting"], 64)
+    _encode(model, ["chunk"] * (SINGLE_THREAD_TEXTS + 1), 64)
+    # Then the query ran on one thread, the batch on the default, which is restored
+    assert model.threads == [1, before]
+    assert torch.get_num_threads() == before
