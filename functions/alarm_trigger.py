@@ -1,5 +1,8 @@
 """Alarm trigger: EventBridge "CloudWatch Alarm State Change" to ALARM -> an AIOps run."""
 
-from superbiz.handlers import alarm_trigger
+from superbiz.init_phase import init_phase
 
-lambda_handler = alarm_trigger()
+with init_phase():
+    from superbiz.handlers import alarm_trigger
+
+    lambda_handler = alarm_trigger()

@@ -1,5 +1,8 @@
 """The REST API behind API Gateway: see superbiz.api.app."""
 
-from superbiz.handlers import api
+from superbiz.init_phase import init_phase
 
-lambda_handler = api()
+with init_phase():
+    from superbiz.handlers import api
+
+    lambda_handler = api()

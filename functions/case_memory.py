@@ -1,6 +1,9 @@
 """Graph node case_memory (fallback route L3): see superbiz.graph.fallback_route.case_memory."""
 
-from superbiz.graph.fallback_route import case_memory
-from superbiz.handlers import graph_node
+from superbiz.init_phase import init_phase
 
-lambda_handler = graph_node(case_memory)
+with init_phase():
+    from superbiz.graph.fallback_route import case_memory
+    from superbiz.handlers import graph_node
+
+    lambda_handler = graph_node(case_memory)

@@ -1,5 +1,8 @@
 """Scheduled weekly: age the cases and mine recurring signatures (superbiz.evolution)."""
 
-from superbiz.handlers import case_mining
+from superbiz.init_phase import init_phase
 
-lambda_handler = case_mining()
+with init_phase():
+    from superbiz.handlers import case_mining
+
+    lambda_handler = case_mining()

@@ -1,6 +1,9 @@
 """Graph node composer: see superbiz.graph.nodes.composer."""
 
-from superbiz.graph.nodes.composer import composer
-from superbiz.handlers import graph_node
+from superbiz.init_phase import init_phase
 
-lambda_handler = graph_node(composer)
+with init_phase():
+    from superbiz.graph.nodes.composer import composer
+    from superbiz.handlers import graph_node
+
+    lambda_handler = graph_node(composer)

@@ -1,6 +1,9 @@
 """Graph node finalize: see superbiz.graph.finish.finalize."""
 
-from superbiz.graph.finish import finalize
-from superbiz.handlers import graph_node
+from superbiz.init_phase import init_phase
 
-lambda_handler = graph_node(finalize)
+with init_phase():
+    from superbiz.graph.finish import finalize
+    from superbiz.handlers import graph_node
+
+    lambda_handler = graph_node(finalize)

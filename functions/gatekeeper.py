@@ -1,7 +1,10 @@
 """Graph node Gatekeeper: see superbiz.graph.gatekeeper (the rules) and
 superbiz.graph.nodes.gatekeeper."""
 
-from superbiz.graph.nodes.gatekeeper import gatekeeper_node
-from superbiz.handlers import graph_node
+from superbiz.init_phase import init_phase
 
-lambda_handler = graph_node(gatekeeper_node)
+with init_phase():
+    from superbiz.graph.nodes.gatekeeper import gatekeeper_node
+    from superbiz.handlers import graph_node
+
+    lambda_handler = graph_node(gatekeeper_node)

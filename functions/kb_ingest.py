@@ -3,13 +3,16 @@
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.typing import LambdaContext
+from superbiz.init_phase import init_phase
 
-from superbiz.knowledge.s3_ingest import default_ingestor, parse_event
-from superbiz.observability import logger, metrics, tracer
-from superbiz.snapstart import register_hooks
+with init_phase():
+    from aws_lambda_powertools.utilities.typing import LambdaContext
 
-register_hooks()
+    from superbiz.knowledge.s3_ingest import default_ingestor, parse_event
+    from superbiz.observability import logger, metrics, tracer
+    from superbiz.snapstart import register_hooks
+
+    register_hooks()
 
 
 @logger.inject_lambda_context

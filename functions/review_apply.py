@@ -1,6 +1,9 @@
 """Graph node ApplyReview: see superbiz.review.apply."""
 
-from superbiz.handlers import graph_node
-from superbiz.review import apply
+from superbiz.init_phase import init_phase
 
-lambda_handler = graph_node(apply)
+with init_phase():
+    from superbiz.handlers import graph_node
+    from superbiz.review import apply
+
+    lambda_handler = graph_node(apply)

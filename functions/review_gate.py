@@ -1,6 +1,9 @@
 """Graph node ReviewGate: see superbiz.review.gate."""
 
-from superbiz.handlers import graph_node
-from superbiz.review import gate
+from superbiz.init_phase import init_phase
 
-lambda_handler = graph_node(gate)
+with init_phase():
+    from superbiz.handlers import graph_node
+    from superbiz.review import gate
+
+    lambda_handler = graph_node(gate)

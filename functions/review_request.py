@@ -1,5 +1,8 @@
 """AwaitReview's callback task: see superbiz.review.request."""
 
-from superbiz.handlers import review_request
+from superbiz.init_phase import init_phase
 
-lambda_handler = review_request()
+with init_phase():
+    from superbiz.handlers import review_request
+
+    lambda_handler = review_request()

@@ -1,5 +1,8 @@
 """Scheduled: close the runs whose execution ended without closing them (superbiz.reconcile)."""
 
-from superbiz.handlers import run_reconciler
+from superbiz.init_phase import init_phase
 
-lambda_handler = run_reconciler()
+with init_phase():
+    from superbiz.handlers import run_reconciler
+
+    lambda_handler = run_reconciler()

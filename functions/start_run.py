@@ -1,5 +1,8 @@
 """Graph node StartRun: creates/loads the chat_session and the diagnosis_run."""
 
-from superbiz.handlers import start_run
+from superbiz.init_phase import init_phase
 
-lambda_handler = start_run()
+with init_phase():
+    from superbiz.handlers import start_run
+
+    lambda_handler = start_run()

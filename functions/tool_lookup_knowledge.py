@@ -1,5 +1,8 @@
 """Tool Lambda lookup_knowledge: one function per tool, with its own role (least privilege)."""
 
-from superbiz.handlers import tool
+from superbiz.init_phase import init_phase
 
-lambda_handler = tool("lookup_knowledge")
+with init_phase():
+    from superbiz.handlers import tool
+
+    lambda_handler = tool("lookup_knowledge")

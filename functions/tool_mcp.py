@@ -1,5 +1,8 @@
 """Tool Lambda for MCP tools: every allowed mcp__<server>__<tool> call, with its own role."""
 
-from superbiz.handlers import mcp_tool
+from superbiz.init_phase import init_phase
 
-lambda_handler = mcp_tool()
+with init_phase():
+    from superbiz.handlers import mcp_tool
+
+    lambda_handler = mcp_tool()

@@ -1,5 +1,8 @@
 """Tool Lambda query_metrics: one function per tool, with its own role (least privilege)."""
 
-from superbiz.handlers import tool
+from superbiz.init_phase import init_phase
 
-lambda_handler = tool("query_metrics")
+with init_phase():
+    from superbiz.handlers import tool
+
+    lambda_handler = tool("query_metrics")

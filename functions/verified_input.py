@@ -1,6 +1,9 @@
 """Graph node verified_input: see superbiz.graph.nodes.verified_input."""
 
-from superbiz.graph.nodes.verified_input import verified_input
-from superbiz.handlers import graph_node
+from superbiz.init_phase import init_phase
 
-lambda_handler = graph_node(verified_input)
+with init_phase():
+    from superbiz.graph.nodes.verified_input import verified_input
+    from superbiz.handlers import graph_node
+
+    lambda_handler = graph_node(verified_input)

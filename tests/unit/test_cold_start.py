@@ -5,6 +5,7 @@ behind); import times are measured by `make bench`, never asserted here."""
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 import subprocess
@@ -29,7 +30,7 @@ BORROWED = {"read_skill": {"cases"}}
 READS_YAML = {"read_skill", "mcp"}
 
 PROBE = """
-import json, sys
+import gc, json, sys
 def _schemas(cls):
     return [m for sub in cls.__subclasses__() for m in (sub, *_schemas(sub))]
 import functions.{module}
@@ -37,6 +38,7 @@ print(json.dumps({{
     "tools": sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("superbiz.tools.")),
     "yaml": "yaml" in sys.modules,
     "graph": sorted(m for m in sys.modules if m.startswith("superbiz.graph")),
+    "collector": [gc.isenabled(), gc.get_freeze_count() > 0],
     "built": sorted(
         m.__name__ for m in _schemas(sys.modules["superbiz.schema"].Schema)
         if m.__pydantic_complete__
@@ -75,6 +77,8 @@ def test_a_tool_handler_loads_its_own_tool_and_no_other(module: str) -> None:
     assert loaded["yaml"] is (name in READS_YAML)
     # And it builds no model's validator at import (each is built on first use)
     assert loaded["built"] == []
+    # And the garbage collector runs again after the init phase, past what it imported
+    assert loaded["collector"] == [True, True]
 
 
 # graph node handler -> its module in superbiz.graph.nodes
@@ -97,6 +101,7 @@ def test_a_node_handler_loads_its_own_node_and_no_other(handler: str) -> None:
     assert nodes == {f"superbiz.graph.nodes.{NODE_MODULES[handler]}"}
     # And it builds no model's validator at import
     assert loaded["built"] == []
+    assert loaded["collector"] == [True, True]
 
 
 def test_every_registry_entry_names_its_own_tool() -> None:
@@ -175,3 +180,22 @@ def test_no_node_or_evidence_tool_loads_the_index_libraries_at_import() -> None:
     )
     # Then none of the index libraries was loaded
     assert json.loads(done.stdout) == []
+
+
+def test_every_handler_imports_inside_the_init_phase() -> None:
+    # Given every Lambda handler module
+    for path in sorted((REPO_ROOT / "functions").glob("*.py")):
+        if path.stem == "__init__":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        # Then its superbiz imports and its handler are made inside `with init_phase():`
+        blocks = [n for n in tree.body if isinstance(n, ast.With)]
+        assert blocks, f"{path.name} imports outside init_phase()"
+        outside = [
+            n
+            for n in tree.body
+            if isinstance(n, ast.ImportFrom)
+            and (n.module or "").startswith("superbiz")
+            and n.module != "superbiz.init_phase"
+        ]
+        assert outside == [], f"{path.name} imports {outside[0].module} outside init_phase()"

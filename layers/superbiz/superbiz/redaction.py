@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import log2
 from typing import Any
 
@@ -72,10 +72,27 @@ def _value_span(m: re.Match[str]) -> Span | None:
     return m.span()
 
 
+class _Lazy:
+    """A rule's pattern, compiled when a text first gets past the rule's hints: most
+    rules never meet a text that could hold their secret, and compiling all of them
+    was most of this module's import time."""
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self.source = source
+        self.flags = flags
+
+    @cached_property
+    def compiled(self) -> re.Pattern[str]:
+        return re.compile(self.source, self.flags)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(text)
+
+
 @dataclass(frozen=True, slots=True)
 class _Rule:
     kind: str
-    pattern: re.Pattern[str]
+    pattern: _Lazy
     hints: tuple[str, ...] = ()  # lower-case substrings; the rule runs only if one occurs
     digits: bool = False  # the rule runs only if the text has a _DIGIT_SHAPES match
     pick: Callable[[re.Match[str]], Span | None] = _value_span
@@ -240,13 +257,13 @@ def _jwt_span(m: re.Match[str]) -> Span | None:
 _LABEL_END = r"""\\?["']?[ \t]*(?:=>|[:=])[ \t]*"""
 
 
-def _key_value(keys: str, not_after: str = r"\w.-") -> re.Pattern[str]:
+def _key_value(keys: str, not_after: str = r"\w.-") -> _Lazy:
     """`<...key> = value` with the value double-, single-, escaped- or un-quoted.
 
     The label must end with one of `keys` (group `k` is the whole label), so
     `password_reset_count=3` and `secret_arn=...` are not secrets; it must not
     follow a character of `not_after`."""
-    return re.compile(
+    return _Lazy(
         rf"""(?<![{not_after}])(?P<k>[\w.-]*?(?:{keys})){_LABEL_END}
         (?:
             "(?P<v>{_NOT_MARKER}(?:[^"\\\r\n]|\\.)+)"
@@ -290,7 +307,7 @@ _RULES: tuple[_Rule, ...] = (
     # a PEM block whole; a key cut off by a truncated log line up to where the base64 ends
     _Rule(
         "private_key",
-        re.compile(
+        _Lazy(
             r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
             r"(?:[A-Za-z0-9+/=\s]|\\[nr]|[\w-]+:[^\r\n\\]*)*+"
             r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?"
@@ -299,13 +316,13 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "jwt",
-        re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*){2,4}"),
+        _Lazy(r"(?<![\w-])eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*){2,4}"),
         hints=("eyj",),
         pick=_jwt_span,
     ),
     _Rule(
         "github_token",
-        re.compile(
+        _Lazy(
             r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})"
             r"(?![A-Za-z0-9_])"
         ),
@@ -313,7 +330,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "slack_token",
-        re.compile(
+        _Lazy(
             r"(?<![\w-])(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})"
             r"|hooks\.slack\.com/services/(?P<v>T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+)"
         ),
@@ -323,7 +340,7 @@ _RULES: tuple[_Rule, ...] = (
     # secrets, Google API keys; "sk-node-pool-a1" is a name, so the tail must look random
     _Rule(
         "api_key",
-        re.compile(
+        _Lazy(
             r"(?<![\w-])(?:sk-ant-[A-Za-z0-9_-]{20,}"
             r"|sk-(?:proj-|svcacct-|admin-)?(?=[\w-]*[A-Z])(?=[\w-]*[a-z])(?=[\w-]*\d)[A-Za-z0-9_-]{20,}"
             r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9+/=]{20,}"
@@ -334,13 +351,13 @@ _RULES: tuple[_Rule, ...] = (
     # scheme://user:PASSWORD@host; the password may itself hold an unencoded '@'
     _Rule(
         "password",
-        re.compile(rf"""://[^\s:/?#@\[\]"'<>]*:{_NOT_MARKER}(?P<v>[^\s/?#"'<>]+)@(?=[\w\[])"""),
+        _Lazy(rf"""://[^\s:/?#@\[\]"'<>]*:{_NOT_MARKER}(?P<v>[^\s/?#"'<>]+)@(?=[\w\[])"""),
         hints=("://",),
     ),
     # scheme://TOKEN@host, scheme://TOKEN:x-oauth-basic@host: a random user is a credential
     _Rule(
         "password",
-        re.compile(r"://(?P<v>[A-Za-z0-9_~.+=-]{20,})(?=@[\w\[]|:[^\s/?#\"'<>@]*@[\w\[])"),
+        _Lazy(r"://(?P<v>[A-Za-z0-9_~.+=-]{20,})(?=@[\w\[]|:[^\s/?#\"'<>@]*@[\w\[])"),
         hints=("://",),
         pick=_guarded(_looks_random),
     ),
@@ -348,7 +365,7 @@ _RULES: tuple[_Rule, ...] = (
     # id after a secret is only looked at, so a second secret after it is found too
     _Rule(
         "aws_secret_key",
-        re.compile(
+        _Lazy(
             rf"{_AWS_KEY_ID}[^\r\n]{{0,80}}?(?P<v>{_AWS_SECRET_40})"
             rf"|(?P<v2>{_AWS_SECRET_40})(?=[^\r\n]{{0,80}}?{_AWS_KEY_ID})"
         ),
@@ -356,13 +373,13 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "aws_access_key",
-        re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
+        _Lazy(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
         hints=("akia", "asia"),
     ),
     # 40 base64 characters count only after a secret-ish label: a bare git SHA is not a key
     _Rule(
         "aws_secret_key",
-        re.compile(
+        _Lazy(
             r"(?i:(?<![\w.-])(?=[\w.-]*?secret)[\w.-]++(?:[ \t]+access[ \t]+key)?)"
             rf"""{_LABEL_END}\\?["']?(?P<v>[A-Za-z0-9/+]{{40}})(?![A-Za-z0-9/+=])"""
         ),
@@ -373,7 +390,7 @@ _RULES: tuple[_Rule, ...] = (
     # look like a credential; a bare value of 8+ characters
     _Rule(
         "bearer_token",
-        re.compile(
+        _Lazy(
             rf"""(?i)\b(?:proxy-)?authorization{_LABEL_END}\\?["']?
             (?:
                 {_AUTH_SCHEMES}[ \t]+{_NOT_WHOLE_MARKER}(?P<v>{_AUTH_PARAMS}|[^\s"'\\,;]+)
@@ -389,13 +406,13 @@ _RULES: tuple[_Rule, ...] = (
     # a bare "Bearer <token>": the token must hold a digit, so "Bearer authentication" stays
     _Rule(
         "bearer_token",
-        re.compile(r"(?i)\bbearer[ \t]+(?P<v>(?=[\w.~+/-]*\d)[A-Za-z0-9._~+/-]{8,}=*)"),
+        _Lazy(r"(?i)\bbearer[ \t]+(?P<v>(?=[\w.~+/-]*\d)[A-Za-z0-9._~+/-]{8,}=*)"),
         hints=("bearer",),
     ),
     # Cookie: every pair; Set-Cookie: the value, keeping its name and attributes
     _Rule(
         "cookie",
-        re.compile(
+        _Lazy(
             rf"""(?i)(?<![\w-])cookie{_LABEL_END}\\?["']?
             (?P<v>{_NOT_MARKER}[^\s;"'=,]+=[^;\s"']*(?:;[ \t]*[^\s;"'=,]+=[^;\s"']*)*)""",
             re.VERBOSE,
@@ -404,7 +421,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "cookie",
-        re.compile(
+        _Lazy(
             rf"""(?i)\bset-cookie{_LABEL_END}\\?["']?[^\s;"'=,]+=(?P<v>{_NOT_MARKER}[^;\s"',]+)"""
         ),
         hints=("set-cookie",),
@@ -419,7 +436,7 @@ _RULES: tuple[_Rule, ...] = (
     # ADO/JDBC connection strings: after a ';' the password runs to the next ';'
     _Rule(
         "password",
-        re.compile(
+        _Lazy(
             rf"""(?i)(?<=;)[ \t]*(?:password|pwd)[ \t]*=[ \t]*{_NOT_MARKER}(?P<v>[^;\r\n"'<>]+)"""
         ),
         hints=("pass", "pwd"),
@@ -444,7 +461,7 @@ _RULES: tuple[_Rule, ...] = (
     # not right after "://": the user in ssh://git@github.com is not an address
     _Rule(
         "email",
-        re.compile(
+        _Lazy(
             r"(?<![\w.%+\]-])(?<!://)[A-Za-z0-9_%+-][A-Za-z0-9._%+-]*@"
             r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
             r"(?!(?:png|jpe?g|gif|svg|webp|ico|js|css|map)\b)[A-Za-z]{2,24}\b"
@@ -453,7 +470,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "national_id",
-        re.compile(
+        _Lazy(
             r"(?<![\w+.-])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
             r"\d{3}[\dXx]" + _BOUNDED_END
         ),
@@ -463,14 +480,14 @@ _RULES: tuple[_Rule, ...] = (
     # US SSN; area 000, 666 and 9xx, group 00 and serial 0000 are never issued
     _Rule(
         "national_id",
-        re.compile(r"(?<![\w.-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}" + _BOUNDED_END),
+        _Lazy(r"(?<![\w.-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}" + _BOUNDED_END),
         hints=("-",),
         digits=True,
     ),
     # major networks start 2-6 (which also keeps epoch milliseconds, 17..., out)
     _Rule(
         "card_number",
-        re.compile(
+        _Lazy(
             r"(?<![\w+.-])(?:[2-6]\d{12,18}|[2-6]\d{3}(?P<sep>[ -])\d{3,6}(?:(?P=sep)\d{2,6}){1,5})"
             + _BOUNDED_END
         ),
@@ -479,7 +496,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "phone",
-        re.compile(
+        _Lazy(
             r"(?<![\w+])\+(?:[1-9]\d{6,14}|[1-9]\d{0,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]\d{1,6}){1,7})"
             r"(?!\w)"
         ),
@@ -489,7 +506,7 @@ _RULES: tuple[_Rule, ...] = (
     # North American: (555) 123-4567, 555-123-4567, 555.123.4567, 1-800-555-1234
     _Rule(
         "phone",
-        re.compile(
+        _Lazy(
             r"(?<![\w+.-])(?:1[ .-])?(?:\([2-9]\d{2}\)[ .-]?\d{3}[ .-]\d{4}"
             r"|[2-9]\d{2}-\d{3}-\d{4}|[2-9]\d{2}\.\d{3}\.\d{4})" + _BOUNDED_END
         ),
@@ -498,7 +515,7 @@ _RULES: tuple[_Rule, ...] = (
     # PRC mobile: 1[3-9] and nine more digits, optionally as 3-4-4
     _Rule(
         "phone",
-        re.compile(r"(?<![\w+.-])1[3-9]\d(?:\d{8}|([ -])\d{4}\1\d{4})" + _BOUNDED_END),
+        _Lazy(r"(?<![\w+.-])1[3-9]\d(?:\d{8}|([ -])\d{4}\1\d{4})" + _BOUNDED_END),
         digits=True,
         pick=_cn_mobile_span,
     ),

@@ -1,17 +1,35 @@
 """Settings are one pydantic model per process, parsed once from the
-environment (in Lambda) or from defaults and CLI flags (locally)."""
+environment (in Lambda) or from defaults and CLI flags (locally).
+
+A field `x` is read from `SUPERBIZ_X` (any case), a few also from the name other
+tools use (`ENV_NAMES`: `AWS_REGION`, `OPENAI_API_KEY`, ...); a list or mapping
+is written as JSON. Arguments win over the environment, the environment over the
+defaults.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+import os
+import typing
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from superbiz.catalog import FUNCTION_NAME_PREFIX
+from superbiz.schema import Schema
+
+ENV_PREFIX = "SUPERBIZ_"
+# fields read from other names than SUPERBIZ_<FIELD>, first found wins
+ENV_NAMES: dict[str, tuple[str, ...]] = {
+    "region": ("SUPERBIZ_REGION", "AWS_REGION"),
+    "openai_base_url": ("SUPERBIZ_OPENAI_BASE_URL", "OPENAI_BASE_URL"),
+    "openai_api_key": ("SUPERBIZ_OPENAI_API_KEY", "OPENAI_API_KEY"),
+    "local_log_level": ("SUPERBIZ_LOG_LEVEL",),
+}
 
 # The log groups this system writes itself: its functions' and its state machine's. What the
 # diagnosis system logs is never evidence about the services it diagnoses, so query_logs
@@ -30,12 +48,12 @@ ReviewTrigger = Literal["low_confidence", "high_risk", "rejected", "alarm", "alw
 DEFAULT_REVIEW_ON: tuple[ReviewTrigger, ...] = ("low_confidence", "high_risk")
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="SUPERBIZ_", extra="ignore", populate_by_name=True)
+class Settings(Schema):
+    model_config = ConfigDict(extra="ignore")
 
     table_name: str = "superbiz-runs"
     bucket_name: str = "superbiz-artifacts"
-    region: str = Field("us-east-1", validation_alias=AliasChoices("SUPERBIZ_REGION", "AWS_REGION"))
+    region: str = "us-east-1"
     # model provider: "offline" (default), later "openai:<model>"
     model: str = "offline"
     # log groups the tools may read (prefixes); empty means any
@@ -77,12 +95,8 @@ class Settings(BaseSettings):
     case_stale_days: int = Field(90, ge=1, le=3650)
 
     # --- model and embeddings endpoints (any OpenAI-compatible endpoint) and their keys
-    openai_base_url: str | None = Field(
-        None, validation_alias=AliasChoices("SUPERBIZ_OPENAI_BASE_URL", "OPENAI_BASE_URL")
-    )
-    openai_api_key: str | None = Field(
-        None, repr=False, validation_alias=AliasChoices("SUPERBIZ_OPENAI_API_KEY", "OPENAI_API_KEY")
-    )
+    openai_base_url: str | None = None
+    openai_api_key: str | None = Field(None, repr=False)
     # in AWS the key is a Secrets Manager secret: a plain string, or JSON with `api_key`
     openai_api_key_secret_arn: str | None = None
     # the embeddings key when it is not the model key
@@ -99,9 +113,7 @@ class Settings(BaseSettings):
     # the state machine definition it executes; None: the repository's
     asl_path: Path | None = None
     # how much of the handlers' structured logs it shows (on stderr)
-    local_log_level: str = Field(
-        "WARNING", validation_alias=AliasChoices("SUPERBIZ_LOG_LEVEL", "local_log_level")
-    )
+    local_log_level: str = "WARNING"
 
     # --- entrances and exits (API, alarm trigger, notification)
     # the diagnosis state machine the API and the alarm trigger start runs on
@@ -136,6 +148,14 @@ class Settings(BaseSettings):
     # how long a report waits for a decision before it is published marked "not reviewed"
     review_timeout_seconds: int = Field(86_400, ge=1, le=31_536_000)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _environment_beneath(cls, data: Any) -> Any:
+        """Arguments over the environment over the defaults."""
+        if not isinstance(data, Mapping):
+            return data
+        return {**from_environment(os.environ), **data}
+
     @field_validator("own_log_groups")
     @classmethod
     def _always_own(cls, value: list[str]) -> list[str]:
@@ -161,6 +181,30 @@ def log_group_matches(name: str, entries: Iterable[str]) -> bool:
     return any(
         name.startswith(entry[:-1]) if entry.endswith("*") else name == entry for entry in entries
     )
+
+
+def _is_structured(annotation: Any) -> bool:
+    """A list, tuple or mapping field (written as JSON in the environment)."""
+    return typing.get_origin(annotation) in (list, tuple, dict)
+
+
+def from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The settings the environment sets, by field name; a structured value must be JSON."""
+    upper = {name.upper(): value for name, value in environ.items()}
+    found: dict[str, Any] = {}
+    for field, info in Settings.model_fields.items():
+        names = ENV_NAMES.get(field, (ENV_PREFIX + field.upper(),))
+        name = next((n for n in names if n in upper), None)
+        if name is None:
+            continue
+        value: Any = upper[name]
+        if _is_structured(info.annotation):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{name} must be JSON ({exc.msg}): {value[:80]!r}") from None
+        found[field] = value
+    return found
 
 
 @lru_cache(maxsize=1)

@@ -18,7 +18,6 @@ from typing import Any, Protocol
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel
 
-from superbiz.cases import DynamoCaseStore, apply_feedback
 from superbiz.errors import RunNotFound, StoreError, StoreThrottled
 from superbiz.records import (
     AgentStep,
@@ -712,6 +711,9 @@ class RunStore:
         evaluation["feedback"] = summary
         self.update_run(run_id, self_evaluation=evaluation)
         # the cases the run used and produced weigh more (useful) or less and wait for review
+        # reason: case memory loads only where feedback is given (the API), not in every Lambda
+        from superbiz.cases import DynamoCaseStore, apply_feedback
+
         changes = apply_feedback(DynamoCaseStore(self.table), run_id, useful, at=now, note=comment)
         return {
             "feedback_id": stamp,
