@@ -14,7 +14,7 @@ import pytest
 
 from superbiz.knowledge.base import Candidate
 from superbiz.knowledge.fusion import VECTOR_MIN_SPAN, convex_fusion
-from superbiz.knowledge.local_index import LocalIndex, document_aware, is_summary
+from superbiz.knowledge.local_index import LocalIndex, document_aware, is_summary, summary_text
 from superbiz.knowledge.service import (
     NAME_LEXICAL_SHARE,
     PLAIN_LEXICAL_SHARE,
@@ -139,11 +139,12 @@ CERT = """# ClientCertificateExpiration
 
 ## Meaning
 
-The client certificate expires soon.
+The client certificate of a kubelet expires within days; rotation should have
+replaced it.
 
 ## Impact
 
-Clients cannot authenticate once it expires.
+A client whose certificate expires cannot authenticate.
 """
 QUOTA = """# QuotaExceeded
 
@@ -157,8 +158,7 @@ New pods are not admitted.
 
 ## Diagnosis
 
-The client certificate expires soon: a client certificate that expires soon is not
-the cause here; check the quota.
+A client certificate that expires soon is not the cause here.
 """
 
 
@@ -172,10 +172,10 @@ def test_the_runbook_whose_meaning_is_the_symptom_ranks_first(tmp_path: Path):
     kb.ingest_path(root)
     chunks = {c.heading_path[-1]: c for c in kb.index._chunks if c.source == "QuotaExceeded.md"}  # type: ignore[attr-defined]
     assert is_summary(chunks["Meaning"]) and not is_summary(chunks["Diagnosis"])
-    # When the symptom is searched by meaning alone
+    # When the symptom is searched by meaning alone (the diagnosis is the closest chunk)
     hits = best_per_document(kb.search("client certificate expires soon", mode="dense"))
     # Then the runbook whose own summary states it comes first
-    assert hits[0].chunk.source == "ClientCertificateExpiration.md"
+    assert [h.chunk.source for h in hits] == ["ClientCertificateExpiration.md", "QuotaExceeded.md"]
 
 
 # -- query embedding on one thread -------------------------------------------------------
@@ -200,3 +200,51 @@ def test_a_search_query_is_embedded_on_one_thread_and_a_batch_on_the_default():
     # Then the query ran on one thread, the batch on the default, which is restored
     assert model.threads == [1, before]
     assert torch.get_num_threads() == before
+
+
+# The same, with the symptom's words only in passing in the other runbook's diagnosis
+CERT_LONG = """# ClientCertificateExpiration
+
+## Meaning
+
+The client certificate that kubelets and controllers present to the API server
+expires soon; its rotation should have replaced it days ago, and the rotation
+controller's logs say why it did not.
+
+## Impact
+
+Clients cannot authenticate once it is gone.
+"""
+QUOTA_SHORT = """# QuotaExceeded
+
+## Meaning
+
+A namespace uses more than its quota.
+
+## Diagnosis
+
+Client certificate expires? A client certificate that expires is not this.
+"""
+
+
+def test_a_runbooks_own_summary_weighs_in_its_lexical_score(tmp_path: Path):
+    # Given a runbook about the symptom, and another whose diagnosis names it in passing
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    (root / "ClientCertificateExpiration.md").write_text(CERT_LONG)
+    (root / "QuotaExceeded.md").write_text(QUOTA_SHORT)
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
+    kb.ingest_path(root)
+    # And the summary a document is indexed by: its names and its Meaning and Impact
+    quota = [c for c in kb.index._chunks if c.source == "QuotaExceeded.md"]  # type: ignore[attr-defined]
+    summary = summary_text(quota)
+    assert "QuotaExceeded" in summary and "more than its quota" in summary
+    assert "is not this" not in summary  # the diagnosis is not part of it
+    # When the symptom is searched by its words alone
+    hits = kb.search("client certificate expires", top_k=3, mode="bm25")
+    # Then every chunk of the runbook whose summary states it comes before the passing mention
+    assert [h.chunk.source for h in hits] == [
+        "ClientCertificateExpiration.md",
+        "ClientCertificateExpiration.md",
+        "QuotaExceeded.md",
+    ]

@@ -12,9 +12,11 @@ next lexical query: milliseconds for thousands of chunks, so they are not stored
 One writer at a time; fine for a developer machine and tests.
 
 Lexical scoring is field-aware: a chunk's BM25 score over its whole text
-(title, breadcrumb, content) plus FIELD_WEIGHT times its score over its
-document's names alone: the title, the headings above it and the file name,
-which for a runbook is the alert it answers (`KubePodCrashLooping.md`).
+(title, breadcrumb, content), plus FIELD_WEIGHT times its score over its
+document's names alone (the title, the headings above it and the file name,
+which for a runbook is the alert it answers: `KubePodCrashLooping.md`), plus
+SUMMARY_FIELD_WEIGHT times its document's score over the document's summary
+(its names and its summary sections, below: one entry per document).
 
 Vector scoring is document-aware: a chunk's score is the mean of its own
 cosine similarity and SUMMARY_WEIGHT times its document's summary similarity,
@@ -44,7 +46,9 @@ MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.npy"
 # weight of a match in a chunk's names (title, headings, file name) over one in its text
-FIELD_WEIGHT = 0.3
+FIELD_WEIGHT = 0.6
+# ... and of a match in its document's summary (names + summary sections)
+SUMMARY_FIELD_WEIGHT = 1.0
 # sections that state what a document is about (matched on the last heading, any case)
 SUMMARY_SECTIONS = frozenset({"meaning", "impact", "summary", "overview", "description"})
 # weight of the document's summary similarity beside a chunk's own (1.0: the same)
@@ -55,6 +59,15 @@ def field_text(chunk: Chunk) -> str:
     """What names a chunk: its document's title and file name, and its headings."""
     stem = PurePosixPath(chunk.source).stem
     return " ".join([chunk.title, stem, *chunk.heading_path])
+
+
+def summary_text(chunks: list[Chunk]) -> str:
+    """What a document says it is about: its title (twice: the title weighs as much as
+    the rest of its names), its first chunk's names and its summary sections' text."""
+    if not chunks:
+        return ""
+    first = chunks[0]
+    return " ".join([first.title, field_text(first), *(c.text for c in chunks if is_summary(c))])
 
 
 def is_summary(chunk: Chunk) -> bool:
@@ -94,6 +107,7 @@ class LocalIndex:
         self._dimension: int | None = None
         self._bm25: Any = None
         self._fields_bm25: Any = None
+        self._summary_bm25: Any = None  # one entry per document (numbered as in _layout)
         self._tiebreak: np.ndarray | None = None  # rank of (source, ordinal): stable ties
         self._layout: tuple[np.ndarray, np.ndarray] | None = None  # (document no., summary?)
 
@@ -178,12 +192,17 @@ class LocalIndex:
             self._load()
             if not tokens or not self._chunks:
                 return []
-            bm25, fields = self._lexical_index()
+            bm25, fields, summaries = self._lexical_index()
+            documents, _ = self._document_layout()
             scores = np.zeros(len(self._chunks), dtype=np.float32)
             for index, weight in ((bm25, 1.0), (fields, FIELD_WEIGHT)):
                 ids = index.get_tokens_ids(tokens)
                 if ids:
                     scores += weight * np.asarray(index.get_scores_from_ids(ids), dtype=np.float32)
+            ids = summaries.get_tokens_ids(tokens)
+            if ids:
+                per_document = np.asarray(summaries.get_scores_from_ids(ids), dtype=np.float32)
+                scores += SUMMARY_FIELD_WEIGHT * per_document[documents]
             if not scores.any():
                 return []
             chunks, tiebreak = self._chunks, self._order()
@@ -248,17 +267,25 @@ class LocalIndex:
             self._layout = (documents, summary)
         return self._layout
 
-    def _lexical_index(self) -> tuple[Any, Any]:
-        """BM25 over each chunk's text, and over its names (`field_text`)."""
-        if self._bm25 is None or self._fields_bm25 is None:
+    def _lexical_index(self) -> tuple[Any, Any, Any]:
+        """BM25 over each chunk's text, over its names (`field_text`), and over each
+        document's summary (`summary_text`)."""
+        if self._bm25 is None or self._fields_bm25 is None or self._summary_bm25 is None:
             import bm25s  # reason: the lexical index loads with the first search
 
             bm25 = bm25s.BM25()
             bm25.index([tokenize(c.embed_text) for c in self._chunks], show_progress=False)
             fields = bm25s.BM25()
             fields.index([tokenize(field_text(c)) for c in self._chunks], show_progress=False)
-            self._bm25, self._fields_bm25 = bm25, fields
-        return self._bm25, self._fields_bm25
+            by_document: dict[str, list[Chunk]] = {}
+            for chunk in self._chunks:  # documents in first-chunk order, as _document_layout
+                by_document.setdefault(chunk.doc_id, []).append(chunk)
+            summaries = bm25s.BM25()
+            summaries.index(
+                [tokenize(summary_text(cs)) for cs in by_document.values()], show_progress=False
+            )
+            self._bm25, self._fields_bm25, self._summary_bm25 = bm25, fields, summaries
+        return self._bm25, self._fields_bm25, self._summary_bm25
 
     def _load(self) -> None:
         if self._loaded:
@@ -296,7 +323,8 @@ class LocalIndex:
         self._loaded = True
 
     def _persist(self) -> None:
-        self._bm25 = self._fields_bm25 = self._tiebreak = self._layout = None
+        self._bm25 = self._fields_bm25 = self._summary_bm25 = None
+        self._tiebreak = self._layout = None
         self.directory.mkdir(parents=True, exist_ok=True)
         lines = "".join(c.model_dump_json() + "\n" for c in self._chunks)
         _write_atomic(self.directory / CHUNKS, lines.encode("utf-8"))
