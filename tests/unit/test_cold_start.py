@@ -26,8 +26,6 @@ TOOL_PLUMBING = {"base", "common", "registry", "runner"}
 # another tool's module a tool imports for a helper, not for the tool: read_skill takes
 # `case_store` from tools.cases (the helper would better live outside the tools package)
 BORROWED = {"read_skill": {"cases"}}
-# the tool Lambdas whose own code reads YAML (skill front matter; MCP server configuration)
-READS_YAML = {"read_skill", "mcp"}
 
 PROBE = """
 import gc, json, sys
@@ -72,9 +70,10 @@ def test_a_tool_handler_loads_its_own_tool_and_no_other(module: str) -> None:
     loaded = _loaded_by(module)
     # Then of the tools it holds only its own (and the plumbing every tool uses)
     assert set(loaded["tools"]) - TOOL_PLUMBING - BORROWED.get(name, set()) == own
-    # And it loads no graph node and no YAML parser unless its tool reads YAML
+    # And it loads no graph node, and no YAML parser (the tools that read YAML load it
+    # when they parse a skill or a configuration)
     assert loaded["graph"] == []
-    assert loaded["yaml"] is (name in READS_YAML)
+    assert loaded["yaml"] is False
     # And it builds no model's validator at import (each is built on first use)
     assert loaded["built"] == []
     # And the garbage collector runs again after the init phase, past what it imported
@@ -99,8 +98,9 @@ def test_a_node_handler_loads_its_own_node_and_no_other(handler: str) -> None:
     # Then of the nodes it holds only its own
     nodes = {m for m in loaded["graph"] if m.startswith("superbiz.graph.nodes.")}  # type: ignore[union-attr]
     assert nodes == {f"superbiz.graph.nodes.{NODE_MODULES[handler]}"}
-    # And it builds no model's validator at import
+    # And it builds no model's validator at import, and loads no YAML parser
     assert loaded["built"] == []
+    assert loaded["yaml"] is False
     assert loaded["collector"] == [True, True]
 
 

@@ -22,7 +22,6 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from superbiz.aws import AwsClients
@@ -65,6 +64,8 @@ def proposal_id_for(signature: str, service: str | None) -> str:
 
 
 def _front_matter(meta: dict[str, Any]) -> str:
+    import yaml  # reason: PyYAML loads where a skill is written or parsed, not in every Lambda
+
     return "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True).strip() + "\n---\n"
 
 
@@ -117,6 +118,8 @@ def parse_draft(text: str) -> Skill:
     if not text.startswith("---\n") or "\n---\n" not in text[4:]:
         raise ProposalInvalid("a skill starts with '---', YAML front matter, '---', then a body")
     head, body = text[4:].split("\n---\n", 1)
+    import yaml  # reason: as in _front_matter()
+
     try:
         meta = SkillMeta.model_validate(yaml.safe_load(head))
     except (yaml.YAMLError, ValidationError) as exc:

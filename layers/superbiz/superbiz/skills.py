@@ -13,7 +13,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from superbiz.errors import SuperBizError
@@ -131,6 +130,8 @@ def parse_skill(path: Path) -> Skill:
             f"{path}: no front matter; a skill starts with '---', YAML (name, description, "
             "tier, fault_categories, triggers), then '---' and the Markdown body"
         )
+    import yaml  # reason: PyYAML loads where a skill is read, not in every Lambda
+
     try:
         data = yaml.safe_load(match.group(1))
     except yaml.YAMLError as exc:

@@ -16,7 +16,6 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
 from pydantic import ConfigDict, Field, ValidationError
 
 from superbiz import skills
@@ -168,6 +167,8 @@ class Roster:
 
 def parse_profile(path: Path, *, known_tools: set[str], known_skills: set[str]) -> Profile:
     """One profile folder; every problem is a `SpecialistError` naming the file and field."""
+    import yaml  # reason: PyYAML loads where a profile is read, not in every Lambda
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:

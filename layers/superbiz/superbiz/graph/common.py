@@ -1,15 +1,12 @@
-"""What every graph node shares: entering the node, model turns recorded as
-`agent_step`s, structured-output parsing, and reading the run's records."""
+"""What every graph node shares: entering the node, recording a code node's step,
+and reading the run's records. Model turns are in superbiz.graph.turns (only the
+model nodes load the prompts and the pricing)."""
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from superbiz.contracts import (
     AnswerCheck,
@@ -24,11 +21,7 @@ from superbiz.contracts import (
     VerifierOutput,
 )
 from superbiz.deps import Deps
-from superbiz.errors import ModelError, ModelOutputInvalid
 from superbiz.graph.routes import Route
-from superbiz.models.base import ModelRequest, ModelResponse, Role
-from superbiz.models.pricing import cost_usd
-from superbiz.prompts import Prompt, load_prompt
 from superbiz.records import AgentStep, RunTrace
 
 T = TypeVar("T", bound=BaseModel)
@@ -49,102 +42,6 @@ def enter(event: NodeEvent, node: str, deps: Deps) -> GraphState:
     else:
         deps.store.append_flow(state.run_id, node)
     return state
-
-
-@dataclass
-class Turn:
-    response: ModelResponse
-    step: AgentStep
-
-
-def model_turn(
-    deps: Deps,
-    run_id: str,
-    role: Role,
-    context: dict[str, Any],
-    *,
-    attempt: int = 0,
-    tools: list[dict[str, Any]] | None = None,
-    response_model: type[BaseModel] | None = None,
-    output_type: str | None = None,
-    prompt_name: str | None = None,
-    prompt: Prompt | None = None,
-) -> Turn:
-    """One model call, recorded as an agent_step whether it succeeds or not. `prompt`
-    replaces the role's prompt file (a specialist's Executor prompt)."""
-    prompt = prompt or load_prompt(prompt_name or role, deps.settings.prompts_dir)
-    request = ModelRequest(
-        role=role,
-        messages=prompt.render(context),
-        tools=tools or [],
-        response_schema=response_model.model_json_schema() if response_model else None,
-        context=context,
-    )
-    step = AgentStep(
-        agent_name=role,
-        attempt=attempt,
-        model=deps.model.name,
-        prompt_version=prompt.version,
-        output_type=output_type,
-        model_input={
-            "messages": request.messages,
-            "tools": [t["function"]["name"] for t in request.tools],
-        },
-    )
-    started = time.perf_counter()
-    try:
-        response = deps.model.complete(request)
-    except ModelError as exc:
-        step.error = f"{type(exc).__name__}: {exc}"
-        step.duration_ms = int((time.perf_counter() - started) * 1000)
-        deps.store.add_step(run_id, step)
-        raise
-    step.duration_ms = int((time.perf_counter() - started) * 1000)
-    step.model = response.model
-    step.prompt_tokens = response.usage.prompt_tokens
-    step.completion_tokens = response.usage.completion_tokens
-    step.cost_usd = cost_usd(
-        response.model, step.prompt_tokens, step.completion_tokens, deps.settings.model_prices
-    )
-    step.model_output = {
-        "content": response.content,
-        "tool_calls": [c.model_dump() for c in response.tool_calls],
-    }
-    return Turn(response=response, step=step)
-
-
-def parse_output(
-    turn: Turn,
-    model: type[T],
-    deps: Deps,
-    run_id: str,
-    refine: Callable[[T], T] | None = None,
-) -> T:
-    """Validate structured output; invalid output is recorded, then raised as a
-    technical error the state machine retries once."""
-    content = turn.response.content or ""
-    try:
-        parsed = model.model_validate(json.loads(_strip_fences(content)))
-    except (json.JSONDecodeError, ValidationError) as exc:
-        turn.step.error = f"ModelOutputInvalid: {type(exc).__name__}: {str(exc)[:500]}"
-        deps.store.add_step(run_id, turn.step)
-        raise ModelOutputInvalid(
-            f"{turn.step.agent_name} output is not a valid {model.__name__}: {str(exc)[:300]}"
-        ) from exc
-    if refine is not None:  # code completes the output before it is recorded (the specialist)
-        parsed = refine(parsed)
-    turn.step.model_output = {**turn.step.model_output, "parsed": parsed.model_dump(mode="json")}
-    turn.step.thought = getattr(parsed, "rationale", "") or ""
-    deps.store.add_step(run_id, turn.step)
-    return parsed
-
-
-def _strip_fences(text: str) -> str:
-    text = text.strip()
-    if text.startswith("```"):
-        text = text.split("\n", 1)[1] if "\n" in text else ""
-        text = text.rsplit("```", 1)[0]
-    return text
 
 
 # Each contract a step records and the output_type it is recorded under.

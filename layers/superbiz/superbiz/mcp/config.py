@@ -27,7 +27,6 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from superbiz.errors import SuperBizError
@@ -123,6 +122,8 @@ def load_config(source: str | None) -> McpConfig:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise McpConfigInvalid(f"MCP configuration {path}: cannot read it ({exc})") from exc
+    import yaml  # reason: PyYAML loads where a configuration is parsed, not in every Lambda
+
     try:
         data: Any = json.loads(text) if text.lstrip().startswith("{") else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:

@@ -21,11 +21,10 @@ from superbiz.graph.common import (
     enter,
     latest,
     latest_output,
-    model_turn,
-    parse_output,
     record_code_step,
 )
 from superbiz.graph.context import session_history
+from superbiz.graph.turns import model_turn, parse_output
 from superbiz.records import RunTrace
 from superbiz.render import render_report
 

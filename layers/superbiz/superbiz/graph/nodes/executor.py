@@ -18,11 +18,10 @@ from superbiz.graph import case_capture, fallback_route
 from superbiz.graph.common import (
     enter,
     latest,
-    model_turn,
-    parse_output,
 )
 from superbiz.graph.context import findings, run_context
 from superbiz.graph.routes import Route
+from superbiz.graph.turns import model_turn, parse_output
 from superbiz.mcp import toolset as mcp_toolset
 from superbiz.prompts import load_prompt
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for

@@ -17,11 +17,10 @@ from superbiz.graph.common import (
     enter,
     latest,
     latest_output,
-    model_turn,
-    parse_output,
 )
 from superbiz.graph.context import findings, run_context, session_history
 from superbiz.graph.routes import Route
+from superbiz.graph.turns import model_turn, parse_output
 from superbiz.mcp import toolset as mcp_toolset
 
 

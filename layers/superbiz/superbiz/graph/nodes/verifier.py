@@ -16,11 +16,10 @@ from superbiz.graph import logic
 from superbiz.graph.common import (
     enter,
     latest_output,
-    model_turn,
-    parse_output,
     record_code_step,
 )
 from superbiz.graph.context import findings
+from superbiz.graph.turns import model_turn, parse_output
 from superbiz.records import RunTrace
 
 
