@@ -11,10 +11,11 @@ list's best score (BM25 is 0 when no term matches, so 0 is its floor), the
 vector scores min-max over the list (a cosine has no useful floor of its
 own: the k-th nearest chunk of a small corpus is still similar); a chunk
 absent from a list gets 0 from it. A convex combination of normalised scores
-keeps how far apart two candidates are, which ranks throw away: measured on
-the runbook corpus (docs/architecture.md, "Knowledge"), it ranks the right
-runbook first more often than reciprocal-rank fusion (Bruch et al., "An
-Analysis of Fusion Functions for Hybrid Retrieval", 2023, find the same).
+keeps how far apart two candidates are, which ranks throw away: on the same
+candidate lists of the runbook corpus (README, "Knowledge base") it ranks the
+right runbook first for 0.972 / 0.920 of the 72 / 50 descriptions, against
+0.944 / 0.820 for reciprocal-rank fusion (Bruch et al., "An Analysis of
+Fusion Functions for Hybrid Retrieval", 2023, find the same).
 
 `score` lies in 0..1 and means the same for every backend: 1.0 = first in
 every queried list; in a single-list mode it is that list's normalised score.

@@ -42,7 +42,7 @@ EMBED_BATCH = 64
 # however spelt) is decided by exact terms, which find a name better than meaning does;
 # a description in plain words by meaning, with exact terms as the lesser voice.
 # Chosen on the tuning sets as the middle of the range where recall@1 is flat (0.25-0.4
-# for plain words; names are at 1.0 from 0.6 up): docs/architecture.md, "Knowledge".
+# for plain words; names are at 1.0 from 0.7 up): README, "Knowledge base".
 NAME_LEXICAL_SHARE = 0.8
 PLAIN_LEXICAL_SHARE = 0.3
 LEXICAL_LEAD = 1.5
