@@ -65,7 +65,7 @@ $(LAYER_DIR)/.built: $(LAYER_REQS) $(LAYER_SDISTS) | $(STAMP)
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir $(WHEELHOUSE) -r $(LAYER_SDISTS)
 	$(BIN)/python -m pip install --quiet --target $(LAYER_DIR)/python --find-links $(WHEELHOUSE) \
 		$(LAYER_TARGET) -r $(LAYER_REQS)
-	find $(LAYER_DIR) -depth -name __pycache__ -type d -exec rm -rf {} +
+	$(BIN)/python -m stacks.bytecode $(LAYER_DIR)/python
 	@du -sh $(LAYER_DIR) | sed 's/^/dependency layer (unzipped): /'
 	@touch $@
 

@@ -22,10 +22,12 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from stacks import constants as c
+from stacks.bytecode import RUNTIME_VERSION, compile_tree
 from stacks.constructs.nag import acknowledge
 from superbiz.catalog import PROCESS_ENVIRONMENT, function_name
 
 RUNTIME = lambda_.Runtime.PYTHON_3_12
+assert RUNTIME.name == "python{}.{}".format(*RUNTIME_VERSION), "stacks.bytecode compiles for it"
 ARCHITECTURE = lambda_.Architecture.ARM_64
 _BUILD_ARTIFACTS = ("__pycache__", "*.pyc", "*.pyo")
 # SnapStart needs Python 3.12+ (Runtime.supports_snap_start says so per runtime)
@@ -60,6 +62,7 @@ class LocalCopy:
                 ignore=shutil.ignore_patterns(*_BUILD_ARTIFACTS),
                 dirs_exist_ok=True,
             )
+        compile_tree(Path(output_dir))  # Lambda's /opt is read-only: ship the bytecode
         return True
 
 

@@ -15,6 +15,7 @@ from cdk_nag import AwsSolutionsChecks
 
 from app import build_app
 from stacks import constants as c
+from stacks.bytecode import RUNTIME_VERSION, runtime_python
 from stacks.config import ConfigError, DeploymentConfig
 from stacks.constructs.diagnosis import warn_if_log_groups_open
 from stacks.constructs.functions import DependenciesLayerMissing
@@ -431,7 +432,27 @@ def test_layer_ships_the_library_under_python(synth: Synthesised) -> None:
     skills = root / "python" / "superbiz" / "prompts" / "skills"
     assert (skills / "general-rules" / "SKILL.md").is_file()
     assert (skills / "deploy-regression" / "SKILL.md").is_file()
-    assert not list(root.rglob("__pycache__"))
+    # and bytecode only for the runtime's Python (none of the machine's own)
+    runtime_tag = "cpython-{}{}".format(*RUNTIME_VERSION)
+    assert {p.suffixes[0] for p in root.rglob("*.pyc")} <= {f".{runtime_tag}"}
+
+
+def test_layer_ships_bytecode_for_the_runtime_python(synth: Synthesised) -> None:
+    if runtime_python() is None:
+        pytest.skip(
+            "no CPython {}.{} on this machine: the layer ships source only".format(*RUNTIME_VERSION)
+        )
+    # Given the library layer's asset, built where a CPython of the runtime's version exists
+    layer = synth.json["Resources"][synth.layer_id("SuperBizAgent shared library")]
+    package = synth.asset(layer["Properties"]["Content"]["S3Key"].removesuffix(".zip")) / "python"
+    # Then every module has its bytecode beside it, so Lambda compiles nothing at a cold start
+    tag = "cpython-{}{}".format(*RUNTIME_VERSION)
+    missing = [
+        str(py.relative_to(package))
+        for py in package.rglob("*.py")
+        if not (py.parent / "__pycache__" / f"{py.stem}.{tag}.pyc").is_file()
+    ]
+    assert missing == []
 
 
 def test_layer_holds_the_runtime_and_no_workbench_module(synth: Synthesised) -> None:

@@ -135,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         imports = bench_imports(args.import_rounds, args.baseline)
         print()
         bench_cold_path(touched, imports)
+        print()
+        bench_bytecode(args.import_rounds)
     if "retrieval" not in skip:
         print()
         bench_retrieval(Path(args.corpus) if args.corpus is not None else None)
@@ -394,6 +396,86 @@ def bench_tracer(repeats: int = 7) -> None:
     for name in TRACER_VARIANTS:
         print(f"  {name:<52} {statistics.median(samples[name]) / bare:>5.2f}x")
     print("  (measured by: python -m superbiz_workbench.bench; one fresh process per sample)")
+
+
+# the third-party packages the dependency layer ships that every handler imports
+LAYER_PACKAGES = (
+    "pydantic",
+    "pydantic_core",
+    "annotated_types",
+    "typing_inspection",
+    "typing_extensions",
+    "aws_lambda_powertools",
+    "aws_xray_sdk",
+    "wrapt",
+    "jmespath",
+)
+BYTECODE_HANDLERS = ("tool_query_logs", "gatekeeper", "planner")
+
+
+def bench_bytecode(repeats: int = 7) -> None:
+    """A layer with bytecode against one with source only, as Lambda's read-only /opt sees
+    them (no bytecode written at import): copies of the superbiz package, the handlers and
+    the third-party packages of the dependency layer, one copy compiled, one not."""
+    import importlib.util
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="superbiz-bytecode-") as tmp:
+        trees: dict[str, Path] = {}
+        for label in ("source only", "with bytecode"):
+            root = Path(tmp) / label.replace(" ", "-")
+            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+            shutil.copytree(REPO_ROOT / "layers" / "superbiz", root / "opt", ignore=ignore)
+            shutil.copytree(REPO_ROOT / "functions", root / "task" / "functions", ignore=ignore)
+            for name in LAYER_PACKAGES:
+                spec = importlib.util.find_spec(name)
+                if spec is None or spec.origin is None:
+                    continue
+                origin = Path(spec.origin)
+                if origin.name == "__init__.py":
+                    shutil.copytree(origin.parent, root / "opt" / name, ignore=ignore)
+                else:
+                    shutil.copy2(origin, root / "opt" / origin.name)
+            if label == "with bytecode":
+                subprocess.run([sys.executable, "-m", "compileall", "-q", str(root)], check=True)
+            trees[label] = root
+        env = {**os.environ, **LAMBDA_LIKE_ENV, **_process_env(REPO_ROOT)}
+        env["PYTHONDONTWRITEBYTECODE"] = "1"  # /opt is read-only in Lambda
+        probes = [(label, m) for label in trees for m in ("boto3", *BYTECODE_HANDLERS)]
+        samples: dict[tuple[str, str], list[float]] = {p: [] for p in probes}
+        rng = random.Random(20)
+        for _ in range(repeats):
+            rng.shuffle(probes)
+            for label, module in probes:
+                root = trees[label]
+                target = module if module == "boto3" else f"functions.{module}"
+                done = subprocess.run(
+                    [sys.executable, "-c", _PROBE.format(module=target, heavy=(), plumbing=())],
+                    cwd=root / "task",
+                    env={**env, "PYTHONPATH": f"{root / 'opt'}{os.pathsep}{root / 'task'}"},
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                    check=True,
+                )
+                samples[(label, module)].append(float(done.stdout.split()[0]))
+    print(
+        f"layer bytecode (Lambda's /opt is read-only: a layer without it is compiled at every "
+        f"cold start), import CPU time, {repeats} rounds, medians, over a bare `import boto3`:"
+    )
+    for label in trees:
+        bare = statistics.median(samples[(label, "boto3")])
+        ratios = "  ".join(
+            f"{m} {statistics.median(samples[(label, m)]) / bare:4.2f}x" for m in BYTECODE_HANDLERS
+        )
+        print(f"  {label:<14} {ratios}")
+    print(
+        "  (the superbiz package and the dependency layer's pure-Python packages copied twice; "
+        "`make layer` and synthesis compile them for the runtime's Python: stacks/bytecode.py)"
+    )
 
 
 def bench_cold_path(touched: list[str], run: ImportRun) -> None:
