@@ -57,7 +57,9 @@ class Chunk(BaseModel):
 
 class Candidate(BaseModel):
     chunk_id: str
-    score: float  # the backend's own score (BM25 or cosine similarity)
+    # the backend's own score: BM25, or the vector score (cosine similarity; the local
+    # index blends it with the document's summary similarity, see local_index)
+    score: float
 
 
 class Embedder(Protocol):

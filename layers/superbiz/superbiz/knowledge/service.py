@@ -58,7 +58,7 @@ def default_index_dir() -> Path:
 class SearchHit(BaseModel):
     chunk: Chunk
     score: float  # fused, 0..1 (see superbiz.knowledge.fusion)
-    raw_score: float  # BM25 or cosine score from the list where it ranked best
+    raw_score: float  # BM25 or vector score from the list where it ranked best
     score_label: str  # high | medium | low
     lexical_rank: int | None = None
     vector_rank: int | None = None
