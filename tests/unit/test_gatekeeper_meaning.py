@@ -321,3 +321,45 @@ def test_emptying_a_store_or_tearing_an_environment_down_is_destructive(action):
 )
 def test_ordinary_queue_and_cache_work_is_not_destructive(action):
     assert gk.destructive(action) is None
+
+
+@pytest.mark.parametrize(
+    ("statement", "evidence", "held"),
+    [
+        # the plural of a status code the output shows is that code, not 503 seconds
+        ("checkout returned 503s to every caller", "GET /pay status=503 upstream down", True),
+        ("the gateway answered with HTTP 502s", "HTTP 502 Bad Gateway from lb-7", True),
+        # a number the output never shows as a status stays a duration to be checked
+        ("checkout returned 504s to every caller", "GET /pay status=503 upstream down", False),
+        ("the batch job ran for 503s", "job wrote 503 rows to the ledger", False),
+    ],
+)
+def test_a_status_code_in_the_plural_is_the_code_the_output_shows(statement, evidence, held):
+    # Given a tool output and a claim about it
+    ev = specifics.evidence_of([evidence.lower()])
+    # When its specifics are checked against the output
+    missing = specifics.unsupported(statement, ev)
+    # Then "503s" stands for the code where the output shows that code as a status
+    assert (missing == []) is held
+
+
+def test_a_root_cause_may_link_two_cited_facts_with_drove_and_a_name_part():
+    # Given a root cause joining the cited pool line to the cited 5XX peak with "drove", and
+    # naming the pool by the first part of its hyphenated name
+    result = check(
+        "Connection timeouts in the HikariPool drove the Target 5XX peak of 239.",
+        ON_LINE,
+        ON_SUMMARY,
+        kind=ClaimKind.ROOT_CAUSE,
+    )
+    # Then it passes: the link word states no fact, and the name is the cited one
+    assert result.passed, result.detail
+
+
+def test_drove_does_not_carry_a_cause_the_citations_never_show():
+    result = check(
+        "A Redis failover drove the Target 5XX peak of 239.",
+        ON_SUMMARY,
+        kind=ClaimKind.ROOT_CAUSE,
+    )
+    assert not result.passed and gk.CAUSE_UNSUPPORTED in result.rule_ids

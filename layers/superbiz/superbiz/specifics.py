@@ -479,6 +479,8 @@ def supported(spec: Specific, ev: Evidence) -> bool:
         # a quantity with a unit must match one of the same dimension (30000ms = 30 s,
         # never 30000 s), or a number the evidence wrote with no unit where the
         # evidence shows that dimension (a Percent metric's 85.2, never total=20 as 20 GB)
+        if unit == "s" and _status_plural(spec.text, value, ev):
+            return True  # "503s": the plural of a status code the evidence shows, not seconds
         if unit in _TIME_UNITS:
             return value * _TIME_UNITS[unit] in ev.seconds or _unitless(value, "time", ev)
         if unit.lower() in _SIZE_UNITS:
@@ -512,6 +514,17 @@ def supported(spec: Specific, ev: Evidence) -> bool:
         # never names the field, the number alone is what can be checked
         return bound_value in bound if bound else bound_value in ev.numbers
     return False
+
+
+def _status_plural(text: str, value: Decimal, ev: Evidence) -> bool:
+    """`503s` written as one word, where the evidence shows 503 as an HTTP status (after
+    status, code, HTTP, returned or response). Read so, "took 503s" also passes where the
+    evidence shows status 503: the number is the evidence's, the unit word is not checked."""
+    if " " in text.strip() or value != value.to_integral_value() or not 100 <= value <= 599:
+        return False
+    code = int(value)
+    shown = rf"(?:status|code|http|returned|response)[^0-9\n]{{0,12}}(?<!\d){code}(?!\d)"
+    return re.search(shown, ev.text) is not None
 
 
 def _unitless(value: Decimal, dimension: str, ev: Evidence) -> bool:

@@ -133,6 +133,7 @@ GENERIC_WORDS = frozenset(
     dropped citations citation match recorded tool output outputs investigation manually
     continue recommended recommend recommendation next steps step below above following
     follow first last time times began begin started start
+    led leads drove drive drives driving driven behind produced produces
     """.split()  # noqa: SIM905 (a word list reads best as text)
 )
 # "the root cause is X", "caused by X": a cause asserted, whatever negation follows
@@ -684,8 +685,14 @@ class Support:
 
 
 def words(text: str) -> set[str]:
-    """Content-bearing words, lightly stemmed so "connections" matches "connection"."""
-    return {_stem(w) for w in _WORD.findall(text.lower())}
+    """Content-bearing words, lightly stemmed so "connections" matches "connection"; a
+    hyphenated name also gives its parts, so "checkout" is held by "checkout-api"."""
+    found: set[str] = set()
+    for w in _WORD.findall(text.lower()):
+        found.add(_stem(w))
+        if "-" in w.strip("-"):
+            found |= {_stem(p) for p in w.split("-") if len(p) >= 3}
+    return found
 
 
 def _stem(word: str) -> str:
