@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from superbiz.errors import SuperBizError
+from superbiz.schema import Schema
 
 
 class KnowledgeError(SuperBizError):
@@ -31,7 +32,7 @@ class EmbeddingError(KnowledgeError):
     """The embedding model or endpoint failed."""
 
 
-class Chunk(BaseModel):
+class Chunk(Schema):
     """One retrievable piece of a document. `chunk_id` is stable: the same
     document content under the same source path always yields the same ids."""
 
@@ -55,7 +56,7 @@ class Chunk(BaseModel):
         return f"{self.title}\n{crumb}\n{self.text}" if crumb else f"{self.title}\n{self.text}"
 
 
-class Candidate(BaseModel):
+class Candidate(Schema):
     chunk_id: str
     # the backend's own score: BM25, or the vector score (cosine similarity; the local
     # index blends it with the document's summary similarity, see local_index)

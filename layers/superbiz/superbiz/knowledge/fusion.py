@@ -36,9 +36,8 @@ question the corpus cannot answer is still ranked first.
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 from superbiz.knowledge.base import Candidate
+from superbiz.schema import Schema
 
 RRF_K = 60
 HIGH_THRESHOLD = 0.80
@@ -48,7 +47,7 @@ MEDIUM_THRESHOLD = 0.50
 VECTOR_MIN_SPAN = 0.1
 
 
-class FusedCandidate(BaseModel):
+class FusedCandidate(Schema):
     chunk_id: str
     score: float  # fused, normalised to 0..1
     raw_score: float  # the backend score from the list where it ranked best

@@ -18,17 +18,18 @@ import statistics
 import time
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from superbiz.knowledge.service import KnowledgeBase, SearchMode, best_per_document
+from superbiz.schema import Schema
 
 
-class LabelledQuery(BaseModel):
+class LabelledQuery(Schema):
     query: str
     relevant: list[str]
 
 
-class RetrievalReport(BaseModel):
+class RetrievalReport(Schema):
     model_config = ConfigDict(populate_by_name=True)
 
     mode: str

@@ -19,13 +19,14 @@ from typing import Any, Literal
 from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.metrics import MetricUnit
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from superbiz.aws import AwsClients
 from superbiz.knowledge.base import KnowledgeError
 from superbiz.knowledge.chunking import DOCUMENT_SUFFIXES, domain_for
 from superbiz.knowledge.service import KnowledgeBase
 from superbiz.observability import metrics
+from superbiz.schema import Schema
 from superbiz.settings import Settings, get_settings
 
 # larger objects are not runbooks; reading them would only exhaust the function's memory
@@ -38,7 +39,7 @@ class KnowledgeIngestFailed(KnowledgeError):
     """Some uploaded documents could not be indexed; the message names each one and why."""
 
 
-class S3ObjectEvent(BaseModel):
+class S3ObjectEvent(Schema):
     """One record of an S3 event notification, reduced to what ingestion needs."""
 
     event_name: str  # ObjectCreated:Put, ObjectRemoved:Delete, ...
@@ -66,7 +67,7 @@ class S3ObjectEvent(BaseModel):
         return self.event_name.startswith("ObjectRemoved")
 
 
-class DocumentOutcome(BaseModel):
+class DocumentOutcome(Schema):
     key: str
     source: str = ""
     action: Action
@@ -74,7 +75,7 @@ class DocumentOutcome(BaseModel):
     reason: str = ""
 
 
-class IngestReport(BaseModel):
+class IngestReport(Schema):
     documents: list[DocumentOutcome] = Field(default_factory=list)
 
     def count(self, action: Action) -> int:

@@ -12,8 +12,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
-
 from superbiz.knowledge.base import (
     Candidate,
     Chunk,
@@ -32,6 +30,7 @@ from superbiz.knowledge.chunking import (
 )
 from superbiz.knowledge.fusion import convex_fusion
 from superbiz.knowledge.lexical import is_identifier_query
+from superbiz.schema import Schema
 
 SearchMode = Literal["hybrid", "bm25", "dense"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "bm25", "dense")
@@ -55,7 +54,7 @@ def default_index_dir() -> Path:
     return Path.cwd() / ".superbiz" / "knowledge"
 
 
-class SearchHit(BaseModel):
+class SearchHit(Schema):
     chunk: Chunk
     score: float  # fused, 0..1 (see superbiz.knowledge.fusion)
     raw_score: float  # BM25 or vector score from the list where it ranked best
@@ -64,7 +63,7 @@ class SearchHit(BaseModel):
     vector_rank: int | None = None
 
 
-class IngestSummary(BaseModel):
+class IngestSummary(Schema):
     documents: int  # documents read
     chunks: int  # chunks those documents now have in the index
     removed: int  # chunks removed because their document changed (or became empty)
