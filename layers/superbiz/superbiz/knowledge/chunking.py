@@ -26,7 +26,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-import yaml
 
 from superbiz.knowledge.base import Chunk
 
@@ -84,6 +83,8 @@ def split_front_matter(text: str) -> tuple[dict[str, object], str]:
         return {}, text
     newline = text.find("\n", end + 4)
     body = "" if newline < 0 else text[newline + 1 :]
+    import yaml  # reason: PyYAML loads where a document's front matter is parsed
+
     try:
         meta = yaml.safe_load(text[4:end])
     except yaml.YAMLError:

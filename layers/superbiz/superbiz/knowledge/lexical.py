@@ -15,11 +15,47 @@ from __future__ import annotations
 
 import re
 
-from bm25s.stopwords import STOPWORDS_EN
-
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-STOPWORDS = frozenset(STOPWORDS_EN)
+# Lucene's English stop words, the list bm25s uses (written out: importing bm25s loads numpy
+# and scipy, which the functions that only tokenize a query never need)
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    ]
+)
 _VOWELS = set("aeiouy")
 
 
