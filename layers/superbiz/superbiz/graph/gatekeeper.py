@@ -307,10 +307,12 @@ def _check_citation(
 # ----------------------------------------------------------------- derivations
 
 
-def counts_as(item: Any, needle: str) -> bool:
-    """A counted element contains the text and is not addressed to the agent."""
-    text = as_text(item)
-    return needle.lower() in text.lower() and not is_instruction_like(text)
+def counts(items: list[Any], needle: str) -> tuple[int, int]:
+    """How many elements contain the text: all of them, and those not addressed to the
+    agent. Either is a true count of the output (a line carrying an injection is still a
+    line); what such a line says never becomes evidence (R6)."""
+    matching = [t for t in (as_text(item) for item in items) if needle.lower() in t.lower()]
+    return len(matching), sum(1 for t in matching if not is_instruction_like(t))
 
 
 def _number(text: str) -> Decimal | None:
@@ -357,9 +359,12 @@ def recompute(
             return f"{list_path} is not a list"
         if observations is None or not observations.covers([*parts, 0]):
             return f"the elements of {list_path} are not observations of {inv.tool_name}"
-        count = sum(1 for item in items if counts_as(item, needle))
-        if Decimal(count) != stated:
-            return f"{count} elements of {list_path} contain {needle!r}, not {derivation.value}"
+        every, clean = counts(items, needle)
+        if stated not in (Decimal(every), Decimal(clean)):
+            counted = (
+                f"{every}" if every == clean else f"{every} ({clean} not addressed to the agent)"
+            )
+            return f"{counted} elements of {list_path} contain {needle!r}, not {derivation.value}"
         return None
     if op in (DerivationOp.MINUTES_BETWEEN, DerivationOp.SECONDS_BETWEEN):
         if len(derivation.inputs) != 2:
