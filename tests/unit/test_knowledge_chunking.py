@@ -16,7 +16,7 @@ from superbiz.knowledge.base import (
     KnowledgeIndex,
     KnowledgeIndexEmpty,
 )
-from superbiz.knowledge.chunking import chunk_document, doc_id_for
+from superbiz.knowledge.chunking import chunk_document, doc_id_for, is_folder_file
 from superbiz.knowledge.fusion import RRF_K, reciprocal_rank_fusion, score_label
 from superbiz.knowledge.lexical import tokenize
 from superbiz.knowledge.local_index import LocalIndex
@@ -175,6 +175,35 @@ def test_ingest_folder_sources_are_relative_and_only_documents(corpus, tmp_path)
     single = KnowledgeBase(LocalIndex(tmp_path / "single"), FakeEmbedder())
     single.ingest_path(corpus / "etcd" / "etcdNoLeader.md")
     assert {c.source for c in single.index.get(_all_ids(single))} == {"etcdNoLeader.md"}
+
+
+def test_files_about_the_folder_are_not_ingested_with_it(corpus, tmp_path):
+    # Given a runbook folder that also holds a README, a licence, a changelog and a
+    # site generator's section page
+    (corpus / "README.md").write_text("# Runbooks\n\nOne page per alert: etcd, kubernetes.\n")
+    (corpus / "LICENSE.md").write_text("Apache License 2.0\n")
+    (corpus / "CHANGELOG.md").write_text("## 1.0\n\nAdded etcdNoLeader.\n")
+    (corpus / "etcd" / "_index.md").write_text("---\ntitle: etcd\n---\n\netcd alerts.\n")
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), FakeEmbedder())
+    # When the folder is ingested
+    summary = kb.ingest_path(corpus)
+    # Then only the documents that answer something are indexed
+    sources = {c.source for c in kb.index.get(_all_ids(kb))}
+    assert sources == {"kubernetes/KubePodCrashLooping.md", "etcd/etcdNoLeader.md", "notes.txt"}
+    assert summary.documents == 3
+    # And a README named on its own is still read
+    single = KnowledgeBase(LocalIndex(tmp_path / "single"), FakeEmbedder())
+    single.ingest_path(corpus / "README.md")
+    assert {c.source for c in single.index.get(_all_ids(single))} == {"README.md"}
+
+
+def test_a_folder_file_is_known_by_its_name_in_any_case():
+    # Given the names a repository or a documentation site gives its own files
+    # Then they describe a folder, and a runbook named like an alert does not
+    for source in ("README.md", "docs/readme.txt", "Code-Of-Conduct.md", "node/_index.md"):
+        assert is_folder_file(source), source
+    for source in ("node/NodeClockSkewDetected.md", "general/Watchdog.md", "readme-first/Alert.md"):
+        assert not is_folder_file(source), source
 
 
 def test_reingest_replaces_changed_documents_and_skips_unchanged(corpus, tmp_path):

@@ -97,6 +97,22 @@ def test_an_uploaded_runbook_records_its_uploader_and_time():
     assert {c.ingested_by for c in index.chunks.values()} == {"s3:AWS:AIDAEXAMPLE:alice"}
 
 
+def test_an_uploaded_readme_is_skipped_and_says_why():
+    # Given a README uploaded beside the runbooks
+    index = Index()
+    ingestor = S3KnowledgeIngestor(
+        KnowledgeBase(index, Embedder()), Bucket({"knowledge/README.md": b"# Runbooks\n\nIndex.\n"})
+    )
+    event = _event("AWS:AIDAEXAMPLE:alice", "2026-11-29T09:00:00.000Z")
+    event["Records"][0]["s3"]["object"]["key"] = "knowledge/README.md"
+    # When its upload is ingested
+    report = ingestor.ingest(parse_event(event))
+    # Then nothing is indexed and the outcome names the reason
+    assert index.chunks == {}
+    assert [d.action for d in report.documents] == ["skipped"]
+    assert "README" in (report.documents[0].reason or "")
+
+
 def test_local_ingestion_is_stamped_too():
     index = Index()
     kb = KnowledgeBase(index, Embedder())

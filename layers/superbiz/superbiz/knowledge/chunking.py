@@ -26,11 +26,31 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-
 from superbiz.knowledge.base import Chunk
 
 MAX_CHARS = 1000
 DOCUMENT_SUFFIXES = (".md", ".txt")
+# files a runbook folder holds that are about the folder, not an alert: a repository's own
+# files (matched on the stem, any case) and a site generator's section pages (`_index.md`,
+# any stem starting with "_")
+FOLDER_FILES = frozenset(
+    {
+        "readme",
+        "license",
+        "licence",
+        "copying",
+        "notice",
+        "authors",
+        "contributors",
+        "contributing",
+        "changelog",
+        "changes",
+        "history",
+        "code_of_conduct",
+        "security",
+        "codeowners",
+    }
+)
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -51,6 +71,14 @@ def doc_id_for(source: str) -> str:
 def chunk_id_for(doc_id: str, ordinal: int, embed_text: str) -> str:
     digest = hashlib.sha256(embed_text.encode("utf-8")).hexdigest()[:12]
     return f"{doc_id}-{ordinal:04d}-{digest}"
+
+
+def is_folder_file(source: str) -> bool:
+    """Whether a file under a knowledge folder describes the folder rather than being a
+    document of its own (README, LICENSE, CHANGELOG, ..., or a section page such as
+    Hugo's `_index.md`): its words name every runbook's topic and answer none."""
+    stem = PurePosixPath(source).stem
+    return stem.startswith("_") or stem.lower().replace("-", "_") in FOLDER_FILES
 
 
 def doc_of(chunk_id: str) -> str:

@@ -23,7 +23,7 @@ from pydantic import Field
 
 from superbiz.aws import AwsClients
 from superbiz.knowledge.base import KnowledgeError
-from superbiz.knowledge.chunking import DOCUMENT_SUFFIXES, domain_for
+from superbiz.knowledge.chunking import DOCUMENT_SUFFIXES, domain_for, is_folder_file
 from superbiz.knowledge.service import KnowledgeBase
 from superbiz.observability import metrics
 from superbiz.schema import Schema
@@ -120,6 +120,14 @@ class S3KnowledgeIngestor:
                 source=source,
                 action="skipped",
                 reason=f"not a document ({', '.join(DOCUMENT_SUFFIXES)})",
+            )
+        if is_folder_file(source) and not obj.removed:
+            return DocumentOutcome(
+                key=obj.key,
+                source=source,
+                action="skipped",
+                reason="describes its folder (README, LICENSE, a section's _index page), "
+                "not a runbook",
             )
         try:
             if obj.removed:

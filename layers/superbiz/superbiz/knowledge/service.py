@@ -27,6 +27,7 @@ from superbiz.knowledge.chunking import (
     doc_id_for,
     doc_of,
     domain_for,
+    is_folder_file,
 )
 from superbiz.knowledge.fusion import convex_fusion
 from superbiz.knowledge.lexical import is_identifier_query
@@ -74,8 +75,9 @@ class IngestSummary(Schema):
 def document_files(path: Path) -> tuple[Path, list[Path]]:
     """The root that sources are relative to, and the documents under it.
 
-    A folder is walked for .md/.txt files (hidden folders skipped); a single
-    file is its parent folder's child."""
+    A folder is walked for .md/.txt files (hidden folders skipped, and the files
+    that describe a folder rather than answer anything: `is_folder_file`); a single
+    file is its parent folder's child, and is read whatever its name."""
     if path.is_dir():
         files = sorted(
             p
@@ -83,6 +85,7 @@ def document_files(path: Path) -> tuple[Path, list[Path]]:
             if p.is_file()
             and p.suffix.lower() in DOCUMENT_SUFFIXES
             and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            and not is_folder_file(p.relative_to(path).as_posix())
         )
         return path, files
     if path.is_file():
