@@ -258,3 +258,47 @@ def test_the_stop_words_are_the_ones_the_bm25_index_uses() -> None:
 
     # Then they are the index library's English list
     assert frozenset(STOPWORDS_EN) == STOPWORDS
+
+
+# -- the symptom vocabulary -------------------------------------------------------------
+
+
+def test_a_symptom_in_plain_words_adds_the_word_runbooks_use() -> None:
+    from superbiz.knowledge.lexical import query_tokens, symptom_expansion
+
+    # Given descriptions that name a symptom the way people say it
+    # Then the lexical query also holds the runbooks' word for it
+    assert symptom_expansion("eth1 keeps bouncing up and down") == ["flap"]
+    assert symptom_expansion("chrony isn't syncing") == ["clock"]
+    assert "certificat" in symptom_expansion("x509: certificate has expired")
+    assert "flap" in query_tokens("link toggles every minute")
+    # And only whole words or phrases trigger it, and plain queries are left as they are
+    assert symptom_expansion("the tlsv13 handshake and the shortcut") == []
+    assert symptom_expansion("pods keep restarting") == []
+
+
+FLAPPING = """# NodeNetworkInterfaceFlapping
+
+## Meaning
+Network interface is often changing its status: flapping.
+"""
+
+DOWN = """# TargetDown
+
+## Meaning
+A scrape target is down: Prometheus cannot reach it.
+"""
+
+
+def test_a_symptom_the_runbook_never_words_finds_it(tmp_path: Path):
+    # Given a runbook that calls the symptom "flapping", and one that says "down"
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    (root / "NodeNetworkInterfaceFlapping.md").write_text(FLAPPING)
+    (root / "TargetDown.md").write_text(DOWN)
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
+    kb.ingest_path(root)
+    # When someone describes it as bouncing, a word neither runbook holds
+    hits = best_per_document(kb.search("eth1 keeps bouncing all morning", top_k=5, mode="bm25"))
+    # Then the exact terms find the flapping runbook, and only it
+    assert [h.chunk.source for h in hits] == ["NodeNetworkInterfaceFlapping.md"]

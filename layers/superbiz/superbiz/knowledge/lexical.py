@@ -8,7 +8,10 @@ and as its parts. The whole is spelt one way whatever the case convention
 and a query also tries its runs of consecutive words as one identifier
 (`query_tokens`: "kube pod crash looping" finds the alert named so). A light
 suffix stemmer folds "restarting"/"restarts"/"restarted" together; English
-stopwords are dropped.
+stopwords are dropped. A query that describes a symptom in words no runbook uses
+("bouncing up and down", "chrony", "x509") also asks for the runbooks' word for
+it ("flapping", "clock", "certificate"): `SYMPTOM_TERMS`, a small general
+operations vocabulary.
 """
 
 from __future__ import annotations
@@ -112,16 +115,76 @@ def tokenize(text: str) -> list[str]:
 
 def query_tokens(text: str) -> list[str]:
     """`tokenize`, plus each run of 2..MAX_JOINED_WORDS consecutive words joined as one
-    identifier; a run that names nothing in the index matches nothing."""
+    identifier (a run that names nothing in the index matches nothing), plus the runbook
+    words for the symptoms it describes (`symptom_expansion`)."""
     tokens = tokenize(text)
     words = [compound(m.group(0)) for m in _WORD.finditer(text)]
     for size in range(2, MAX_JOINED_WORDS + 1):
         for start in range(len(words) - size + 1):
             tokens.append("".join(words[start : start + size]))
-    return tokens
+    return tokens + [t for t in symptom_expansion(text) if t not in tokens]
 
 
 def is_identifier_query(text: str) -> bool:
     """Whether the query holds an identifier (CamelCase or snake_case): an alert or metric
     name, which exact terms find better than meaning does."""
     return any(len(_parts(m.group(0))) > 1 for m in _WORD.finditer(text))
+
+
+# How on-call engineers describe a symptom -> the words runbooks name it with. General
+# operations vocabulary (not one runbook's phrasing): a word or phrase on the left adds the
+# words on the right to the lexical query (`query_tokens`). Matched on lower-cased
+# whole words; the words on the right are ones the runbooks use.
+SYMPTOM_TERMS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (
+        (
+            "bounce",
+            "bounces",
+            "bouncing",
+            "flip",
+            "flips",
+            "flipping",
+            "toggle",
+            "toggles",
+            "toggling",
+            "oscillates",
+            "oscillating",
+            "up and down",
+            "on and off",
+        ),
+        "flapping",
+    ),
+    (
+        (
+            "times out",
+            "timed out",
+            "timeout",
+            "timeouts",
+            "not answering",
+            "not responding",
+            "unresponsive",
+            "connection refused",
+        ),
+        "unreachable down",
+    ),
+    (("chrony", "chronyd", "ntp", "ntpd", "timesyncd", "time sync", "drift", "drifting"), "clock"),
+    (("inode", "inodes", "df -i"), "inodes files"),
+    (("x509", "tls", "ssl", "cert", "certs"), "certificate"),
+    (("expired", "expires", "expiring"), "expiration"),
+    (("oom", "oomkilled", "out of memory"), "memory"),
+    (("slack", "pagerduty", "opsgenie", "webhook", "pager"), "notifications integration"),
+    (("trend", "forecast", "projected", "extrapolated", "at this rate"), "predicted"),
+    (("kubectl", "6443", "kube-apiserver"), "api server"),
+    (("mdstat", "mdadm"), "raid"),
+)
+_SPACES = re.compile(r"[^a-z0-9-]+")
+
+
+def symptom_expansion(text: str) -> list[str]:
+    """The runbook words (`SYMPTOM_TERMS`) for the symptoms a query describes, as tokens."""
+    padded = f" {_SPACES.sub(' ', text.lower())} "
+    added: list[str] = []
+    for triggers, words in SYMPTOM_TERMS:
+        if any(f" {trigger} " in padded for trigger in triggers):
+            added.extend(t for t in tokenize(words) if t not in added)
+    return added
