@@ -363,3 +363,33 @@ def test_drove_does_not_carry_a_cause_the_citations_never_show():
         kind=ClaimKind.ROOT_CAUSE,
     )
     assert not result.passed and gk.CAUSE_UNSUPPORTED in result.rule_ids
+
+
+@pytest.mark.parametrize(
+    ("statement", "evidence", "held"),
+    [
+        # a count of a thing the output binds must be the bound value, in digits or words
+        (
+            "inventory-svc returned 503 after seven retries",
+            "14:07:31 returned 503 (retries=3)",
+            False,
+        ),
+        ("inventory-svc returned 503 after 7 retries", "14:07:31 returned 503 (retries=3)", False),
+        ("inventory-svc returned 503 after 3 retries", "14:07:31 returned 503 (retries=3)", True),
+        (
+            "inventory-svc returned 503 after three retries",
+            "14:07:31 returned 503 (retries=3)",
+            True,
+        ),
+        # where the output never binds it, the number is what is checked
+        ("five pods restarted", "pods restarted: 5 of 12", True),
+        # prose, and durations, are not counts of things
+        ("the three services share one database", "checkout, cart and billing share db-1", True),
+        ("the job timed out after 5 minutes", "job killed: timed out after 300 s", True),
+        # a multiple in one word is a ratio the output must show
+        ("5XX count rose tenfold over its baseline of 2", "baseline of 2 to a peak of 418", False),
+    ],
+)
+def test_counts_and_multiples_in_words_are_checked_like_numbers(statement, evidence, held):
+    ev = specifics.evidence_of([evidence.lower()])
+    assert (specifics.unsupported(statement, ev) == []) is held

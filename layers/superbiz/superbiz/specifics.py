@@ -291,6 +291,36 @@ def _counts(text: str) -> bool:
     return value is not None and (value >= 10 or len(re.split(r"[\s-]+", text.strip())) > 1)
 
 
+# a count of things: digits, or three to nine in words with no determiner before them, then
+# a plural noun ("after seven retries", "3 retries"); "the three services" is prose
+_COUNTED = re.compile(
+    r"(?<![\w.])(?:(\d+)|(?<!\bthe )(?<!\bthese )(?<!\bthose )(?<!\ball )(?<!\bits )"
+    r"(?<!\btheir )\b(three|four|five|six|seven|eight|nine))\s+([a-z]{3,}s)\b",
+    re.IGNORECASE,
+)
+# plural units: "5 minutes" is a duration, checked as one
+_UNIT_NOUNS = frozenset(
+    [
+        "secs",
+        "seconds",
+        "mins",
+        "minutes",
+        "hrs",
+        "hours",
+        "days",
+        "weeks",
+        "milliseconds",
+        "bytes",
+        "kilobytes",
+        "megabytes",
+        "gigabytes",
+        "percents",
+    ]
+)
+# a multiple in one word: tenfold, 10-fold, a hundredfold
+_FOLD = re.compile(rf"\b(\d+|{_NUMBER_WORD})-?fold\b", re.IGNORECASE)
+
+
 def _zone_minutes(zone: str) -> int | None:
     """A zone's offset from UTC in minutes: PST, CET, UTC+2, -08:00."""
     zone = zone.strip().lower()
@@ -394,6 +424,20 @@ def extract(statement: str) -> list[Specific]:
         take(m, "pair")
     for m in _RATE.finditer(text):
         take(m, "rate")
+    for m in _FOLD.finditer(text):
+        start, end = m.span()
+        if free(start, end):
+            factor = m.group(1) if m.group(1).isdigit() else words_value(m.group(1))
+            taken.append((start, end))
+            found.append((start, Specific("number", f"{factor}x")))  # a ratio, checked as one
+    for m in _COUNTED.finditer(text):
+        # "seven retries", "3 retries": a count of a thing the output may bind (retries=3)
+        start, end = m.span()
+        noun = m.group(3).lower()
+        value = m.group(1) or words_value(m.group(2))
+        if value is not None and noun not in _UNIT_NOUNS and free(start, end):
+            taken.append((start, end))
+            found.append((start, Specific("counted", f"{noun}={value}")))
     for m in _WORDS_NUMBER.finditer(text):
         if _counts(m.group(0)):
             take(m, "number")
@@ -500,6 +544,19 @@ def supported(spec: Specific, ev: Evidence) -> bool:
             Decimal(period) in ev.seconds
             or re.search(rf"(?:per |/ ?)(?:{per})\b", ev.text) is not None
         )
+    if spec.kind == "counted":
+        noun, _, written = spec.text.partition("=")
+        count = _decimal(written)
+        if count is None:
+            return False
+        # where the output binds the thing counted (retries=3), the count must be one it binds;
+        # where it never does, the number alone is what can be checked
+        names = "|".join(re.escape(n) for n in {noun, noun[:-1], noun.removesuffix("es")})
+        bound = [
+            _decimal(v)
+            for v in re.findall(rf"(?<![\w.-])(?:{names})\"?\s?[=:]\s?\"?(-?\d+)", ev.text)
+        ]
+        return count in bound if bound else count in ev.numbers
     if spec.kind == "pair":
         m = _PAIR.fullmatch(spec.text.strip())
         bound_value = _decimal(m.group(2)) if m else None
