@@ -302,3 +302,37 @@ def test_a_symptom_the_runbook_never_words_finds_it(tmp_path: Path):
     hits = best_per_document(kb.search("eth1 keeps bouncing all morning", top_k=5, mode="bm25"))
     # Then the exact terms find the flapping runbook, and only it
     assert [h.chunk.source for h in hits] == ["NodeNetworkInterfaceFlapping.md"]
+
+
+def test_the_embedded_query_carries_the_runbooks_words_for_its_symptom() -> None:
+    from superbiz.knowledge.service import dense_query
+
+    # Given a description in other words than the runbooks', and one in theirs
+    # When each is turned into the text that is embedded
+    # Then the first gets the runbooks' words after it, the second is left as it is
+    assert dense_query("eth1 keeps bouncing") == "eth1 keeps bouncing (flapping)"
+    assert dense_query("every alertmanager replica fails") == (
+        "every alertmanager replica fails (instance all)"
+    )
+    assert dense_query("pods keep restarting") == "pods keep restarting"
+
+
+def test_a_search_embeds_the_expanded_query(tmp_path: Path):
+    # Given an index of one runbook and an embedder that records what it embeds
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    (root / "NodeNetworkInterfaceFlapping.md").write_text(FLAPPING)
+    seen: list[str] = []
+
+    class Recording(BagOfWords):
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            seen.extend(texts)
+            return super().embed(texts)
+
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), Recording())
+    kb.ingest_path(root)
+    seen.clear()
+    # When a symptom is searched in words the runbook does not use
+    kb.search("link keeps toggling", top_k=1, mode="dense")
+    # Then the embedded text also holds the runbook's word for it
+    assert seen == ["link keeps toggling (flapping)"]

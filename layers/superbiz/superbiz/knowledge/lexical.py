@@ -11,7 +11,8 @@ suffix stemmer folds "restarting"/"restarts"/"restarted" together; English
 stopwords are dropped. A query that describes a symptom in words no runbook uses
 ("bouncing up and down", "chrony", "x509") also asks for the runbooks' word for
 it ("flapping", "clock", "certificate"): `SYMPTOM_TERMS`, a small general
-operations vocabulary.
+operations vocabulary; the embedded query carries the same words
+(`superbiz.knowledge.service.dense_query`).
 """
 
 from __future__ import annotations
@@ -168,7 +169,7 @@ SYMPTOM_TERMS: tuple[tuple[tuple[str, ...], str], ...] = (
         "unreachable down",
     ),
     (("chrony", "chronyd", "ntp", "ntpd", "timesyncd", "time sync", "drift", "drifting"), "clock"),
-    (("inode", "inodes", "df -i"), "inodes files"),
+    (("df -i", "ifree", "iused"), "inodes"),
     (("x509", "tls", "ssl", "cert", "certs"), "certificate"),
     (("expired", "expires", "expiring"), "expiration"),
     (("oom", "oomkilled", "out of memory"), "memory"),
@@ -176,15 +177,22 @@ SYMPTOM_TERMS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("trend", "forecast", "projected", "extrapolated", "at this rate"), "predicted"),
     (("kubectl", "6443", "kube-apiserver"), "api server"),
     (("mdstat", "mdadm"), "raid"),
+    (("replica", "replicas"), "instance"),
+    (("every", "each"), "all"),
 )
 _SPACES = re.compile(r"[^a-z0-9-]+")
 
 
-def symptom_expansion(text: str) -> list[str]:
-    """The runbook words (`SYMPTOM_TERMS`) for the symptoms a query describes, as tokens."""
+def symptom_words(text: str) -> list[str]:
+    """The runbook words (`SYMPTOM_TERMS`) for the symptoms a query describes."""
     padded = f" {_SPACES.sub(' ', text.lower())} "
-    added: list[str] = []
-    for triggers, words in SYMPTOM_TERMS:
-        if any(f" {trigger} " in padded for trigger in triggers):
-            added.extend(t for t in tokenize(words) if t not in added)
-    return added
+    return [
+        words
+        for triggers, words in SYMPTOM_TERMS
+        if any(f" {trigger} " in padded for trigger in triggers)
+    ]
+
+
+def symptom_expansion(text: str) -> list[str]:
+    """`symptom_words` as index tokens, each once."""
+    return list(dict.fromkeys(t for words in symptom_words(text) for t in tokenize(words)))

@@ -30,7 +30,7 @@ from superbiz.knowledge.chunking import (
     is_folder_file,
 )
 from superbiz.knowledge.fusion import convex_fusion
-from superbiz.knowledge.lexical import is_identifier_query
+from superbiz.knowledge.lexical import is_identifier_query, symptom_words
 from superbiz.schema import Schema
 
 SearchMode = Literal["hybrid", "bm25", "dense"]
@@ -207,7 +207,7 @@ class KnowledgeBase:
         k = max(k_candidates, top_k)
         lexical = self.index.lexical(query, k) if mode in ("hybrid", "bm25") else None
         vector = (
-            self.index.vector(self.embedder.embed([query])[0], k)
+            self.index.vector(self.embedder.embed([dense_query(query)])[0], k)
             if mode in ("hybrid", "dense")
             else None
         )
@@ -233,6 +233,14 @@ class KnowledgeBase:
 
     def count(self) -> int:
         return self.index.count()
+
+
+def dense_query(query: str) -> str:
+    """The text embedded for a search: the query, and after it in brackets the runbooks'
+    words for the symptoms it describes (`superbiz.knowledge.lexical.SYMPTOM_TERMS`), so
+    "eth1 keeps bouncing" is also near a runbook that says "flapping"."""
+    words = symptom_words(query)
+    return f"{query} ({' '.join(words)})" if words else query
 
 
 def lexical_share(query: str, lexical: list[Candidate]) -> float:
