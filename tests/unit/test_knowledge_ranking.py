@@ -264,17 +264,19 @@ def test_the_stop_words_are_the_ones_the_bm25_index_uses() -> None:
 
 
 def test_a_symptom_in_plain_words_adds_the_word_runbooks_use() -> None:
-    from superbiz.knowledge.lexical import query_tokens, symptom_expansion
+    from superbiz.knowledge.lexical import query_tokens, symptom_words
 
     # Given descriptions that name a symptom the way people say it
-    # Then the lexical query also holds the runbooks' word for it
-    assert symptom_expansion("eth1 keeps bouncing up and down") == ["flap"]
-    assert symptom_expansion("chrony isn't syncing") == ["clock"]
-    assert "certificat" in symptom_expansion("x509: certificate has expired")
+    # Then the runbooks' word for it is added
+    assert symptom_words("eth1 keeps bouncing up and down") == ["flapping"]
+    assert symptom_words("chrony isn't syncing") == ["clock"]
+    assert symptom_words("x509: certificate has expired") == ["certificate", "expiration"]
+    assert symptom_words("node disk will be full soon") == ["space"]
+    # And the lexical query holds it as an index token
     assert "flap" in query_tokens("link toggles every minute")
     # And only whole words or phrases trigger it, and plain queries are left as they are
-    assert symptom_expansion("the tlsv13 handshake and the shortcut") == []
-    assert symptom_expansion("pods keep restarting") == []
+    assert symptom_words("the tlsv13 handshake and the shortcut") == []
+    assert symptom_words("pods keep restarting") == []
 
 
 FLAPPING = """# NodeNetworkInterfaceFlapping

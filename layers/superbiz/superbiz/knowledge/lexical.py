@@ -179,6 +179,7 @@ SYMPTOM_TERMS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("mdstat", "mdadm"), "raid"),
     (("replica", "replicas"), "instance"),
     (("every", "each"), "all"),
+    (("disk", "disks"), "space"),  # a disk that fills up is out of bytes unless inodes are named
 )
 _SPACES = re.compile(r"[^a-z0-9-]+")
 
