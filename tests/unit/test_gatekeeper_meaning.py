@@ -371,14 +371,22 @@ def test_drove_does_not_carry_a_cause_the_citations_never_show():
         # a count of a thing the output binds must be the bound value, in digits or words
         (
             "inventory-svc returned 503 after seven retries",
-            "14:07:31 returned 503 (retries=3)",
+            "14:07:31 inventory-svc returned 503 (retries=3)",
             False,
         ),
-        ("inventory-svc returned 503 after 7 retries", "14:07:31 returned 503 (retries=3)", False),
-        ("inventory-svc returned 503 after 3 retries", "14:07:31 returned 503 (retries=3)", True),
+        (
+            "inventory-svc returned 503 after 7 retries",
+            "14:07:31 inventory-svc returned 503 (retries=3)",
+            False,
+        ),
+        (
+            "inventory-svc returned 503 after 3 retries",
+            "14:07:31 inventory-svc returned 503 (retries=3)",
+            True,
+        ),
         (
             "inventory-svc returned 503 after three retries",
-            "14:07:31 returned 503 (retries=3)",
+            "14:07:31 inventory-svc returned 503 (retries=3)",
             True,
         ),
         # where the output never binds it, the number is what is checked
@@ -393,3 +401,44 @@ def test_drove_does_not_carry_a_cause_the_citations_never_show():
 def test_counts_and_multiples_in_words_are_checked_like_numbers(statement, evidence, held):
     ev = specifics.evidence_of([evidence.lower()])
     assert (specifics.unsupported(statement, ev) == []) is held
+
+
+@pytest.mark.parametrize(
+    ("statement", "held"),
+    [
+        # the service the cited line names, or the one the run was asked about
+        ("upstream inventory-svc returned 503 after 2300ms", True),
+        ("checkout-api saw upstream 503s from inventory-svc", True),
+        # another service's name, another actor
+        ("upstream payment-svc returned 503 after 2300ms", False),
+        ("alice@corp deployed inventory-svc at 14:07", False),
+    ],
+)
+def test_a_service_or_actor_named_must_be_one_the_run_shows(statement, held):
+    # Given a logs invocation of checkout-api whose line names inventory-svc and deploy-bot
+    line = (
+        "2026-12-03T14:07:31Z ERROR upstream inventory-svc returned 503 after 2300ms "
+        "(deployed by deploy-bot@corp at 14:07)"
+    )
+    logs = ToolInvocation(
+        seq=5,
+        invocation_id="inv_0005_cccccc",
+        call_id="r0c5",
+        tool_name="query_logs",
+        input_params={"log_groups": ["/ecs/checkout-api"]},
+        output={"results": [{"message": line}]},
+    )
+    cited = Citation(
+        source_invocation_id=logs.invocation_id,
+        raw_path="$.results[0].message",
+        evidence_excerpt="returned 503 after 2300ms",
+    )
+    evidence = ExecutorEvidence(
+        claims=[
+            Claim(claim_id="c1", kind=ClaimKind.OBSERVATION, statement=statement, citations=[cited])
+        ]
+    )
+    # When the Gatekeeper checks the claim in a run asked about checkout-api
+    outcome = gk.check(evidence, [logs], asked="Why is checkout-api failing?").claims[0]
+    # Then a name passes only where the run shows it
+    assert outcome.passed is held, outcome.detail

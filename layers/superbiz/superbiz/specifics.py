@@ -104,6 +104,15 @@ _UUID = re.compile(
 )
 # a token mixing letters and digits: FW-123, payment-api:43, i-0abc12, ORA-00060, v1.2.3, HikariPool-1
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/@#+-]*[A-Za-z0-9]|[A-Za-z0-9]")
+# who did something: alice@corp, deploy-bot@example.com
+_ACTOR = re.compile(r"(?<![\w.+-])[A-Za-z0-9][\w.+-]*@[A-Za-z0-9][\w-]*(?:\.[\w-]+)*")
+# a service's name: words joined by hyphens ending in what names a component
+# (inventory-svc, payment-api, orders-db, billing-worker); another service's name is a fact
+_SERVICE_NAME = re.compile(
+    r"(?<![\w./@-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*-(?:svc|api|service|worker|db|gateway|proxy"
+    r"|queue|cache|consumer|producer|web|app|server|backend|frontend)(?![\w-])",
+    re.IGNORECASE,
+)
 # an error code in capitals: ECONNREFUSED, NXDOMAIN, ACCESS_DENIED, ERR_TLS_CERT_ALTNAME_INVALID
 _CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\bE[A-Z]{4,}\b|\bNX[A-Z]+\b")
 _NUMBER = re.compile(
@@ -164,7 +173,7 @@ _SIZE_UNITS = {
 
 @dataclass(frozen=True)
 class Specific:
-    kind: str  # timestamp | time | number | identifier | quoted
+    kind: str  # timestamp | time | number | counted | identifier | service | actor | quoted | ...
     text: str  # as written
 
 
@@ -179,6 +188,9 @@ class Evidence:
     bytes_: set[Decimal] = field(default_factory=set)
     percents: set[Decimal] = field(default_factory=set)
     unitless: set[Decimal] = field(default_factory=set)  # numbers written with no unit
+    # where a service's or actor's name may also be found: what the run was asked and its
+    # tools' inputs and whole outputs (a log group, a metric's dimensions), lower-case
+    names: str = ""
 
 
 def leaves(value: object) -> list[str]:
@@ -420,6 +432,10 @@ def extract(statement: str) -> list[Specific]:
         take(m, "time")
     for m in _CODE.finditer(text):
         take(m, "identifier")
+    for m in _ACTOR.finditer(text):
+        take(m, "actor")
+    for m in _SERVICE_NAME.finditer(text):
+        take(m, "service")
     for m in _PAIR.finditer(text):
         take(m, "pair")
     for m in _RATE.finditer(text):
@@ -490,6 +506,10 @@ def supported(spec: Specific, ev: Evidence) -> bool:
     if spec.kind == "identifier":
         token = re.escape(_fold(spec.text).lower())
         return re.search(rf"(?<![a-z0-9]){token}(?![a-z0-9])", ev.text) is not None
+    if spec.kind in ("service", "actor"):
+        name = re.escape(_fold(spec.text).lower())
+        held = rf"(?<![a-z0-9-]){name}(?![a-z0-9-])"
+        return re.search(held, ev.text) is not None or re.search(held, ev.names) is not None
     if spec.kind == "timestamp":
         got = instants_in(spec.text)
         if not got:

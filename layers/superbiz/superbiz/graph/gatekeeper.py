@@ -20,7 +20,11 @@ R8  NOT_AN_OBSERVATION      the path is one the tool declared as an observation
                             bookkeeping; paths are compared in canonical form;
 R9  UNSUPPORTED_SPECIFIC    every number, timestamp, time, identifier and quoted
                             string of the statement is in the value of a passing
-                            citation (`superbiz.specifics`), or is
+                            citation (`superbiz.specifics`); a count of things
+                            ("seven retries") is the value the output binds
+                            (retries=3); a service or actor it names is one the
+                            run met (its question, alarm, or any tool's input or
+                            output: `seen_text`), or is
     DERIVATION_MISMATCH     a derivation the claim records and this module recomputes;
 R10 NO_TELEMETRY            a root cause or observation cites telemetry from the
                             account; knowledge, skills, clock and cases never alone,
@@ -409,8 +413,12 @@ def check_claim(
     claim: Claim,
     invocations: Mapping[str, ToolInvocation],
     declared: Mapping[str, Observations] | None = None,
+    seen: str | None = None,
 ) -> ClaimOutcome:
+    """`seen`: where the services and actors a claim may name are found besides its cited
+    values (`seen_text`; by default the invocations' own)."""
     declared = _declared() if declared is None else declared
+    seen = seen_text(invocations.values()) if seen is None else seen
     checked = [_check_citation(c, claim, invocations, declared) for c in claim.citations]
     outcomes = [c.outcome for c in checked]
     rule_ids = [o.rule_id for o in outcomes if o.rule_id]
@@ -434,6 +442,7 @@ def check_claim(
             c.outcome.source_invocation_id: invocations[c.outcome.source_invocation_id]
             for c in good
         }
+        ev.names = seen
         derived: set[Decimal] = set()
         for derivation in claim.derivations:
             why = recompute(derivation, ev, cited, declared)
@@ -787,20 +796,31 @@ def _declared() -> dict[str, Observations]:
     return declared_observations()
 
 
+def seen_text(invocations: Iterable[ToolInvocation], asked: str = "") -> str:
+    """What the run met, lower-case: what it was asked and its tools' inputs and whole
+    outputs (a log group, a metric's dimensions, a line). A service or actor a claim names
+    must be found here; another service's name, or an actor nobody saw, is a fabrication."""
+    texts = [specifics.text_of([inv.input_params, inv.output]) for inv in invocations]
+    return " ".join([asked, *texts]).lower()
+
+
 def check(
     evidence: ExecutorEvidence,
     invocations: Iterable[ToolInvocation],
     declared: Mapping[str, Observations] | None = None,
+    asked: str = "",
 ) -> GatekeeperResult:
     """Check every claim against this run's recorded invocations (and only those),
-    then the Executor's actions and gaps against what passed."""
+    then the Executor's actions and gaps against what passed. `asked`: the run's
+    question and alarm (the services a claim may name without a citation naming them)."""
     declared = _declared() if declared is None else declared
     invs = list(invocations)
     by_id = {inv.invocation_id: inv for inv in invs}
+    seen = seen_text(invs, asked)
     outcomes: list[ClaimOutcome] = []
     texts_of: dict[str, list[str]] = {}
     for claim in evidence.claims:
-        outcome = check_claim(claim, by_id, declared)
+        outcome = check_claim(claim, by_id, declared, seen)
         outcomes.append(outcome)
         texts_of[claim.claim_id] = [
             cited_text(c, by_id)

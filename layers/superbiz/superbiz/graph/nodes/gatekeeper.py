@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from superbiz import specifics
 from superbiz.contracts import (
     GateVerdict,
     GraphState,
@@ -21,7 +22,10 @@ def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Gatekeeper", deps)
     trace = deps.store.get_trace(state.run_id)
     evidence = latest_evidence(trace)
-    result = gatekeeper.check(evidence, trace.invocations, mcp_toolset.declared_for(trace))
+    asked = " ".join([trace.run.query, specifics.text_of(trace.run.alarm or {})])
+    result = gatekeeper.check(
+        evidence, trace.invocations, mcp_toolset.declared_for(trace), asked=asked
+    )
     record_code_step(
         deps,
         state.run_id,
