@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -20,6 +20,9 @@ from superbiz.schema import Schema
 from superbiz.specifics import text_of
 from superbiz.times import parse_iso
 from superbiz.untrusted import is_instruction_like
+
+if TYPE_CHECKING:
+    from superbiz.records import ToolInvocation
 
 # the catalogue is data (signatures.yaml); these names are the analyzers' API
 Signature = signatures.Signature
@@ -52,6 +55,21 @@ class SignatureHit:
             return None
         top = max(self.template_counts, key=lambda t: self.template_counts[t])
         return self.templates[top]
+
+
+def inputs_of(invocations: list[ToolInvocation]) -> list[dict[str, Any]]:
+    """A run's recorded invocations as the analyzers read them (full outputs)."""
+    return [
+        {
+            "invocation_id": inv.invocation_id,
+            "tool": inv.tool_name,
+            "params": inv.input_params,
+            "success": inv.success,
+            "empty": inv.empty,
+            "output": inv.output,
+        }
+        for inv in invocations
+    ]
 
 
 def log_signatures(invocations: list[dict[str, Any]]) -> list[SignatureHit]:

@@ -14,19 +14,7 @@ MAX_FINDINGS_PER_KIND = 5
 
 def all_findings(trace: RunTrace) -> list[analyzers.Finding]:
     """Analyzer findings over the run's full stored tool outputs."""
-    return analyzers.findings(
-        [
-            {
-                "invocation_id": inv.invocation_id,
-                "tool": inv.tool_name,
-                "params": inv.input_params,
-                "success": inv.success,
-                "empty": inv.empty,
-                "output": inv.output,
-            }
-            for inv in trace.invocations
-        ]
-    )
+    return analyzers.findings(analyzers.inputs_of(trace.invocations))
 
 
 def findings(trace: RunTrace) -> list[analyzers.Finding]:

@@ -67,7 +67,9 @@ def reason_text(reason: str) -> str:
 
 def detected_families(trace: RunTrace) -> list[str]:
     """The signature family of every detected log signature, leading one first."""
-    return [h.signature.family for h in analyzers.log_signatures(_full(trace))]
+    return [
+        h.signature.family for h in analyzers.log_signatures(analyzers.inputs_of(trace.invocations))
+    ]
 
 
 def specialists_for_planner() -> list[dict[str, Any]]:
@@ -300,7 +302,7 @@ def case_memory(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "CaseMemory", deps)
     trace = deps.store.get_trace(state.run_id)
     plan = latest(trace, PlannerPlan)
-    hits = analyzers.log_signatures(_full(trace))
+    hits = analyzers.log_signatures(analyzers.inputs_of(trace.invocations))
     store = case_store(deps)
     matches = cases.recommend(
         store,
@@ -418,17 +420,3 @@ def route_lines(route: list[RouteStep]) -> list[str]:
         who = f" {step.specialist}" if step.specialist else ""
         lines.append(f"- L{step.level}{who}: {step.outcome} ({reason_text(step.reason)})")
     return [*lines, ""]
-
-
-def _full(trace: RunTrace) -> list[dict[str, Any]]:
-    return [
-        {
-            "invocation_id": inv.invocation_id,
-            "tool": inv.tool_name,
-            "params": inv.input_params,
-            "success": inv.success,
-            "empty": inv.empty,
-            "output": inv.output,
-        }
-        for inv in trace.invocations
-    ]

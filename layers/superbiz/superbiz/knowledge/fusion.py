@@ -36,6 +36,9 @@ question the corpus cannot answer is still ranked first.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from superbiz.knowledge.base import Candidate
 from superbiz.schema import Schema
 
@@ -73,6 +76,35 @@ def _ranks(candidates: list[Candidate]) -> dict[str, tuple[int, float]]:
     return out
 
 
+_SortKey = tuple[float, int, int, str]
+
+
+def _fused(
+    chunk_id: str,
+    score: float,
+    best: tuple[int, int, float],
+    lex: Mapping[str, tuple[Any, ...]],
+    vec: Mapping[str, tuple[Any, ...]],
+) -> tuple[_SortKey, FusedCandidate]:
+    """A fused chunk and its order: score, then its best rank, lexical first, then id.
+    `best`: (rank, list position, backend score) where it ranked best; `lex` and `vec`
+    map a chunk to a tuple whose first item is its rank in that list."""
+    rank, position, raw = best
+    candidate = FusedCandidate(
+        chunk_id=chunk_id,
+        score=score,
+        raw_score=raw,
+        score_label=score_label(score),
+        lexical_rank=lex[chunk_id][0] if chunk_id in lex else None,
+        vector_rank=vec[chunk_id][0] if chunk_id in vec else None,
+    )
+    return (-score, rank, position, chunk_id), candidate
+
+
+def _best_first(fused: list[tuple[_SortKey, FusedCandidate]]) -> list[FusedCandidate]:
+    return [candidate for _, candidate in sorted(fused, key=lambda pair: pair[0])]
+
+
 def reciprocal_rank_fusion(
     lexical: list[Candidate] | None,
     vector: list[Candidate] | None,
@@ -88,7 +120,7 @@ def reciprocal_rank_fusion(
     lex = _ranks(lexical or [])
     vec = _ranks(vector or [])
     best_possible = sum(queried) / (k + 1)
-    fused: list[tuple[tuple[float, int, int, str], FusedCandidate]] = []
+    fused: list[tuple[_SortKey, FusedCandidate]] = []
     for chunk_id in dict.fromkeys([*lex, *vec]):
         entries: list[tuple[int, int, float]] = []  # (rank, list position, backend score)
         for position, ranks in enumerate((lex, vec)):
@@ -96,23 +128,9 @@ def reciprocal_rank_fusion(
                 rank, raw = ranks[chunk_id]
                 entries.append((rank, position, raw))
         rrf = sum(weights[position] / (k + rank) for rank, position, _ in entries)
-        best_rank, best_list, raw = min(entries, key=lambda e: (e[0], e[1]))  # ties: lexical first
-        score = rrf / best_possible
-        fused.append(
-            (
-                (-rrf, best_rank, best_list, chunk_id),
-                FusedCandidate(
-                    chunk_id=chunk_id,
-                    score=score,
-                    raw_score=raw,
-                    score_label=score_label(score),
-                    lexical_rank=lex[chunk_id][0] if chunk_id in lex else None,
-                    vector_rank=vec[chunk_id][0] if chunk_id in vec else None,
-                ),
-            )
-        )
-    fused.sort(key=lambda pair: pair[0])
-    return [candidate for _, candidate in fused]
+        best = min(entries, key=lambda e: (e[0], e[1]))  # ties: lexical first
+        fused.append(_fused(chunk_id, rrf / best_possible, best, lex, vec))
+    return _best_first(fused)
 
 
 def _normalised(
@@ -158,7 +176,7 @@ def convex_fusion(
     vec = _normalised(vector or [], floor_zero=False, min_span=VECTOR_MIN_SPAN)
     weights = (lexical_share, 1.0 - lexical_share)
     best_possible = sum(shares)
-    fused: list[tuple[tuple[float, int, int, str], FusedCandidate]] = []
+    fused: list[tuple[_SortKey, FusedCandidate]] = []
     for chunk_id in dict.fromkeys([*lex, *vec]):
         entries: list[tuple[int, int, float, float]] = []  # (rank, list, normalised, raw)
         for position, table in enumerate((lex, vec)):
@@ -167,19 +185,6 @@ def convex_fusion(
                 entries.append((rank, position, norm, raw))
         total = sum(weights[position] * norm for _, position, norm, _ in entries)
         score = total / best_possible if best_possible > 0 else 0.0
-        best_rank, best_list, _, raw = min(entries, key=lambda e: (e[0], e[1]))
-        fused.append(
-            (
-                (-score, best_rank, best_list, chunk_id),
-                FusedCandidate(
-                    chunk_id=chunk_id,
-                    score=score,
-                    raw_score=raw,
-                    score_label=score_label(score),
-                    lexical_rank=lex[chunk_id][0] if chunk_id in lex else None,
-                    vector_rank=vec[chunk_id][0] if chunk_id in vec else None,
-                ),
-            )
-        )
-    fused.sort(key=lambda pair: pair[0])
-    return [candidate for _, candidate in fused]
+        rank, position, _, raw = min(entries, key=lambda e: (e[0], e[1]))
+        fused.append(_fused(chunk_id, score, (rank, position, raw), lex, vec))
+    return _best_first(fused)
