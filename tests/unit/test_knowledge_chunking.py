@@ -3,12 +3,10 @@ re-ingest and delete on the local index, and the reciprocal-rank fusion arithmet
 
 from __future__ import annotations
 
-import hashlib
-import math
-import re
 from pathlib import Path
 
 import pytest
+from knowledge_support import BagOfWords
 
 from superbiz.knowledge.base import (
     Candidate,
@@ -55,26 +53,6 @@ kubectl describe pod $POD
 Talk with developers about sane defaults.
 </details>
 """
-
-
-class FakeEmbedder:
-    """Deterministic bag-of-words vectors: no model, but similar texts are similar."""
-
-    def __init__(self, name: str = "fake-bow", dimension: int = 64) -> None:
-        self.name = name
-        self.dimension = dimension
-        self.embedded: list[str] = []
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        self.embedded.extend(texts)
-        out = []
-        for text in texts:
-            vec = [0.0] * self.dimension
-            for word in re.findall(r"[a-z]+", text.lower()):
-                vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
-            norm = math.sqrt(sum(v * v for v in vec)) or 1.0
-            out.append([v / norm for v in vec])
-        return out
 
 
 @pytest.fixture
@@ -165,14 +143,14 @@ def test_tokenizer_splits_identifiers_and_folds_suffixes():
 
 
 def test_ingest_folder_sources_are_relative_and_only_documents(corpus, tmp_path):
-    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), FakeEmbedder())
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
     summary = kb.ingest_path(corpus)
     sources = {c.source for c in kb.index.get(_all_ids(kb))}
     assert sources == {"kubernetes/KubePodCrashLooping.md", "etcd/etcdNoLeader.md", "notes.txt"}
     assert (summary.documents, summary.chunks, summary.removed) == (3, 6, 0)
     assert kb.domains() == ["etcd", "kubernetes", "runbooks"]
     # a single file is its own folder's child
-    single = KnowledgeBase(LocalIndex(tmp_path / "single"), FakeEmbedder())
+    single = KnowledgeBase(LocalIndex(tmp_path / "single"), BagOfWords())
     single.ingest_path(corpus / "etcd" / "etcdNoLeader.md")
     assert {c.source for c in single.index.get(_all_ids(single))} == {"etcdNoLeader.md"}
 
@@ -184,7 +162,7 @@ def test_files_about_the_folder_are_not_ingested_with_it(corpus, tmp_path):
     (corpus / "LICENSE.md").write_text("Apache License 2.0\n")
     (corpus / "CHANGELOG.md").write_text("## 1.0\n\nAdded etcdNoLeader.\n")
     (corpus / "etcd" / "_index.md").write_text("---\ntitle: etcd\n---\n\netcd alerts.\n")
-    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), FakeEmbedder())
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
     # When the folder is ingested
     summary = kb.ingest_path(corpus)
     # Then only the documents that answer something are indexed
@@ -192,7 +170,7 @@ def test_files_about_the_folder_are_not_ingested_with_it(corpus, tmp_path):
     assert sources == {"kubernetes/KubePodCrashLooping.md", "etcd/etcdNoLeader.md", "notes.txt"}
     assert summary.documents == 3
     # And a README named on its own is still read
-    single = KnowledgeBase(LocalIndex(tmp_path / "single"), FakeEmbedder())
+    single = KnowledgeBase(LocalIndex(tmp_path / "single"), BagOfWords())
     single.ingest_path(corpus / "README.md")
     assert {c.source for c in single.index.get(_all_ids(single))} == {"README.md"}
 
@@ -208,7 +186,7 @@ def test_a_folder_file_is_known_by_its_name_in_any_case():
 
 def test_reingest_replaces_changed_documents_and_skips_unchanged(corpus, tmp_path):
     # Given an ingested corpus
-    embedder = FakeEmbedder()
+    embedder = BagOfWords()
     kb = KnowledgeBase(LocalIndex(tmp_path / "index"), embedder)
     kb.ingest_path(corpus)
     old_ids = kb.index.document_chunk_ids(doc_id_for("kubernetes/KubePodCrashLooping.md"))
@@ -228,18 +206,18 @@ def test_reingest_replaces_changed_documents_and_skips_unchanged(corpus, tmp_pat
 
 
 def test_delete_removes_a_document(corpus, tmp_path):
-    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), FakeEmbedder())
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
     kb.ingest_path(corpus)
     assert kb.delete("etcd/etcdNoLeader.md") == 1
     assert kb.delete("etcd/etcdNoLeader.md") == 0
     assert all(h.chunk.source != "etcd/etcdNoLeader.md" for h in kb.search("etcd leader", 10))
     # and the deletion is on disk
-    reopened = KnowledgeBase(LocalIndex(tmp_path / "index"), FakeEmbedder())
+    reopened = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
     assert reopened.count() == 5
 
 
 def test_ingest_text_replaces_an_inline_document(tmp_path):
-    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), FakeEmbedder())
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
     assert (
         kb.ingest_text("inline/db.md", "DB runbook", "## Pool\n\nRaise the pool size.\n", "db") == 1
     )
@@ -257,27 +235,27 @@ def test_ingest_text_replaces_an_inline_document(tmp_path):
 
 def test_index_persists_and_refuses_another_embedder(corpus, tmp_path):
     # Given an index written with one embedder
-    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), FakeEmbedder())
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
     kb.ingest_path(corpus)
     before = [h.chunk.chunk_id for h in kb.search("network partition leader", 3)]
     manifest = (tmp_path / "index" / "manifest.json").read_text()
     assert '"embedder": "fake-bow"' in manifest and '"dimension": 64' in manifest
     # When it is reopened with the same embedder, it answers the same
-    again = KnowledgeBase(LocalIndex(tmp_path / "index"), FakeEmbedder())
+    again = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
     assert [h.chunk.chunk_id for h in again.search("network partition leader", 3)] == before
     # Then another embedder is refused with a message that says what to do
     with pytest.raises(EmbedderMismatch, match=r"fake-bow.*--index-dir"):
-        KnowledgeBase(LocalIndex(tmp_path / "index"), FakeEmbedder("other-model", 32))
+        KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords("other-model", 32))
 
 
 def test_search_on_an_empty_index_says_to_ingest_first(tmp_path):
-    kb = open_local_kb(tmp_path / "nothing-here", embedder=FakeEmbedder())
+    kb = open_local_kb(tmp_path / "nothing-here", embedder=BagOfWords())
     with pytest.raises(KnowledgeIndexEmpty, match="superbiz kb ingest PATH"):
         kb.search("anything")
 
 
 def test_search_modes_report_ranks_and_labels(corpus, tmp_path):
-    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), FakeEmbedder())
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
     kb.ingest_path(corpus)
     hybrid = kb.search("etcd cluster has no leader", top_k=3)
     assert hybrid[0].chunk.source == "etcd/etcdNoLeader.md"

@@ -3,36 +3,16 @@ field of the lexical index, and the fusion's weight for a name match."""
 
 from __future__ import annotations
 
-import hashlib
-import math
-import re
 from pathlib import Path
 
 import pytest
+from knowledge_support import BagOfWords
 
 from superbiz.knowledge.base import Candidate
 from superbiz.knowledge.fusion import reciprocal_rank_fusion
 from superbiz.knowledge.lexical import is_identifier_query, query_tokens, tokenize
 from superbiz.knowledge.local_index import LocalIndex
 from superbiz.knowledge.service import KnowledgeBase, best_per_document
-
-
-class BagOfWords:
-    """Deterministic vectors without a model: texts sharing words are close."""
-
-    name = "bag-of-words"
-    dimension = 64
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        out = []
-        for text in texts:
-            vec = [0.0] * self.dimension
-            for word in re.findall(r"[a-z]+", text.lower()):
-                vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
-            norm = math.sqrt(sum(v * v for v in vec)) or 1.0
-            out.append([v / norm for v in vec])
-        return out
-
 
 # Two sibling runbooks whose bodies each talk mostly about the other's subject: only
 # their names tell them apart.

@@ -4,13 +4,11 @@ own summary ("Meaning", "Impact"), and one-thread embedding of a search query.""
 
 from __future__ import annotations
 
-import hashlib
-import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from knowledge_support import BagOfWords
 
 from superbiz.knowledge.base import Candidate
 from superbiz.knowledge.fusion import VECTOR_MIN_SPAN, convex_fusion
@@ -117,23 +115,6 @@ def test_document_aware_blends_a_chunk_with_its_documents_summary():
     assert document_aware(similarity, documents, summary, 0.0) is similarity
 
 
-class BagOfWords:
-    """Deterministic vectors without a model: texts sharing words are close."""
-
-    name = "bag-of-words"
-    dimension = 256
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        out = []
-        for text in texts:
-            vec = [0.0] * self.dimension
-            for word in re.findall(r"[a-z]+", text.lower()):
-                vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
-            norm = math.sqrt(sum(v * v for v in vec)) or 1.0
-            out.append([v / norm for v in vec])
-        return out
-
-
 # A runbook whose meaning is the symptom, and one whose diagnosis merely mentions it
 CERT = """# ClientCertificateExpiration
 
@@ -168,7 +149,7 @@ def test_the_runbook_whose_meaning_is_the_symptom_ranks_first(tmp_path: Path):
     root.mkdir()
     (root / "ClientCertificateExpiration.md").write_text(CERT)
     (root / "QuotaExceeded.md").write_text(QUOTA)
-    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords(dimension=256))
     kb.ingest_path(root)
     chunks = {c.heading_path[-1]: c for c in kb.index._chunks if c.source == "QuotaExceeded.md"}  # type: ignore[attr-defined]
     assert is_summary(chunks["Meaning"]) and not is_summary(chunks["Diagnosis"])
@@ -233,7 +214,7 @@ def test_a_runbooks_own_summary_weighs_in_its_lexical_score(tmp_path: Path):
     root.mkdir()
     (root / "ClientCertificateExpiration.md").write_text(CERT_LONG)
     (root / "QuotaExceeded.md").write_text(QUOTA_SHORT)
-    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords(dimension=256))
     kb.ingest_path(root)
     # And the summary a document is indexed by: its names and its Meaning and Impact
     quota = [c for c in kb.index._chunks if c.source == "QuotaExceeded.md"]  # type: ignore[attr-defined]
@@ -298,7 +279,7 @@ def test_a_symptom_the_runbook_never_words_finds_it(tmp_path: Path):
     root.mkdir()
     (root / "NodeNetworkInterfaceFlapping.md").write_text(FLAPPING)
     (root / "TargetDown.md").write_text(DOWN)
-    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords())
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords(dimension=256))
     kb.ingest_path(root)
     # When someone describes it as bouncing, a word neither runbook holds
     hits = best_per_document(kb.search("eth1 keeps bouncing all morning", top_k=5, mode="bm25"))
@@ -324,17 +305,11 @@ def test_a_search_embeds_the_expanded_query(tmp_path: Path):
     root = tmp_path / "runbooks"
     root.mkdir()
     (root / "NodeNetworkInterfaceFlapping.md").write_text(FLAPPING)
-    seen: list[str] = []
-
-    class Recording(BagOfWords):
-        def embed(self, texts: list[str]) -> list[list[float]]:
-            seen.extend(texts)
-            return super().embed(texts)
-
-    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), Recording())
+    embedder = BagOfWords(dimension=256)
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), embedder)
     kb.ingest_path(root)
-    seen.clear()
+    embedder.embedded.clear()
     # When a symptom is searched in words the runbook does not use
     kb.search("link keeps toggling", top_k=1, mode="dense")
     # Then the embedded text also holds the runbook's word for it
-    assert seen == ["link keeps toggling (flapping)"]
+    assert embedder.embedded == ["link keeps toggling (flapping)"]
