@@ -231,7 +231,8 @@ def _fetch(
         page = sdk_call("CloudWatch GetMetricData", cloudwatch.get_metric_data, **kwargs)
         for result in page.get("MetricDataResults", []):
             for t, v in zip(result.get("Timestamps", []), result.get("Values", []), strict=False):
-                by_time[t.astimezone(UTC)] = float(v)
+                if isinstance(v, int | float):  # a period with no value is no datapoint
+                    by_time[t.astimezone(UTC)] = float(v)
         token = page.get("NextToken")
         if not token:
             break
