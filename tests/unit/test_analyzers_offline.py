@@ -587,3 +587,25 @@ def test_a_change_weighed_and_not_blamed_is_quoted_evidence_that_passes_the_gate
     considered = next(c for c in evidence.claims if "considered, not implicated" in c.statement)
     assert f"“{detail}”" in considered.statement
     assert result.verdict is GateVerdict.PASS
+
+
+def test_a_configuration_echo_is_not_counted_as_a_failure_event():
+    # Given a start-up line that echoes a timeout setting, then real timeouts
+    config = "INFO config loaded: RATES_URL=http://rates, UPSTREAM_TIMEOUT_MS=2500, RETRIES=2"
+    failure = "WARN rates call abandoned: upstream timeout, answering from cache"
+    inv = logs(config, failure, failure)
+    # When the analyzers read the lines
+    found = analyzers.findings([inv])
+    (timeouts,) = [f for f in found if f.kind == "error_signature"]
+    # Then only the two failures are counted and timed, and the count passes the Gatekeeper
+    assert timeouts.data["count"] == 2
+    assert timeouts.data["first_at"] == "2026-11-20T10:01:00Z"
+    evidence = build_evidence(found)
+    assert gatekeeper.check(evidence, [as_invocation(inv)]).verdict is GateVerdict.PASS
+
+
+def test_a_configuration_echo_alone_shows_no_failure():
+    # Given logs whose only failure word is in a setting's name
+    inv = logs("INFO config loaded: PRICING_FUNCTION=quote, INVOKE_TIMEOUT_MS=3000")
+    # Then no failure signature is found in them
+    assert not [f for f in analyzers.findings([inv]) if f.kind == "error_signature"]

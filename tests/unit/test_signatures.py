@@ -110,3 +110,35 @@ def test_a_pool_wait_that_times_out_is_pool_exhaustion_not_a_network_timeout():
     # Then it is pool exhaustion
     found = signatures.detect(line)
     assert found is not None and found.name == "db_pool_exhaustion"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "config loaded: TARGET=rates, CALL_TIMEOUT_MS=2500, MAX_ATTEMPTS=3",
+        '{"msg": "settings", "connect_timeout": 5, "read_timeout_s": 30}',
+        "using statement_timeout = 15000",
+        "retry policy: requestTimeoutMillis=800ms",
+    ],
+)
+def test_a_setting_echoed_in_a_line_is_not_an_occurrence_of_the_failure(line):
+    # Given a line that only echoes configuration whose name holds a failure word
+    # When the line is named
+    found = signatures.detect(line)
+    # Then no signature names it: a setting's name is not an event
+    assert found is None, f"{line!r} named {found and found.name}"
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("ERROR call to rates failed: timeout after 2500ms (CALL_TIMEOUT_MS=2500)", "timeout"),
+        ('{"level": "error", "error": "timeout", "elapsed_ms": 2500}', "timeout"),
+        ("WARN gateway timeout=true status=504", "timeout"),
+    ],
+)
+def test_a_failure_beside_a_setting_is_still_named(line, name):
+    # Given a line that reports the failure and also echoes a setting
+    found = signatures.detect(line)
+    # Then the failure is named
+    assert found is not None and found.name == name

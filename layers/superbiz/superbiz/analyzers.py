@@ -273,8 +273,8 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
         inv_id, row, message = hit.exemplar
         # what is counted and timed is what the Gatekeeper can recount: the lines of the
         # exemplar's query that contain the signature's telling text
-        needle = _stable_part(hit.signature.detail(message) or excerpt(message))
         rows = by_id[inv_id]["output"].get("results", [])
+        needle = _needle(hit.signature, message, rows)
         matching = [i for i, r in enumerate(rows) if counts_as(r, needle)]
         first, last = matching[0], matching[-1]
         first_at, last_at = rows[first].get("timestamp", ""), rows[last].get("timestamp", "")
@@ -762,6 +762,32 @@ def _stable_part(text: str) -> str:
     same kind repeats ("Connection is not available, request timed out after")."""
     part = max(re.split(r"\d+", text), key=len).strip(" -:,.=([")
     return part if len(part) >= 6 else text
+
+
+def _needle(sig: Signature, message: str, rows: list[dict[str, Any]]) -> str:
+    """The text every line of a signature's kind contains: its telling part, or, when
+    lines that only echo a setting holding it (UPSTREAM_TIMEOUT_MS=2500) contain that
+    too, the stable words around it in the exemplar, so only failures are counted."""
+    telling = _stable_part(sig.detail(message) or excerpt(message))
+    if not any(
+        counts_as(r, telling) and not signatures.occurs(sig.pattern, text_of(r)) for r in rows
+    ):
+        return telling
+    match = next(
+        (
+            m
+            for m in sig.pattern.finditer(message)
+            if m.group(0)
+            and telling.lower() in message[max(0, m.start() - 40) : m.end() + 40].lower()
+        ),
+        None,
+    )
+    if match is None:
+        return telling
+    around = _stable_part(message[max(0, match.start() - 40) : match.end() + 40])
+    if telling.lower() not in around.lower():
+        return telling
+    return around
 
 
 def _count(invocation_id: str, needle: str, count: int) -> Derivation:

@@ -182,20 +182,47 @@ def detect(text: str) -> Signature | None:
     """The signature that names a line: the first entry that matches, unless the line
     also states what that one is a typical effect of ("Failed to obtain JDBC
     Connection ... Caused by: Connect timed out"): then the cause it states."""
-    matched = [sig for sig in catalogue() if sig.pattern.search(text)]
+    matched = [sig for sig in catalogue() if occurs(sig.pattern, text)]
     if not matched:
         return None
     first = matched[0]
     marker = _CAUSED_BY.search(text)
-    if marker is None or not first.pattern.search(text[: marker.start()]):
+    if marker is None or not occurs(first.pattern, text[: marker.start()]):
         return first
     # only what the line gives as the cause, after "Caused by:" (a pool's own wait
     # "timed out" is not a network timeout)
     cause = text[marker.end() :]
     stated = next(
-        (s for s in matched[1:] if s.name in first.effect_of and s.pattern.search(cause)), None
+        (s for s in matched[1:] if s.name in first.effect_of and occurs(s.pattern, cause)), None
     )
     return stated or first
+
+
+def occurs(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether a line shows what `pattern` describes, not only a setting's name that
+    holds its words: `INVOKE_TIMEOUT_MS=3000` or `"connect_timeout": 5` echo a
+    configuration, they are no timeout."""
+    return any(not _names_a_setting(text, m) for m in pattern.finditer(text))
+
+
+# the rest of a setting's name, then `=` or `:` and a numeric value (3000, 30s, 5); a
+# word value is an outcome, not a setting (timeout=true, "error": "timeout")
+_SETTING_VALUE = re.compile(
+    r"""[\w.-]*["']?\s*[:=]\s*["']?\d""",
+)
+_NAME_CHARS = re.compile(r"[\w.-]*$")
+
+
+def _names_a_setting(text: str, match: re.Match[str]) -> bool:
+    """Whether a match lies inside the name of a setting given a value."""
+    if not match.group(0) or any(c.isspace() for c in match.group(0)):
+        return False
+    before = _NAME_CHARS.search(text[: match.start()])
+    head = before.group(0) if before else ""
+    name_start = match.start() - len(head)
+    if name_start > 0 and text[name_start - 1] not in " \t,;({[\"'":
+        return False
+    return _SETTING_VALUE.match(text, match.end()) is not None
 
 
 _CAUSED_BY = re.compile(r"Caused by:?|nested exception is|\bcaused by\b|root cause:?", re.I)
