@@ -609,3 +609,75 @@ def test_a_configuration_echo_alone_shows_no_failure():
     inv = logs("INFO config loaded: PRICING_FUNCTION=quote, INVOKE_TIMEOUT_MS=3000")
     # Then no failure signature is found in them
     assert not [f for f in analyzers.findings([inv]) if f.kind == "error_signature"]
+
+
+def _offline_plan(alarm: dict, query: str = "") -> dict:
+    context = {
+        "query": query or f"Diagnose {alarm['name']}",
+        "mode": "aiops_targeted",
+        "alarm": alarm,
+        "tools": ["query_alarms", "query_logs", "recent_changes", "find_resources"],
+    }
+    request = ModelRequest(role="planner", messages=[], context=context)
+    return json.loads(OfflineModel().complete(request).content)
+
+
+def _logs_service(plan: dict) -> str | None:
+    step = next(s for s in plan["steps"] if s["tool"] == "query_logs")
+    return step["params"].get("service")
+
+
+@pytest.mark.parametrize(
+    ("name", "service"),
+    [
+        ("billing-api-p95-latency", "billing-api"),
+        ("invoice-worker-error-rate-high", "invoice-worker"),
+        ("ledger-api-running-tasks", "ledger-api"),
+        ("orders-dlq-depth", "orders-dlq"),
+        ("search_api_5xx_errors", "search_api"),
+    ],
+)
+def test_the_service_an_alarm_watches_is_its_name_without_the_metric_words(name, service):
+    # Given an alarm with no dimension naming a service
+    plan = _offline_plan({"name": name, "dimensions": {}})
+    # When the offline planner plans
+    # Then its log search is filtered on the service, never on the alarm's metric words
+    assert plan["entities"][0] == service
+    assert _logs_service(plan) == service
+
+
+def test_an_api_gateway_alarm_names_its_service_by_the_api_name_dimension():
+    # Given a latency alarm on an API Gateway API whose name differs from the alarm's
+    alarm = {
+        "name": "storefront-p99-slow",
+        "dimensions": {"ApiName": "catalog-api", "Stage": "prod"},
+    }
+    plan = _offline_plan(alarm)
+    # Then the API's name leads, the alarm's name without its metric words follows
+    assert plan["entities"][:2] == ["catalog-api", "storefront"]
+    assert _logs_service(plan) == "catalog-api"
+
+
+def test_an_alarm_named_only_by_metric_words_keeps_its_name():
+    # Given an alarm whose name is nothing but metric words
+    plan = _offline_plan({"name": "high-cpu", "dimensions": {}})
+    # Then the planner still has something to search for, never an empty service
+    assert _logs_service(plan) == "high-cpu"
+
+
+def test_a_service_with_no_log_group_falls_back_to_the_alarms_other_names():
+    # Given an alarm run whose first name for the service has no log group
+    searched = {
+        "invocation_id": "inv_0001_abcdef",
+        "tool": "query_logs",
+        "params": {"service": "catalog-api", "minutes": 60},
+        "success": True,
+        "empty": True,
+        "view": {"status": "NoLogGroups"},
+    }
+    ctx = _executor_context([searched], [])
+    ctx["plan"]["entities"] = ["catalog-api", "storefront"]
+    # When the Executor decides what to look at next
+    asked = _asked(ctx)
+    # Then it searches the alarm's other name for the service by group name too
+    assert ("query_logs", {"service": "storefront", "minutes": 60, "limit": 1000}) in asked

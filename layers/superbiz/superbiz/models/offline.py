@@ -44,10 +44,38 @@ _SERVICE_DIMENSIONS = (
     "FunctionName",
     "QueueName",
     "TableName",
+    "ApiName",
 )
-_ALARM_SUFFIX = re.compile(
-    r"[-_](5xx|4xx|errors?|latency|p\d\d|high|low|alarm|cpu|memory|throttles?)$"
+# words an alarm's name gives its metric, threshold or severity, not its service: what is
+# left once they are dropped from its end is the service (billing-api-p99-latency)
+_METRIC_WORD = re.compile(
+    r"[-_.](?:[45]xx|[45]\d\d|errors?|error[-_]?rate|failures?|faults?|latency|latencies|"
+    r"duration|response[-_]?time|slow|p\d{1,2}(?:\.\d+)?|p100|avg|average|max|min|high|low|"
+    r"alarm|alert|breach|critical|warn(?:ing)?|sev\d|cpu|memory|mem|disk|throttles?|throttled|"
+    r"throttling|timeouts?|saturation|utili[sz]ation|depth|backlog|age|count|rate|running|"
+    r"tasks?|healthy|unhealthy|hosts?|invocations|availability|slo)$",
+    re.IGNORECASE,
 )
+
+
+def alarm_services(alarm: dict[str, Any]) -> list[str]:
+    """The services an alarm watches, surest first: a dimension naming the service
+    itself (a function, a queue, a table, an ECS service, an API), then its name
+    without the metric words at its end. A name of metric words only is kept whole."""
+    dimensions = alarm.get("dimensions") or {}
+    named = [
+        v for v in (dimensions.get(k) for k in _SERVICE_DIMENSIONS) if isinstance(v, str) and v
+    ]
+    name = alarm.get("name") or alarm.get("alarmName") or ""
+    stem = name
+    while (shorter := _METRIC_WORD.sub("", stem)) != stem and shorter:
+        stem = shorter
+    if _METRIC_WORD.fullmatch(f"-{stem}"):
+        stem = name
+    if stem:
+        named.append(stem)
+    return list(dict.fromkeys(named))
+
 
 _CATEGORIES = (
     ("http_5xx", r"5\d\d|5xx|error|fail|exception"),
@@ -89,19 +117,9 @@ class OfflineModel:
                 if services:
                     break
         if alarm_name:
-            # the service an alarm watches: its naming dimension (a function, a queue, a
-            # table, an ECS service) before its name, which need not name the service
-            dimensions = alarm.get("dimensions") or {}
-            named = [
-                n
-                for n in (
-                    # a dimension that names the service itself, not its load balancer
-                    # or cluster (those name what serves many services)
-                    *(dimensions.get(k) for k in _SERVICE_DIMENSIONS),
-                    _ALARM_SUFFIX.sub("", alarm_name),
-                )
-                if n
-            ]
+            # the service an alarm watches: its naming dimension (not its load balancer or
+            # cluster, which serve many services) before its name, which need not name it
+            named = alarm_services(alarm)
             services = list(dict.fromkeys([*named, *(s for s in services if s != alarm_name)]))
         category = next(
             (c for c, rx in _CATEGORIES if re.search(rx, query, re.IGNORECASE)), "general"
@@ -434,6 +452,17 @@ def _beyond_the_service(ctx: dict[str, Any]) -> list[ToolCall]:
         if i["params"].get("service") in services and (not i.get("success") or i.get("empty"))
     ]
     if services and found_nothing:
+        # the other names the plan has for the service (an alarm's name beside its API's),
+        # by group name once: the first name need not be the one its log groups carry
+        searched = _searched_services(invocations)
+        calls += [
+            ToolCall(
+                call_id=f"other-{n}",
+                tool="query_logs",
+                params={"service": other, "minutes": minutes, "limit": 1000},
+            )
+            for n, other in enumerate(s for s in services[1:2] if s.lower() not in searched)
+        ]
         # shared groups name the service in their streams (ECS, Container Insights) or
         # in their messages
         calls += [
