@@ -138,6 +138,8 @@ GENERIC_WORDS = frozenset(
     continue recommended recommend recommendation next steps step below above following
     follow first last time times began begin started start
     led leads drove drive drives driving driven behind produced produces
+    were just thus hence therefore shortly immediately soon moment moments response responses
+    respond responded responding answered answering
     """.split()  # noqa: SIM905 (a word list reads best as text)
 )
 # "the root cause is X", "caused by X": a cause asserted, whatever negation follows
@@ -703,6 +705,7 @@ def words(text: str) -> set[str]:
     hyphenated name also gives its parts, so "checkout" is held by "checkout-api"."""
     found: set[str] = set()
     for w in _WORD.findall(text.lower()):
+        w = w.removesuffix("'s")  # a possessive: pricing-quote's is pricing-quote
         found.add(_stem(w))
         if "-" in w.strip("-"):
             found |= {_stem(p) for p in w.split("-") if len(p) >= 3}

@@ -1,0 +1,87 @@
+"""Gatekeeper: a claim agrees with what its citations bind, not only with the words and
+numbers they hold. A cause stated in the telemetry's own words passes (R11); a cause that
+comes after its effect, a pairing taken from two different lines, a denial of what the
+cited line shows, a number told in another role, a proportion in words, a state over time
+that the latest value contradicts, text addressed to the agent and a destructive operation
+in polite words do not."""
+
+from __future__ import annotations
+
+from superbiz.contracts import Citation, Claim, ClaimKind
+from superbiz.graph import gatekeeper as gk
+from superbiz.records import ToolInvocation
+
+
+def inv(seq: int, tool: str, output: dict) -> ToolInvocation:
+    return ToolInvocation(
+        seq=seq,
+        invocation_id=f"inv_{seq:04d}_cccccc",
+        call_id=f"r0c{seq}",
+        tool_name=tool,
+        output=output,
+        input_params={},
+    )
+
+
+OOM = (
+    "2027-03-02T07:45:12Z ERROR media-api [node-a7 us-east-2c] invoke thumbnailer failed: "
+    "Runtime.OutOfMemory (Max Memory Used: 128 MB)"
+)
+SLOW = "2027-03-02T07:46:30Z WARN media-api [node-b3 us-east-2a] cache lookup took 950ms"
+LOGS = inv(
+    1,
+    "query_logs",
+    {"results": [{"timestamp": m[:20], "message": m} for m in (OOM, SLOW)]},
+)
+SHRUNK = {
+    "t": "2027-03-02T07:45:10Z",
+    "event": "UpdateFunctionConfiguration",
+    "resource": "thumbnailer",
+    "user": "ops@corp",
+    "detail": "thumbnailer MemorySize 1024 -> 128",
+}
+CHANGES = inv(2, "recent_changes", {"changes": [SHRUNK]})
+RUN = {i.invocation_id: i for i in (LOGS, CHANGES)}
+
+
+def cite(src: ToolInvocation, path: str, excerpt: str) -> Citation:
+    return Citation(source_invocation_id=src.invocation_id, raw_path=path, evidence_excerpt=excerpt)
+
+
+ON_OOM = cite(LOGS, "$.results[0].message", "Runtime.OutOfMemory")
+ON_SHRINK = cite(CHANGES, "$.changes[0]", "thumbnailer MemorySize 1024 -> 128")
+
+
+def check(statement: str, *citations: Citation, kind: ClaimKind = ClaimKind.OBSERVATION):
+    claim = Claim(claim_id="c1", kind=kind, statement=statement, citations=list(citations))
+    return gk.check_claim(claim, RUN)
+
+
+# ------------------------------------------------------------- R11: the telemetry's words
+
+
+def test_a_cause_told_in_the_telemetrys_own_words_passes():
+    # Given a change record and the failure it explains, both cited, and a root cause worded
+    # with possessives, connectives and the effect's generic name ("responses")
+    statement = (
+        "thumbnailer's MemorySize was changed from 1024 to 128 by UpdateFunctionConfiguration "
+        "at 07:45:10, just before media-api's invoke of thumbnailer failed with "
+        "Runtime.OutOfMemory; the 5xx responses that followed were its effect."
+    )
+    # When the Gatekeeper checks it
+    outcome = check(statement, ON_SHRINK, ON_OOM, kind=ClaimKind.ROOT_CAUSE)
+    # Then it passes: every word that says what happened is in the cited records
+    assert outcome.passed, outcome.detail
+
+
+def test_a_cause_the_telemetry_does_not_hold_is_still_refused():
+    # Given the same citations and a cause they never mention
+    statement = (
+        "thumbnailer's invocations failed because of a memory leak in its image cache, just "
+        "before the 5xx responses."
+    )
+    # When the Gatekeeper checks it
+    outcome = check(statement, ON_SHRINK, ON_OOM, kind=ClaimKind.ROOT_CAUSE)
+    # Then it is refused as a cause its citations do not show
+    assert not outcome.passed
+    assert gk.CAUSE_UNSUPPORTED in outcome.rule_ids
