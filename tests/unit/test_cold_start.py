@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from superbiz import snapstart
+from superbiz import patterns, snapstart
 from superbiz.catalog import GRAPH_FUNCTIONS, TOOL_FUNCTIONS
 from superbiz.errors import UnknownTool
 from superbiz.schema import Schema
@@ -136,6 +136,8 @@ def test_before_the_snapshot_every_model_validator_is_built() -> None:
     # Then no loaded model is left to build on a first invocation
     assert snapstart.build_validators() == 0
     assert all(model.__pydantic_complete__ for model in snapstart._subclasses(Schema))
+    # and every regular expression deferred at import is compiled
+    assert patterns.compile_all() == 0
 
 
 def test_the_hooks_register_with_lambdas_registry() -> None:

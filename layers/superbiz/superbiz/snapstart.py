@@ -9,7 +9,7 @@ after-restore hooks before its first invocation.
   and that is the same in every environment: the settings are parsed, boto3 and
   the botocore machinery a client needs are imported (one throwaway client), and
   the validators of every loaded model are built (they are deferred at import, see
-  superbiz.schema). It opens no connection and reads no secret: a
+  superbiz.schema), and so are the regular expressions (superbiz.patterns). It opens no connection and reads no secret: a
   connection would be stale after a restore, and a key would live in the snapshot.
 - After a restore, `refresh` re-creates what must not be shared between restored
   environments: the `random` module's state (every environment would otherwise
@@ -28,6 +28,7 @@ import random
 from pydantic import BaseModel
 
 from superbiz.deps import _entry_from_environment, _from_environment
+from superbiz.patterns import compile_all
 from superbiz.schema import Schema
 from superbiz.settings import get_settings
 
@@ -54,12 +55,14 @@ def build_validators() -> int:
 
 
 def prime() -> None:
-    """Before the snapshot: settings, boto3's client machinery, model validators."""
+    """Before the snapshot: settings, boto3's client machinery, model validators and
+    regular expressions."""
     settings = get_settings()
     import boto3  # reason: boto3 loads with the first client (superbiz.aws), here before a snapshot
 
     boto3.session.Session().client(_PRIMING_SERVICE, region_name=settings.region)
     build_validators()
+    compile_all()
 
 
 def refresh() -> None:
