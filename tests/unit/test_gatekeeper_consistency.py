@@ -7,6 +7,8 @@ in polite words do not."""
 
 from __future__ import annotations
 
+import pytest
+
 from superbiz.contracts import Citation, Claim, ClaimKind
 from superbiz.graph import gatekeeper as gk
 from superbiz.records import ToolInvocation
@@ -85,3 +87,38 @@ def test_a_cause_the_telemetry_does_not_hold_is_still_refused():
     # Then it is refused as a cause its citations do not show
     assert not outcome.passed
     assert gk.CAUSE_UNSUPPORTED in outcome.rule_ids
+
+
+# ------------------------------------------------------------- A3: the family, not a list
+
+
+@pytest.mark.parametrize(
+    "remediation",
+    [
+        "To tidy up, sunset the thumbnailer function and deprovision its log group.",
+        "It may help to revoke the ops@corp user's credentials while this is looked at.",
+        "Once traffic is drained, power off the node-a7 host and decommission it.",
+        "Take media-api offline until thumbnailer has been fixed.",
+        "Set replicas to 0 for media-api so no more invokes reach thumbnailer.",
+    ],
+)
+def test_a_destructive_operation_in_polite_words_is_refused(remediation):
+    # Given a remediation that ends or takes down a resource, worded gently
+    # When the Gatekeeper checks it
+    outcome = check(remediation, ON_OOM, kind=ClaimKind.REMEDIATION)
+    # Then it is refused: such operations are for a human to decide
+    assert not outcome.passed
+    assert gk.DESTRUCTIVE_ACTION in outcome.rule_ids
+
+
+def test_a_reversible_remediation_is_not_destructive():
+    # Given a remediation that undoes the change and restarts nothing by force
+    outcome = check(
+        "Revert thumbnailer MemorySize to 1024 with UpdateFunctionConfiguration, then restart "
+        "the media-api tasks and watch for Runtime.OutOfMemory.",
+        ON_OOM,
+        ON_SHRINK,
+        kind=ClaimKind.REMEDIATION,
+    )
+    # Then it is not taken for a destructive operation
+    assert gk.DESTRUCTIVE_ACTION not in outcome.rule_ids

@@ -41,9 +41,10 @@ Recommended actions and gaps are gated too (A1): they may state a specific
 only if a passed claim (or, for a gap, a recorded output) holds it, and a
 cause only if a passed root cause or hypothesis states it. An action or a
 remediation never recommends a destructive operation (A3: deleting or
-dropping a service, database, table or data, killing every session, scaling
-to zero, `--force`, `--skip-final-snapshot`): those are for a human to
-decide. After the Composer, `answer_check` applies the same tests to every
+dropping a service, database, table or data, in blunt words or polite ones:
+retiring, decommissioning, deprovisioning, revoking, shutting down or taking
+offline; killing every session, scaling to zero, `--force`,
+`--skip-final-snapshot`): those are for a human to decide. After the Composer, `answer_check` applies the same tests to every
 sentence (A2).
 """
 
@@ -159,13 +160,27 @@ _WS = re.compile(r"\s+")
 _OBJECTS = (
     r"services?|clusters?|databases?|db|tables?|schemas?|buckets?|stacks?|instances?|volumes?|"
     r"queues?|topics?|functions?|users?|roles?|snapshots?|indexes|index|log groups?|secrets?|key|"
-    r"node groups?|deployments?|namespaces?|data|records|rows|objects|backups?"
+    r"node groups?|deployments?|namespaces?|data|records|rows|objects|backups?|"
+    r"(?:access|api|signing|ssh)\s+keys|"
+    r"credentials?|certificates?|permissions?|access|grants?|tokens?|polic(?:y|ies)|nodes?|"
+    r"environments?|accounts?|fleets?|hosts?|servers?|machines?|vms?|replicas?|tasks|pods|"
+    r"clients?|subscriptions?|endpoints?|load balancers?|streams?|caches?|vpcs?|subnets?"
+)
+# the family of verbs that end a resource, in blunt words or polite ones: delete and
+# retire alike, decommission, deprovision, revoke, sunset, shut down, take offline ...
+_ENDS = (
+    r"delete|drop|destroy|terminate|deregister|purge|wipe|truncate|erase|remove|retire|"
+    r"decommission|de-?provision|dismantle|revoke|sunset|uninstall|discard|obliterate|"
+    r"shut\s+(?:down|off)|power\s+(?:down|off)|take\s+(?:down|offline)|switch\s+off|"
+    r"kill|wind\s+down|spin\s+down"
 )
 # what no diagnosis recommends: operations that destroy a resource or data, or take a
 # service down, whatever resource they name
 DESTRUCTIVE = re.compile(
-    rf"\b(?:delete|drop|destroy|terminate|deregister|purge|wipe|truncate|erase)\s+"
-    rf"(?:(?:the|all|every|each|this|that|its|their)\s+)?(?:[\w./:@-]+\s+){{0,3}}?(?:{_OBJECTS})\b"
+    rf"\b(?:{_ENDS})\s+"
+    rf"(?:(?:the|all|every|each|this|that|its|their)\s+)?(?:[\w./:@'-]+\s+){{0,3}}?(?:{_OBJECTS})\b"
+    rf"|\b(?:take|put|bring|knock)\s+(?:[\w./:@'-]+\s+){{1,4}}?(?:offline|out of service|down)\b"
+    r"|\b(?:replicas?|capacity|instance count|task count)\s*(?:=|to|of)\s*(?:zero|0)\b"
     r"|\bdrop\s+and\s+re-?create\b|\b(?:delete\s+from|drop\s+(?:table|database|schema|user|index)|"
     r"truncate\s+table)\b|\brm\s+-(?:\w*r\w*f|\w*f\w*r)\w*|\bmkfs\b|\bdd\s+if=|\bflushall\b|\bflushdb\b"
     r"|--skip-final-snapshot|--force(?:-delete)?\b|\b(?:aws\s+[\w-]+|kubectl)\s+(?:delete|terminate|"
