@@ -294,6 +294,12 @@ def test_model_prompt_is_bounded_while_full_outputs_stay_citable(diagnose):
 def test_skills_are_disclosed_progressively(diagnose):
     result = diagnose()
     steps = result["trace"]["steps"]
+    kinds = [s["output_type"] for s in steps]
+    # (a run that ends without these steps shows what it did instead)
+    assert "planner_plan" in kinds and "executor_evidence_v2" in kinds, (
+        f"run {result['status']} via {result['final_node']}: steps {kinds}, "
+        f"execution {result['execution']['status']}"
+    )
     plan_input = json.dumps(
         next(s for s in steps if s["output_type"] == "planner_plan")["model_input"]
     )
