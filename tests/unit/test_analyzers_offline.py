@@ -681,3 +681,246 @@ def test_a_service_with_no_log_group_falls_back_to_the_alarms_other_names():
     asked = _asked(ctx)
     # Then it searches the alarm's other name for the service by group name too
     assert ("query_logs", {"service": "storefront", "minutes": 60, "limit": 1000}) in asked
+
+
+KEY_ARN = "arn:aws:kms:eu-west-1:111122223333:key/0c1d2e3f-aaaa-bbbb-cccc-123456789abc"
+DENIED = (
+    "ERROR start-up failed: KmsException: User: arn:aws:sts::111122223333:assumed-role/"
+    f"vault-api-task/1a2b is not authorized to perform: kms:Decrypt on resource: {KEY_ARN} "
+    "because no resource-based policy allows the kms:Decrypt action"
+)
+
+
+def _rows(group: str, messages: list[tuple[str, str]], inv_id: str = "inv_0001_abcdef") -> dict:
+    inv = logs(inv_id=inv_id)
+    inv["empty"] = False
+    inv["output"]["results"] = [
+        {"timestamp": t, "log_group": group, "message": m} for t, m in messages
+    ]
+    inv["output"]["log_groups"] = [group]
+    return inv
+
+
+def _changes(*changes: dict) -> dict:
+    return {
+        "invocation_id": "inv_0003_abcdef",
+        "tool": "recent_changes",
+        "params": {},
+        "success": True,
+        "empty": False,
+        "output": {"changes": list(changes)},
+    }
+
+
+def _metric_fell(onset: str) -> dict:
+    text = f"RunningTaskCount fell from 6 to 3; onset at {onset}."
+    return {
+        "invocation_id": "inv_0101_abcdef",
+        "tool": "query_metrics",
+        "params": {},
+        "success": True,
+        "empty": False,
+        "output": {
+            "metric_name": "RunningTaskCount",
+            "summary": {"onset_at": onset, "text": text, "direction": "fall"},
+        },
+    }
+
+
+def test_a_key_policy_change_before_the_first_denied_call_is_named_as_the_cause():
+    # Given kms:Decrypt denied from 10:00 (only new tasks call it), the task count falling
+    # at 10:40, a key policy rewrite at 09:20 and a deploy at 10:35
+    log_inv = _rows(
+        "/ecs/vault-api",
+        [(f"2026-11-20T10:{m:02d}:00Z", DENIED) for m in (0, 12, 25, 38, 41)],
+    )
+    changes = _changes(
+        {
+            "t": "2026-11-20T09:20:00Z",
+            "event": "PutKeyPolicy",
+            "resources": [KEY_ARN, "alias/vault-signing"],
+            "resource": KEY_ARN,
+            "user": "terraform",
+            "detail": "keyId=0c1d2e3f, policy: [Sid=Admins Action=kms:*]",
+        },
+        {
+            "t": "2026-11-20T10:35:00Z",
+            "event": "UpdateService",
+            "resource": "vault-api",
+            "user": "deploy-bot",
+            "detail": "taskDefinition vault-api:11 -> vault-api:12",
+        },
+    )
+    invs = [log_inv, changes, _metric_fell("2026-11-20T10:40:00Z")]
+    # When the analyzers and the offline model read them
+    found = analyzers.findings(invs)
+    evidence = build_evidence(found)
+    # Then the policy change is the trigger, the deploy only considered
+    assert _triggers(found) == ["PutKeyPolicy"]
+    considered = [f.data["change"]["event"] for f in found if f.kind == "change_considered"]
+    assert considered == ["UpdateService"]
+    # and the root cause names the change, its time and the denied call, and passes
+    cause = next(c for c in evidence.claims if c.kind is ClaimKind.ROOT_CAUSE)
+    assert "PutKeyPolicy" in cause.statement and "09:20:00" in cause.statement
+    assert "kms:Decrypt" in cause.statement
+    assert "vault-api:12" not in cause.statement
+    result = gatekeeper.check(evidence, [as_invocation(i) for i in invs])
+    assert result.verdict is GateVerdict.PASS, result
+
+
+def test_a_permission_change_after_the_denials_began_is_not_their_cause():
+    # Given denials from 10:00 and a key policy change at 10:05
+    log_inv = _rows("/ecs/vault-api", [(f"2026-11-20T10:{m:02d}:00Z", DENIED) for m in (0, 12, 25)])
+    changes = _changes(
+        {
+            "t": "2026-11-20T10:05:00Z",
+            "event": "PutKeyPolicy",
+            "resource": KEY_ARN,
+            "user": "terraform",
+            "detail": "keyId=0c1d2e3f",
+        }
+    )
+    found = analyzers.findings([log_inv, changes])
+    # Then no change is blamed and the root cause names none
+    assert _triggers(found) == []
+    cause = next(c for c in build_evidence(found).claims if c.kind is ClaimKind.ROOT_CAUSE)
+    assert "PutKeyPolicy" not in cause.statement
+
+
+def test_a_permission_change_long_before_denials_on_another_resource_is_not_blamed():
+    # Given denials on one key and, 50 minutes earlier, a policy change on another key
+    log_inv = _rows("/ecs/vault-api", [(f"2026-11-20T10:{m:02d}:00Z", DENIED) for m in (0, 12, 25)])
+    other = "arn:aws:kms:eu-west-1:111122223333:key/99999999-dddd-eeee-ffff-000000000000"
+    changes = _changes(
+        {
+            "t": "2026-11-20T09:10:00Z",
+            "event": "PutKeyPolicy",
+            "resource": other,
+            "user": "terraform",
+            "detail": "keyId=99999999",
+        }
+    )
+    found = analyzers.findings([log_inv, changes])
+    assert _triggers(found) == []
+
+
+THROTTLED = (
+    '{"level": "ERROR", "message": "read failed", "exception": "ProvisionedThroughputExceeded'
+    'Exception: The level of configured provisioned throughput for the table was exceeded."}'
+)
+
+
+def _tagged(*resources: tuple[str, str, str]) -> dict:
+    return {
+        "invocation_id": "inv_0005_abcdef",
+        "tool": "find_resources",
+        "params": {"service": "quote-api"},
+        "success": True,
+        "empty": False,
+        "output": {
+            "resources": [
+                {"arn": f"arn:aws:x:::{name}", "type": kind, "name": name, "tags": {"service": s}}
+                for kind, name, s in resources
+            ]
+        },
+    }
+
+
+def test_a_capacity_cut_on_the_services_table_is_the_cause_of_throttling_not_a_deploy():
+    # Given throttled reads from 11:05 in quote-api's lines (which name no table), the
+    # service's table cut to provisioned capacity at 11:02, a code deploy at 10:50 and the
+    # same cut on another service's table
+    log_inv = _rows(
+        "/aws/lambda/quote-api",
+        [(f"2026-11-20T11:{m:02d}:00Z", THROTTLED) for m in (5, 9, 14, 20)],
+    )
+    resources = _tagged(
+        ("lambda:function", "quote-api", "quote-api"),
+        ("dynamodb:table", "quote-prices", "quote-api"),
+        ("dynamodb:table", "audit-trail", "admin-tools"),
+    )
+    changes = _changes(
+        {
+            "t": "2026-11-20T10:50:00Z",
+            "event": "UpdateFunctionCode20150331v2",
+            "resource": "quote-api",
+            "user": "ci",
+            "detail": "functionName=quote-api -> version 7 (new field)",
+        },
+        {
+            "t": "2026-11-20T11:02:00Z",
+            "event": "UpdateTable",
+            "resource": "quote-prices",
+            "user": "terraform",
+            "detail": "tableName=quote-prices, billingMode=PROVISIONED, readCapacityUnits=10",
+        },
+        {
+            "t": "2026-11-20T11:02:03Z",
+            "event": "UpdateTable",
+            "resource": "audit-trail",
+            "user": "terraform",
+            "detail": "tableName=audit-trail, billingMode=PROVISIONED, readCapacityUnits=5",
+        },
+    )
+    invs = [log_inv, resources, changes]
+    # When the analyzers and the offline model read them
+    found = analyzers.findings(invs)
+    evidence = build_evidence(found)
+    # Then the capacity cut on the service's table is the one trigger
+    assert [f.data["change"]["resource"] for f in found if f.kind == "change_before_onset"] == [
+        "quote-prices"
+    ]
+    cause = next(c for c in evidence.claims if c.kind is ClaimKind.ROOT_CAUSE)
+    assert "readCapacityUnits=10" in cause.statement
+    # and no verified sentence blames the deploy or names the other table outside a quote
+    stated = " ".join(c.statement for c in evidence.claims)
+    assert "version 7" not in stated.replace("“functionName=quote-api -> version 7", "")
+    result = gatekeeper.check(evidence, [as_invocation(i) for i in invs])
+    assert result.verdict is GateVerdict.PASS, result
+
+
+def test_the_offline_executor_asks_what_the_service_owns_when_a_capacity_change_may_explain_throttling():
+    # Given throttled calls naming no table and a capacity change to some table
+    log_inv = _rows(
+        "/aws/lambda/quote-api", [(f"2026-11-20T11:{m:02d}:00Z", THROTTLED) for m in (5, 9)]
+    )
+    changes = _changes(
+        {
+            "t": "2026-11-20T11:02:00Z",
+            "event": "UpdateTable",
+            "resource": "quote-prices",
+            "user": "terraform",
+            "detail": "tableName=quote-prices, billingMode=PROVISIONED, readCapacityUnits=10",
+        }
+    )
+    found = [f.model_dump(mode="json") for f in analyzers.findings([log_inv, changes])]
+    log_view = {**log_inv, "params": {"service": "quote-api", "minutes": 60}, "view": {}}
+    ctx = _executor_context([log_view, {**changes, "view": {}}], found)
+    ctx["plan"]["entities"] = ["quote-api"]
+    # When the Executor decides what to look at next
+    asked = _asked(ctx)
+    # Then it asks which resources belong to the service (its tables are not in the lines)
+    assert ("find_resources", {"service": "quote-api"}) in asked
+
+
+@pytest.mark.parametrize(
+    ("event", "detail", "category"),
+    [
+        (
+            "DetachRolePolicy",
+            "roleName=orders-task, policyArn=arn:aws:iam::1:policy/x",
+            "permission",
+        ),
+        ("PutBucketPolicy", "bucketName=uploads", "permission"),
+        ("SetQueueAttributes", 'Policy={"Effect": "Deny"}', "permission"),
+        ("SetQueueAttributes", "VisibilityTimeout=30", "config"),
+        ("PutFunctionConcurrency20171031", "reservedConcurrentExecutions=2", "capacity"),
+        ("UpdateTable", "provisionedThroughput={readCapacityUnits=5}", "capacity"),
+        ("UpdateTable", "streamSpecification=NEW_IMAGE", "config"),
+        ("UpdateAutoScalingGroup", "maxSize=2", "capacity"),
+        ("UpdateService", "taskDefinition api:7 -> api:8", "config"),
+    ],
+)
+def test_a_change_is_read_as_what_it_alters(event, detail, category):
+    # Given a CloudTrail change, Then its category says what it alters
+    assert analyzers.change_category({"event": event, "detail": detail}) == category

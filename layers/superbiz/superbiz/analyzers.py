@@ -280,16 +280,20 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
         first_at, last_at = rows[first].get("timestamp", ""), rows[last].get("timestamp", "")
         groups = sorted({rows[i].get("log_group", "") for i in matching})
         count = len(matching)
+        # a denied call's own words name what was refused ("not authorized to perform:
+        # kms:Decrypt"): the example quoted is centred on them when the line has them
+        refused = _REFUSED_CALL.search(message)
+        around = _REFUSED_CALL if refused else hit.signature.quote
         found.append(
             Finding(
                 kind="error_signature",
                 summary=(
                     f"{count} log event(s) in {', '.join(groups)} show {hit.signature.label} "
                     f"between {first_at} and {last_at}, for example: "
-                    f'"{excerpt(message, hit.signature.quote)}"'
+                    f'"{excerpt(message, around)}"'
                 ),
                 citations=[
-                    _cite(inv_id, f"$.results[{row}].message", message, hit.signature.quote),
+                    _cite(inv_id, f"$.results[{row}].message", message, around),
                     _cite(inv_id, f"$.results[{first}]", first_at),
                     _cite(inv_id, f"$.results[{last}]", last_at),
                 ],
@@ -308,6 +312,10 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                     "truncated": truncated,
                     "family": hit.signature.family,
                     "upstream": hit.signature.upstream,
+                    "refusal": hit.signature.refusal,
+                    "refused": refused.group(0) if refused and hit.signature.refusal else None,
+                    # the earliest line returned is the first there was only if not cut short
+                    "rows_truncated": bool(by_id[inv_id]["output"].get("truncated")),
                     # what the failing lines name, and who wrote them: what a change must touch
                     "implicated": implicated_names([rows[i] for i in matching]),
                     # the hosts the exemplar line names (a dependency outside the service)
@@ -654,6 +662,58 @@ def _short(name: str) -> str:
     return re.split(r"[:/]", name.lower().rstrip("/"))[-1]
 
 
+# what a change alters, by its CloudTrail operation: who may call what (a permission) or
+# how much may be done (a capacity); an attribute call is read by what its detail sets
+_PERMISSION_CHANGE = re.compile(
+    r"^((Put|Delete|Attach|Detach)(Role|User|Group)Policy|"
+    r"(Put|Delete)(Bucket|Key|Resource|Repository|Registry|Function|Queue|Topic|Secret)?Policy|"
+    r"(Create|Revoke|Retire)Grant|(Add|Remove)Permission|(Create|Delete|SetDefault)PolicyVersion|"
+    r"UpdateAssumeRolePolicy|(Put|Delete)(Role|User)PermissionsBoundary|Put(Bucket|Object)Acl|"
+    r"PutPublicAccessBlock|SetRepositoryPolicy)$"
+)
+_CAPACITY_CHANGE = re.compile(
+    r"^((Put|Delete)FunctionConcurrency|(Put|Delete)ProvisionedConcurrencyConfig|"
+    r"RegisterScalableTarget|PutScalingPolicy|UpdateAutoScalingGroup|SetDesiredCapacity|"
+    r"RequestServiceQuotaIncrease|UpdateServiceSetting|(Create|Update)UsagePlan|UpdateThroughput|"
+    r"UpdateShardCount|PutAccountSetting\w*)$"
+)
+_ATTRIBUTE_CHANGE = re.compile(
+    r"^(SetQueueAttributes|SetTopicAttributes|UpdateTable|UpdateStage|UpdateService|"
+    r"UpdateFunctionConfiguration|ModifyCacheCluster|ModifyReplicationGroup|UpdateEventSourceMapping)$"
+)
+_POLICY_DETAIL = re.compile(r"\bpolicy\b|\bPrincipal\b|\bEffect\b", re.I)
+_CAPACITY_DETAIL = re.compile(
+    r"capacity|throughput|billing ?mode|\bPROVISIONED\b|PAY_PER_REQUEST|concurren|throttl|"
+    r"rate ?limit|burst|quota|max ?size|maxConcurrency",
+    re.I,
+)
+# the kind of change that can leave calls refused the way a signature's lines show
+CATEGORY_OF_REFUSAL = {"denied": "permission", "throttled": "capacity"}
+# a permission or a capacity is exercised only when the call is next made (a task's
+# start-up, the next peak): its first refusal may come long after the change
+LINKED_WINDOW_MINUTES = 180
+
+
+def change_category(change: dict[str, Any]) -> str:
+    """permission | capacity | config: what a CloudTrail change alters."""
+    event = signatures.operation(change.get("event", ""))
+    detail = change.get("detail") or ""
+    if _PERMISSION_CHANGE.match(event):
+        return "permission"
+    if _CAPACITY_CHANGE.match(event):
+        return "capacity"
+    if _ATTRIBUTE_CHANGE.match(event):
+        if event in ("SetQueueAttributes", "SetTopicAttributes") and _POLICY_DETAIL.search(detail):
+            return "permission"
+        if _CAPACITY_DETAIL.search(detail) and not DEPLOY_DETAIL.search(detail):
+            return "capacity"
+    return "config"
+
+
+# a deploy's detail (a new image, task definition or code version) is not a capacity change
+DEPLOY_DETAIL = re.compile(r"task ?definition|\bimage\b|code|version|deploy", re.I)
+
+
 def change_correlation(
     invocations: list[dict[str, Any]], anomalies: list[dict[str, Any]], found: list[Finding]
 ) -> list[Finding]:
@@ -662,7 +722,10 @@ def change_correlation(
     produce the leading signature; otherwise considered and not implicated.
 
     The onset is the earliest metric anomaly, else the first line of the leading
-    error signature (one stray older error line must not move it)."""
+    error signature (one stray older error line must not move it). Calls refused
+    (denied, throttled) are timed from their own first line: a permission (capacity)
+    change before it, touching what the lines name, is linked to them (`data["link"]`)
+    up to LINKED_WINDOW_MINUTES earlier, and the other changes are then only considered."""
     leading = next(
         (f for f in found if f.kind == "error_signature" and f.data.get("specific")),
         next((f for f in found if f.kind == "error_signature"), None),
@@ -680,7 +743,15 @@ def change_correlation(
         onset_ref = leading.citations[1]
     onset = _parse(onset_text)
     onset_iso = onset.strftime("%Y-%m-%dT%H:%M:%SZ")
-    correlated = []
+    refusal = leading.data.get("refusal") if leading is not None else None
+    linkable = (
+        refusal is not None
+        and leading is not None
+        and bool(leading.data.get("first_at"))
+        # the first line returned is the first there was only if the query was not cut short
+        and not leading.data.get("rows_truncated")
+    )
+    weighed: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
     for inv in invocations:
         if not _usable(inv, "recent_changes"):
@@ -691,53 +762,113 @@ def change_correlation(
                 continue
             seen.add(key)
             at, at_iso, at_ref = onset, onset_iso, onset_ref
-            minutes = (at - _parse(change["t"])).total_seconds() / 60
-            if minutes < 0 and anomalies and leading is not None and leading.data.get("first_at"):
+            changed = _parse(change["t"])
+            minutes = (at - changed).total_seconds() / 60
+            link = None
+            if linkable and change_category(change) == CATEGORY_OF_REFUSAL[refusal]:
+                assert leading is not None
+                first = _parse(leading.data["first_at"])
+                to_first = (first - changed).total_seconds() / 60
+                before_metric = not anomalies or (changed - onset).total_seconds() <= (
+                    METRIC_BUCKET_MINUTES * 60
+                )
+                if 0 <= to_first <= LINKED_WINDOW_MINUTES and before_metric:
+                    at, at_ref, at_iso, minutes = (
+                        first,
+                        leading.citations[1],
+                        leading.data["first_at"],
+                        to_first,
+                    )
+                    link = CATEGORY_OF_REFUSAL[refusal]
+            if (
+                link is None
+                and minutes < 0
+                and anomalies
+                and leading is not None
+                and leading.data.get("first_at")
+            ):
                 # a metric's onset is the start of its datapoint's period: a change inside
                 # that period, before the first failing line, still came first
                 first = _parse(leading.data["first_at"])
                 if 0 <= (first - at).total_seconds() / 60 <= METRIC_BUCKET_MINUTES:
                     at, at_ref = first, leading.citations[1]
                     at_iso = leading.data["first_at"]
-                    minutes = (at - _parse(change["t"])).total_seconds() / 60
-            if not 0 <= minutes <= CHANGE_WINDOW_MINUTES:
+                    minutes = (at - changed).total_seconds() / 60
+            if not 0 <= minutes <= (LINKED_WINDOW_MINUTES if link else CHANGE_WINDOW_MINUTES):
                 continue
             relevant, why = change_relevance(change, leading)
-            what = f"{change['event']} on {change['resource']} by {change.get('user') or 'unknown'}"
-            # a change weighed and not blamed is quoted as evidence; a trigger's detail is
-            # part of the conclusion (which deploy, which rule)
-            detail = change.get("detail", "")
-            when = (
-                f"{what} at {change['t']} ({detail if relevant else quoted(detail)}) came "
-                f"{round(minutes)} minute(s) before the onset at {at_iso}"
+            weighed.append(
+                {
+                    "inv": inv["invocation_id"],
+                    "i": i,
+                    "change": change,
+                    "minutes": minutes,
+                    "at_iso": at_iso,
+                    "at_ref": at_ref,
+                    "relevant": relevant,
+                    "why": why,
+                    "link": link if relevant else None,
+                }
             )
-            correlated.append(
-                Finding(
-                    kind="change_before_onset" if relevant else "change_considered",
-                    summary=f"{when}."
-                    if relevant
-                    else f"{when}; considered, not implicated: {why}.",
-                    citations=[
-                        _cite(
-                            inv["invocation_id"],
-                            f"$.changes[{i}]",
-                            change.get("detail") or change["event"],
-                        ),
-                        at_ref,
-                    ],
-                    derivations=[_minutes_between(change["t"], at_iso, round(minutes))],
-                    data={
-                        "change": change,
-                        "minutes_before_onset": round(minutes, 1),
-                        "onset": at_iso,
-                        "why": why,
-                    },
+    linked = sorted((w for w in weighed if w["link"]), key=lambda w: w["minutes"])
+    if linked:
+        # calls refused after a change of what they need, to what they name: the other
+        # changes (a deploy near the onset) are weighed and not blamed
+        top = linked[0]["change"]
+        for w in weighed:
+            if w["relevant"] and not w["link"]:
+                w["relevant"] = False
+                w["also"] = linked[0]
+                w["why"] = (
+                    f"{top['event']} on {top.get('resource', '')} at {top['t']} changed the "
+                    f"{linked[0]['link']} of what the failing lines name, before the first of them"
                 )
+    correlated = []
+    for w in weighed:
+        change, relevant, minutes, at_iso = w["change"], w["relevant"], w["minutes"], w["at_iso"]
+        what = f"{change['event']} on {change['resource']} by {change.get('user') or 'unknown'}"
+        # a change weighed and not blamed is quoted as evidence; a trigger's detail is
+        # part of the conclusion (which deploy, which rule)
+        detail = change.get("detail", "")
+        when = (
+            f"{what} at {change['t']} ({detail if relevant else quoted(detail)}) came "
+            f"{round(minutes)} minute(s) before the "
+            + ("first refused call" if w["link"] else "onset")
+            + f" at {at_iso}"
+        )
+        correlated.append(
+            Finding(
+                kind="change_before_onset" if relevant else "change_considered",
+                summary=f"{when}."
+                if relevant
+                else f"{when}; considered, not implicated: {w['why']}.",
+                citations=[
+                    _cite(
+                        w["inv"], f"$.changes[{w['i']}]", change.get("detail") or change["event"]
+                    ),
+                    w["at_ref"],
+                    # the linked change its reason names
+                    *(
+                        [_cite(o["inv"], f"$.changes[{o['i']}]", o["change"]["t"])]
+                        if (o := w.get("also"))
+                        else []
+                    ),
+                ],
+                derivations=[_minutes_between(change["t"], at_iso, round(minutes))],
+                data={
+                    "change": change,
+                    "minutes_before_onset": round(minutes, 1),
+                    "onset": at_iso,
+                    "why": w["why"],
+                    "link": w["link"],
+                },
             )
+        )
 
-    def rank(f: Finding) -> tuple[bool, bool, float]:
+    def rank(f: Finding) -> tuple[bool, bool, bool, float]:
         return (
             f.kind != "change_before_onset",
+            not f.data.get("link"),
             "no log line can name" in f.data["why"],
             f.data["minutes_before_onset"],
         )
@@ -762,6 +893,9 @@ def _stable_part(text: str) -> str:
     same kind repeats ("Connection is not available, request timed out after")."""
     part = max(re.split(r"\d+", text), key=len).strip(" -:,.=([")
     return part if len(part) >= 6 else text
+
+
+_REFUSED_CALL = re.compile(r"not authorized to perform:? [\w-]+:[\w*-]+")
 
 
 def _needle(sig: Signature, message: str, rows: list[dict[str, Any]]) -> str:

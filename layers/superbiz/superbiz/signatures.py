@@ -20,6 +20,8 @@ from pydantic import ConfigDict, Field, field_validator
 from superbiz.schema import Schema
 
 Family = Literal["dependency", "application", "data_store", "capacity"]
+# what a refusal's lines show: a call denied (a permission) or throttled (a capacity)
+Refusal = Literal["denied", "throttled"]
 # CloudTrail events of the service's own deploys: `deploy` in `triggered_by`
 DEPLOY_EVENTS = re.compile(
     r"^(UpdateService|CreateDeployment|RegisterTaskDefinition|UpdateFunctionCode|"
@@ -55,6 +57,7 @@ class Entry(Schema):
     triggered_by: list[str] = Field(default_factory=list)
     evidence: str = ""
     metrics: str | None = None
+    refusal: Refusal | None = None
     examples: list[str] = Field(min_length=1)
     not_examples: list[str] = Field(default_factory=list)
 
@@ -87,6 +90,8 @@ class Signature:
     evidence: str = ""
     # metric names (a regular expression) whose course confirms it, e.g. memory for an OOM
     metrics: re.Pattern[str] | None = None
+    # the calls it shows are refused: denied (a permission lacks) or throttled (a limit hit)
+    refusal: str | None = None
 
     def detail(self, message: str) -> str | None:
         """The telling part of a matching line, e.g. the exception class."""
@@ -145,6 +150,7 @@ def parse(entries: Any) -> tuple[Signature, ...]:
                 triggered_by=tuple(entry.triggered_by),
                 evidence=entry.evidence,
                 metrics=re.compile(entry.metrics, re.IGNORECASE) if entry.metrics else None,
+                refusal=entry.refusal,
             )
         )
     unknown = {e for s in out for e in s.effect_of} - names

@@ -15,6 +15,7 @@ from typing import Any
 
 from superbiz import analyzers, render, skills
 from superbiz.analyzers import Finding
+from superbiz.analyzers import quoted as render_quote
 from superbiz.contracts import (
     Citation,
     Claim,
@@ -245,6 +246,7 @@ class OfflineModel:
                 follow += _beyond_the_service(ctx)
             follow += _services_elsewhere(ctx)
             follow += _confirming_metrics(ctx)
+            follow += _resources_of_the_refused(ctx)
             lookup = _knowledge_lookup(ctx)
             if lookup is not None and not known:
                 follow.append(lookup)
@@ -661,6 +663,35 @@ def _confirming_metrics(ctx: dict[str, Any]) -> list[ToolCall]:
     return calls
 
 
+def _resources_of_the_refused(ctx: dict[str, Any]) -> list[ToolCall]:
+    """Once per run: the resources the service owns by its tags, when its calls are
+    refused (denied, throttled) and a change of the kind that refuses them (a permission,
+    a capacity) touched something the failing lines do not name: a service's table or
+    role is often in none of its error lines."""
+    if "find_resources" not in ctx.get("tool_names", []):
+        return []
+    entities = ctx["plan"].get("entities", [])
+    invocations = ctx["invocations"]
+    if not entities or any(
+        i["tool"] == "find_resources" and i["params"].get("service") for i in invocations
+    ):
+        return []
+    leading = next((f for f in ctx.get("findings", []) if f["kind"] == "error_signature"), None)
+    refusal = (leading or {}).get("data", {}).get("refusal")
+    if refusal is None:
+        return []
+    wanted = analyzers.CATEGORY_OF_REFUSAL[refusal]
+    changes = [
+        c
+        for i in invocations
+        if i["tool"] == "recent_changes" and i.get("success") and not i.get("empty")
+        for c in (i.get("output") or i.get("view") or {}).get("changes", [])
+    ]
+    if not any(analyzers.change_category(c) == wanted for c in changes):
+        return []
+    return [ToolCall(call_id="owned", tool="find_resources", params={"service": entities[0]})]
+
+
 def _knowledge_lookup(ctx: dict[str, Any]) -> ToolCall | None:
     """Once per run: look the leading error signature up in the runbooks (what an
     SRE searches for), else the question itself."""
@@ -820,9 +851,11 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             if stalled
             else ""
         )
+        # the call refused, in the failing line's own words ("not authorized to perform: ...")
+        refused = f" ({render_quote(d['refused'])})" if d.get("refused") else ""
         add(
             ClaimKind.ROOT_CAUSE,
-            f"{d['cause']}{host}. {seen} in {', '.join(d['log_groups'])} ({d['count']} event(s)){timing}."
+            f"{d['cause']}{host}{refused}. {seen} in {', '.join(d['log_groups'])} ({d['count']} event(s)){timing}."
             f"{consequence}{after}{waiting}",
             cause.citations
             + [a.citations[0] for a in anomalies[:1]]
