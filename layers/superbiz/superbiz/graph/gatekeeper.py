@@ -13,6 +13,9 @@ R4  EXCERPT_MISMATCH        `evidence_excerpt` occurs verbatim (whitespace-
     EXCERPT_TOO_SHORT       normalised) in the value, and is long enough to mean something;
 R5  NO_VALID_CITATION       a claim with no valid citation is rejected;
 R6  UNTRUSTED_INSTRUCTION   the cited value is not text addressed to the agent;
+    INSTRUCTION_IN_STATEMENT nor is the statement itself (or an action): no vocative
+                            to the assistant or verifier, no order to skip the checks
+                            or to mark the incident resolved;
 R7  RULED_OUT_WORDING       a claim is not worded as ruling something out: a tool
                             that found nothing shows absence, never exclusion;
 R8  NOT_AN_OBSERVATION      the path is one the tool declared as an observation
@@ -98,6 +101,7 @@ ACTION_UNSUPPORTED = "A1_ACTION_UNSUPPORTED"
 GAP_UNSUPPORTED = "A1_GAP_UNSUPPORTED"
 ANSWER_UNSUPPORTED = "A2_ANSWER_UNSUPPORTED"
 DESTRUCTIVE_ACTION = "A3_DESTRUCTIVE_ACTION"
+INSTRUCTION_IN_STATEMENT = "R6_INSTRUCTION_IN_STATEMENT"
 
 RULED_OUT = re.compile(
     r"\brul(?:e|ed|es|ing)[\s-]+(?:\w+[\s-]+){0,2}out\b|\bnot (?:the|a) (?:root )?cause\b"
@@ -194,6 +198,40 @@ DESTRUCTIVE = re.compile(
     r"|\bnuke\b",
     re.IGNORECASE,
 )
+# a statement that speaks to the agent, the checks or the reader instead of about the
+# system: a vocative ("Note to the assistant:", "Verifier, ..."), an order to skip or pass
+# the checks, or to close the incident or accept a claim as proven
+_ADDRESSEE = (
+    r"(?:the\s+|any\s+)?(?:ai|assistant|agent|model|llm|bot|verifier|gatekeeper|reviewer|"
+    r"reader|system|checker|grader|evaluator)s?"
+)
+_TO_THE_AGENT = re.compile(
+    rf"\b(?:note|message|reminder|instructions?|memo)\s+(?:to|for)\s+{_ADDRESSEE}\b"
+    r"|(?:^|[.;!?]\s+|\bdear\s+)(?:hey\s+|hi\s+)?(?:ai|assistant|llm|verifier|gatekeeper|reviewer|"
+    r"reader|checker|grader|evaluator)s?\s*[,:]\s+(?:please\s+)?[a-z]+"
+    r"|\b(?:skip|bypass|omit|disable|suppress|short-?circuit)\s+(?:the\s+|any\s+|all\s+|further\s+)?"
+    r"(?:verification|verifier|validation|gatekeeper|review|fact-?check\w*|checks?|checking)\b"
+    r"|\b(?:no\s+need\s+to|do\s+not|don't|without)\s+(?:further\s+)?(?:verify|verifying|check|"
+    r"checking|validate|validating|review|reviewing|double-check\w*)\s+(?:this|these|it|them|the\s+"
+    r"(?:claims?|evidence|citations?|findings?|answer))\b"
+    r"|\b(?:mark|close|resolve|flag)\s+(?:this|the)\s+(?:incident|alarm|ticket|case|run|"
+    r"investigation|issue)\s+(?:as\s+)?(?:resolved|closed|done|verified|fixed|complete)\b"
+    r"|\b(?:treat|consider|accept|record|mark)\s+(?:this|these|the)\s+(?:claims?|findings?|"
+    r"evidence|answer|diagnosis|conclusions?)\s+as\s+(?:verified|confirmed|proven|true|final|"
+    r"valid|correct|passed)\b",
+    re.IGNORECASE,
+)
+
+
+def addressed_to_agent(text: str) -> str | None:
+    """What in a statement is said to the agent, its checks or its reader, if anything:
+    text that speaks to the diagnosis is refused in a claim as it is in a citation (R6)."""
+    if is_instruction_like(text):
+        return "text addressed to the agent"
+    found = _TO_THE_AGENT.search(_WS.sub(" ", text))
+    return repr(found.group(0).strip()) if found else None
+
+
 # "from 0 to 239": a transition, its two numbers in order
 _TRANSITION = re.compile(
     r"\bfrom\b[^.;\d]{0,30}?(\d[\d,]*(?:\.\d+)?)[^.;]{0,40}?\bto\b[^.;\d]{0,30}?(\d[\d,]*(?:\.\d+)?)",
@@ -441,6 +479,10 @@ def check_claim(
     rule_ids = [o.rule_id for o in outcomes if o.rule_id]
     good = [c for c in checked if c.outcome.passed]
     details: list[str] = []
+    if said := addressed_to_agent(claim.statement):
+        # a claim speaks about the system; an order to the agent or its checks is injected
+        rule_ids.append(INSTRUCTION_IN_STATEMENT)
+        details.append(f"speaks to the agent or its checks ({said}), not about the system")
     if RULED_OUT.search(claim.statement):
         rule_ids.append(RULED_OUT_WORDING)
     elif not good:
@@ -526,6 +568,7 @@ def check_claim(
                 "not in the cited values: " + ", ".join(f"{s.kind} {s.text!r}" for s in missing[:8])
             )
     claim_level = {
+        INSTRUCTION_IN_STATEMENT,
         CAUSE_UNSUPPORTED,
         CONTRADICTS_CITATION,
         DESTRUCTIVE_ACTION,
@@ -774,17 +817,19 @@ def check_text(text: str, support: Support, rule: str, *, need_words: bool) -> T
 
 
 def _action(text: str, support: Support) -> TextOutcome:
-    """A recommended action: A1 like any text, and never a destructive operation (A3)."""
+    """A recommended action: A1 like any text, never a destructive operation (A3), never
+    an order to the agent or its checks (R6)."""
     outcome = check_text(text, support, ACTION_UNSUPPORTED, need_words=True)
-    op = destructive(text)
-    if op is None:
+    rules, details = list(outcome.rule_ids), [outcome.detail] if outcome.detail else []
+    if op := destructive(text):
+        rules.append(DESTRUCTIVE_ACTION)
+        details.append(f"recommends a destructive operation ({op!r})")
+    if said := addressed_to_agent(text):
+        rules.append(INSTRUCTION_IN_STATEMENT)
+        details.append(f"speaks to the agent or its checks ({said})")
+    if rules == outcome.rule_ids:
         return outcome
-    detail = "; ".join(
-        d for d in (outcome.detail, f"recommends a destructive operation ({op!r})") if d
-    )
-    return TextOutcome(
-        text=text, passed=False, rule_ids=[*outcome.rule_ids, DESTRUCTIVE_ACTION], detail=detail
-    )
+    return TextOutcome(text=text, passed=False, rule_ids=rules, detail="; ".join(details))
 
 
 def support_of(
