@@ -18,6 +18,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from superbiz.cwstats import Statistic as StatName
 from superbiz.errors import SuperBizError
+from superbiz.patterns import lazy
 from superbiz.schema import Schema
 from superbiz.times import parse_iso
 
@@ -29,7 +30,7 @@ class AlarmPayloadError(SuperBizError):
 
 
 # names that end like this are "<service>-<what>" alarms
-ALARM_SUFFIX = re.compile(
+ALARM_SUFFIX = lazy(
     r"[-_](5xx|4xx|errors?|latency|p\d\d|high|low|alarm|cpu|memory|throttles?|"
     r"timeouts?|saturation|disk|storage|connections?|health|unhealthy|down)$",
     re.IGNORECASE,
@@ -419,8 +420,8 @@ def parse_alarm_payloads(body: Any) -> list[AlarmPayload]:
 
 # --------------------------------------------------------- recommended query
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_NOISE = re.compile(
+_CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NOISE = lazy(
     r"threshold crossed:?|\d+ (out of the last \d+ )?datapoints?|\[[^\]]*\]|"
     r"was (greater|less) than( or equal to)?( the)? threshold|\(minimum \d+ datapoints?[^)]*\)|"
     r"\([^)]*\)|\b\d+(\.\d+)?\b",

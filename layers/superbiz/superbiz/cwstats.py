@@ -9,19 +9,20 @@ one of them accepts the others accept too.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from pydantic import AfterValidator
+
+from superbiz.patterns import lazy
 
 STANDARD = ("SampleCount", "Average", "Sum", "Minimum", "Maximum")
 _STANDARD_BY_LOWER = {s.lower(): s for s in STANDARD}
 
 # p99, p99.9, tm99, tc90, ts90, wm99 (percentile 0-100, up to 10 decimals)
-_SHORT = re.compile(r"^(p|tm|tc|ts|wm)(100|\d{1,2}(\.\d{1,10})?)$")
+_SHORT = lazy(r"^(p|tm|tc|ts|wm)(100|\d{1,2}(\.\d{1,10})?)$")
 # TM(10%:90%), PR(:300), WM(25%:75%): either bound may be absent; % marks a percentile
 _BOUND = r"(\d+(\.\d+)?%?)?"
-_RANGE = re.compile(rf"^(TM|TC|TS|WM|PR)\({_BOUND}:{_BOUND}\)$")
+_RANGE = lazy(rf"^(TM|TC|TS|WM|PR)\({_BOUND}:{_BOUND}\)$")
 STATISTIC_HELP = (
     "a CloudWatch statistic: SampleCount, Average, Sum, Minimum, Maximum, or an extended "
     "statistic such as p99, p99.9, tm99, tc90, ts90, wm99, IQM, TM(10%:90%) or PR(:300)"

@@ -10,11 +10,12 @@ values (or none) and are rejected as invalid, not resolved.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-_IDENT = re.compile(r"[A-Za-z_@][\w@-]*")
-_TOKEN = re.compile(
+from superbiz.patterns import lazy
+
+_IDENT = lazy(r"[A-Za-z_@][\w@-]*")
+_TOKEN = lazy(
     r"""\.(?P<ident>[A-Za-z_@][\w@-]*)"""
     r"""|\[(?P<index>0|[1-9]\d{0,8})\]"""
     r"""|\['(?P<sq>[^'\\\[\]]+)'\]"""
@@ -22,13 +23,13 @@ _TOKEN = re.compile(
 )
 # what a many-valued or computed JSONPath looks like: said by name in the error
 _MULTI = (
-    (re.compile(r"\.\."), "recursive descent"),
-    (re.compile(r"\*"), "a wildcard"),
-    (re.compile(r"\[\s*\?"), "a filter"),
-    (re.compile(r"\[[^\]'\"]*:[^\]'\"]*\]"), "a slice"),
-    (re.compile(r"\[[^\]'\"]*,[^\]'\"]*\]|'\s*,\s*'"), "a union"),
-    (re.compile(r"\[\s*-\d"), "a negative index"),
-    (re.compile(r"\[\s*\("), "a script expression"),
+    (lazy(r"\.\."), "recursive descent"),
+    (lazy(r"\*"), "a wildcard"),
+    (lazy(r"\[\s*\?"), "a filter"),
+    (lazy(r"\[[^\]'\"]*:[^\]'\"]*\]"), "a slice"),
+    (lazy(r"\[[^\]'\"]*,[^\]'\"]*\]|'\s*,\s*'"), "a union"),
+    (lazy(r"\[\s*-\d"), "a negative index"),
+    (lazy(r"\[\s*\("), "a script expression"),
 )
 
 Part = str | int

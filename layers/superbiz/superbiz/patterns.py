@@ -26,7 +26,8 @@ _CREATED: weakref.WeakSet[LazyPattern] = weakref.WeakSet()
 class LazyPattern:
     """A `re.Pattern` compiled on first use (see the module docstring)."""
 
-    __slots__ = ("pattern", "flags", "_compiled", "__weakref__")
+    # once compiled, these are the compiled pattern's own bound methods: no indirection
+    _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
 
     def __init__(self, source: str, flags: int = 0) -> None:
         self.pattern = source
@@ -37,11 +38,16 @@ class LazyPattern:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
-            self._compiled = re.compile(self.pattern, self.flags)
+            compiled = re.compile(self.pattern, self.flags)
+            for name in self._METHODS:
+                setattr(self, name, getattr(compiled, name))
+            self._compiled = compiled
         return self._compiled
 
     def __getattr__(self, name: str) -> Any:
-        # only attributes the slots do not hold reach here: search, sub, groupindex, ...
+        # reached only while not compiled, or for what is not copied: groups, groupindex
+        if name.startswith("__"):
+            raise AttributeError(name)
         return getattr(self.compiled, name)
 
     def __repr__(self) -> str:

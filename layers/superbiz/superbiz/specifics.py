@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
+from superbiz.patterns import lazy
+
 _MONTHS = {
     m: i + 1
     for i, m in enumerate(
@@ -31,21 +33,19 @@ _MONTHS = {
 }
 
 # 2026-11-20T10:05:12Z, 2026-11-20 10:05:12.123, 2026-11-20T10:05, 2026-11-20 10:05:12,123 UTC
-_ISO = re.compile(
+_ISO = lazy(
     r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?"
     r"(?:\s?(?:Z|UTC|GMT)\b|Z|\s?([+-]\d{2}):?(\d{2})\b)?)?(?!\d)",
     re.IGNORECASE,  # the answer check reads lower-cased evidence: 2026-11-20t10:05:12z
 )
 # nginx/apache: 20/Nov/2026:10:05:12 +0000
-_CLF = re.compile(
+_CLF = lazy(
     r"(?<!\d)(\d{2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\s?[+-]0000)?", re.IGNORECASE
 )
 # syslog: Nov 20 10:05:12
-_SYSLOG = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\b")
+_SYSLOG = lazy(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\b")
 # a time of day alone: 10:05, 10:05:12, 10:05:12.123, 10:05 UTC
-_TIME = re.compile(
-    r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:[.,](\d{1,9}))?)?(?![\d:])"
-)
+_TIME = lazy(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:[.,](\d{1,9}))?)?(?![\d:])")
 # a time of day with its zone: 10:05 PST, 11:05 CET, 10:05 UTC+2, 10:05 -08:00
 _ZONES = {
     "utc": 0, "gmt": 0, "z": 0, "wet": 0, "west": 60, "bst": 60, "ist": 330, "cet": 60,
@@ -54,13 +54,13 @@ _ZONES = {
     "est": -300, "edt": -240, "cst": -360, "cdt": -300, "mst": -420, "mdt": -360,
     "pst": -480, "pdt": -420, "akst": -540, "akdt": -480, "hst": -600,
 }  # fmt: skip
-_ZONED_TIME = re.compile(
+_ZONED_TIME = lazy(
     r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?![\d:])"
     r"(?:\s?(?:(?:UTC|GMT)\s?[+-]\d{1,2}(?::?\d{2})?|[+-]\d{2}:?\d{2})(?![\d:])|\s(?i:"
     + "|".join(sorted((z for z in _ZONES if z != "z"), key=len, reverse=True))
     + r")\b)"
 )
-_ZONE_OFFSET = re.compile(r"([+-])(\d{1,2})(?::?(\d{2}))?$")
+_ZONE_OFFSET = lazy(r"([+-])(\d{1,2})(?::?(\d{2}))?$")
 # numbers in words: "twelve hundred", "forty-two thousand", "a dozen" (one to nine
 # alone are prose: "one of the tasks", "the two services")
 _UNITS_WORDS = {
@@ -72,12 +72,12 @@ _UNITS_WORDS = {
 }  # fmt: skip
 _SCALE_WORDS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _NUMBER_WORD = "|".join(sorted([*_UNITS_WORDS, *_SCALE_WORDS], key=len, reverse=True))
-_WORDS_NUMBER = re.compile(
+_WORDS_NUMBER = lazy(
     rf"\b(?:a\s+)?dozen\b(?!s)|\b(?:{_NUMBER_WORD})(?:(?:\s+and\s+|[\s-]+)(?:{_NUMBER_WORD}))*\b(?!-)",
     re.IGNORECASE,
 )
 # a rate: 239 per second, 239 errors per minute, 12/s, 40 req/min
-_RATE = re.compile(
+_RATE = lazy(
     r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s+[A-Za-z][\w-]*){0,2}?\s*"
     r"(?:per\s+|/\s?)(second|sec|s|minute|min|m|hour|hr|h)\b",
     re.IGNORECASE,
@@ -85,51 +85,47 @@ _RATE = re.compile(
 _RATE_SECONDS = {"second": 1, "sec": 1, "s": 1, "minute": 60, "min": 60, "m": 60}
 _RATE_SECONDS |= {"hour": 3600, "hr": 3600, "h": 3600}
 # a value bound to a field: idle=0, active = 20
-_PAIR = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]*)\s?=\s?(-?\d+(?:\.\d+)?)(?![\w.])")
+_PAIR = lazy(r"(?<![\w.-])([A-Za-z_][\w.-]*)\s?=\s?(-?\d+(?:\.\d+)?)(?![\w.])")
 # words that show a unitless number of the evidence is of that dimension
 _DIMENSION_WORDS = {
-    "percent": re.compile(r"percent|%|utili[sz]ation|usage|ratio|rate\b|load\b"),
-    "size": re.compile(
-        r"\bbytes?\b|\b[kmgt]i?b\b|memory|\bmem\b|heap|disk|storage|\bsize|rss|volume"
-    ),
-    "time": re.compile(
+    "percent": lazy(r"percent|%|utili[sz]ation|usage|ratio|rate\b|load\b"),
+    "size": lazy(r"\bbytes?\b|\b[kmgt]i?b\b|memory|\bmem\b|heap|disk|storage|\bsize|rss|volume"),
+    "time": lazy(
         r"\b(?:ms|s|sec|secs|seconds?|minutes?|hours?|days?)\b|latency|duration|timeout|elapsed|wait|time"
     ),
 }
 
-_ARN = re.compile(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d*:[\w./:@+=,-]+")
-_IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
-_UUID = re.compile(
-    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
-)
+_ARN = lazy(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d*:[\w./:@+=,-]+")
+_IPV4 = lazy(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
+_UUID = lazy(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
 # a token mixing letters and digits: FW-123, payment-api:43, i-0abc12, ORA-00060, v1.2.3, HikariPool-1
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/@#+-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_TOKEN = lazy(r"[A-Za-z0-9][A-Za-z0-9_.:/@#+-]*[A-Za-z0-9]|[A-Za-z0-9]")
 # who did something: alice@corp, deploy-bot@example.com
-_ACTOR = re.compile(r"(?<![\w.+-])[A-Za-z0-9][\w.+-]*@[A-Za-z0-9][\w-]*(?:\.[\w-]+)*")
+_ACTOR = lazy(r"(?<![\w.+-])[A-Za-z0-9][\w.+-]*@[A-Za-z0-9][\w-]*(?:\.[\w-]+)*")
 # a service's name: words joined by hyphens ending in what names a component
 # (inventory-svc, payment-api, orders-db, billing-worker); another service's name is a fact
-_SERVICE_NAME = re.compile(
+_SERVICE_NAME = lazy(
     r"(?<![\w./@-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*-(?:svc|api|service|worker|db|gateway|proxy"
     r"|queue|cache|consumer|producer|web|app|server|backend|frontend)(?![\w-])",
     re.IGNORECASE,
 )
 # an error code in capitals: ECONNREFUSED, NXDOMAIN, ACCESS_DENIED, ERR_TLS_CERT_ALTNAME_INVALID
-_CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\bE[A-Z]{4,}\b|\bNX[A-Z]+\b")
-_NUMBER = re.compile(
+_CODE = lazy(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\bE[A-Z]{4,}\b|\bNX[A-Z]+\b")
+_NUMBER = lazy(
     r"(?<![\w.])([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?:\s?(%|(?:percent|ms|milliseconds?|"
     r"s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|[kKMGT]i?B|bytes?|x)\b)|(?=\W|$))"
 )
-_QUOTED = re.compile(r'"([^"\n]{3,400})"|“([^”\n]{3,400})”|‘([^’\n]{3,400})’|`([^`\n]{3,400})`')
-_EVIDENCE_NUMBER = re.compile(r"(?<![\d.])(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?([a-zA-Z%]+))?")
+_QUOTED = lazy(r'"([^"\n]{3,400})"|“([^”\n]{3,400})”|‘([^’\n]{3,400})’|`([^`\n]{3,400})`')
+_EVIDENCE_NUMBER = lazy(r"(?<![\d.])(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?([a-zA-Z%]+))?")
 
 # tokens with digits that name a kind of thing, not a fact of this incident
-_GENERIC = re.compile(
+_GENERIC = lazy(
     r"^(?:[1-5]xx|[1-5]XX|p\d{1,2}(?:\.\d+)?|tm\d{1,2}|s3|ec2|k8s|utf-?8|ipv[46]|http/?[12](?:\.[01])?|"
     r"http2|oauth2|sha\d{1,3}|base64|x509|tls1\.[0-3]|tlsv1\.[0-3]|l[0-4]|route53|24x7|2fa|e2e|"
     r"r\d{1,2}_[a-z_]+|a[12]_[a-z_]+)$",
     re.IGNORECASE,
 )
-_PRODUCTS = re.compile(
+_PRODUCTS = lazy(
     r"\bRoute ?53\b|\bHTTP/[123](?:\.[01])?\b|\bIPv[46]\b|\bTLS ?1\.[0-3]\b|\bOAuth ?2\b|\bPKCS ?#?\d+\b",
     re.IGNORECASE,
 )
@@ -305,7 +301,7 @@ def _counts(text: str) -> bool:
 
 # a count of things: digits, or three to nine in words with no determiner before them, then
 # a plural noun ("after seven retries", "3 retries"); "the three services" is prose
-_COUNTED = re.compile(
+_COUNTED = lazy(
     r"(?<![\w.])(?:(\d+)|(?<!\bthe )(?<!\bthese )(?<!\bthose )(?<!\ball )(?<!\bits )"
     r"(?<!\btheir )\b(three|four|five|six|seven|eight|nine))\s+([a-z]{3,}s)\b",
     re.IGNORECASE,
@@ -330,7 +326,7 @@ _UNIT_NOUNS = frozenset(
     ]
 )
 # a multiple in one word: tenfold, 10-fold, a hundredfold
-_FOLD = re.compile(rf"\b(\d+|{_NUMBER_WORD})-?fold\b", re.IGNORECASE)
+_FOLD = lazy(rf"\b(\d+|{_NUMBER_WORD})-?fold\b", re.IGNORECASE)
 
 
 def _zone_minutes(zone: str) -> int | None:

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from superbiz.patterns import lazy
+
 # Cyrillic and Greek letters that render like Latin ones (after NFKC and casefold)
 _HOMOGLYPHS = str.maketrans(
     {
@@ -77,15 +79,15 @@ _HOMOGLYPHS = str.maketrans(
     }
 )
 # zero-width, joiners, bidi embeddings/overrides/isolates, soft hyphen, BOM, tags (category Cf)
-_INVISIBLE = re.compile(r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0]")
-_WHITESPACE = re.compile(r"\s+")
+_INVISIBLE = lazy(r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0]")
+_WHITESPACE = lazy(r"\s+")
 # digits and signs that stand for letters; a text is also read this way only when
 # one sits between letters or starts a word, which timestamps and ids rarely do
 _LEET = str.maketrans(
     {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"}
 )
 # a sign between letters ("ign0re", "pr3v10us") or starting a word ("1nstructions")
-_LEET_HINT = re.compile(r"[a-z][0134578@$]++[a-z]|(?<![\w@$])[0134578@$][a-z]{2}")
+_LEET_HINT = lazy(r"[a-z][0134578@$]++[a-z]|(?<![\w@$])[0134578@$][a-z]{2}")
 
 
 def _is_invisible(ch: str) -> bool:
@@ -150,7 +152,7 @@ _AGENT_HINTS += ("gpt", "claude", "copilot", "agent", "model", "bot")
 # (hints, pattern): a pattern is tried only on text where one of its hints starts a
 # word (one scan finds them all), so an ordinary log line costs one search
 PHRASES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
-    (hints, re.compile(pattern))
+    (hints, lazy(pattern))
     for hints, pattern in (
         # ignore / disregard / forget ... instructions, words in between
         (_VERBS, rf"(?<![a-z]){_VERB}(?![a-z]){_GAP}{_ORDERS}\b"),
@@ -273,16 +275,14 @@ PHRASES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
 )
 
 # labels that are role tags in a chat transcript but also log categories
-WEAK_ROLE_TAG = re.compile(
-    r"\[\s*(?:system|assistant|sys)\s*\]|(?<![\w-])(?:system|assistant)\s*:\s"
-)
+WEAK_ROLE_TAG = lazy(r"\[\s*(?:system|assistant|sys)\s*\]|(?<![\w-])(?:system|assistant)\s*:\s")
 # ...flagged only next to words addressed to the reader
-ADDRESSED = re.compile(
+ADDRESSED = lazy(
     r"\b(?:you|your|yourself|instructions?|respond|reply|pretend|obey|comply|from now on)\b"
 )
 
 
-_GATE = re.compile(
+_GATE = lazy(
     "(?<![a-z])(?:"
     + "|".join(sorted({re.escape(h) for hints, _ in PHRASES for h in hints}, key=len, reverse=True))
     + ")"
@@ -309,7 +309,7 @@ def is_instruction_like(text: str, *, leet: bool = True) -> bool:
 
 FENCE_TAG = "context"
 # a '<' or a look-alike of it, then (read normalised) an optional '/' and the tag name
-_ANGLE = re.compile(r"[<\uff1c\ufe64\u2039\u2329\u3008\u276c\u27e8]")
+_ANGLE = lazy(r"[<\uff1c\ufe64\u2039\u2329\u3008\u276c\u27e8]")
 _LOOKAHEAD = 48
 
 
