@@ -30,10 +30,14 @@ OOM = (
     "Runtime.OutOfMemory (Max Memory Used: 128 MB)"
 )
 SLOW = "2027-03-02T07:46:30Z WARN media-api [node-b3 us-east-2a] cache lookup took 950ms"
+BAD_GATEWAY = (
+    "2027-03-02T07:46:02Z ERROR media-api [node-a7 us-east-2c] GET /thumb 502 from thumbnailer "
+    "after 2900ms"
+)
 LOGS = inv(
     1,
     "query_logs",
-    {"results": [{"timestamp": m[:20], "message": m} for m in (OOM, SLOW)]},
+    {"results": [{"timestamp": m[:20], "message": m} for m in (OOM, SLOW, BAD_GATEWAY)]},
 )
 SHRUNK = {
     "t": "2027-03-02T07:45:10Z",
@@ -42,8 +46,55 @@ SHRUNK = {
     "user": "ops@corp",
     "detail": "thumbnailer MemorySize 1024 -> 128",
 }
-CHANGES = inv(2, "recent_changes", {"changes": [SHRUNK]})
-RUN = {i.invocation_id: i for i in (LOGS, CHANGES)}
+REPOINTED = {
+    "t": "2027-03-02T07:52:40Z",
+    "event": "UpdateAlias",
+    "resource": "thumbnailer",
+    "user": "release@corp",
+    "detail": "alias live -> version 14",
+}
+CHANGES = inv(2, "recent_changes", {"changes": [SHRUNK, REPOINTED]})
+ERRORS_TEXT = (
+    "AWS/ApplicationELB HTTPCode_Target_5XX_Count (Sum, 60s) rose from a baseline of 1 to a peak "
+    "of 96 at 2027-03-02T07:48:00Z; onset at 2027-03-02T07:45:00Z; latest 64."
+)
+ERRORS = inv(
+    3,
+    "query_metrics",
+    {
+        "summary": {
+            "baseline": 1,
+            "peak": 96,
+            "latest": 64,
+            "onset_at": "2027-03-02T07:45:00Z",
+            "text": ERRORS_TEXT,
+        }
+    },
+)
+REQUESTS_TEXT = (
+    "AWS/ApplicationELB RequestCount (Sum, 60s) showed no rise above its baseline of 390; peak "
+    "400 at 2027-03-02T07:48:00Z; latest 380."
+)
+REQUESTS = inv(4, "query_metrics", {"summary": {"peak": 400, "latest": 380, "text": REQUESTS_TEXT}})
+REASON = (
+    "Threshold Crossed: 1 datapoint [96.0 (02/03/27 07:48:00)] was greater than the threshold "
+    "(20.0)."
+)
+ALARMS = inv(
+    5,
+    "query_alarms",
+    {
+        "alarms": [
+            {"name": "media-alb-5xx", "state": "ALARM", "threshold": 20, "state_reason": REASON}
+        ]
+    },
+)
+LATENCY_TEXT = (
+    "ThumbLatency p95 (Milliseconds) rose from a baseline of 120 to a peak of 850 at "
+    "2027-03-02T07:47:00Z; onset at 2027-03-02T07:45:00Z; latest 700."
+)
+LATENCY = inv(6, "query_metrics", {"summary": {"text": LATENCY_TEXT}})
+RUN = {i.invocation_id: i for i in (LOGS, CHANGES, ERRORS, REQUESTS, ALARMS, LATENCY)}
 
 
 def cite(src: ToolInvocation, path: str, excerpt: str) -> Citation:
@@ -52,6 +103,13 @@ def cite(src: ToolInvocation, path: str, excerpt: str) -> Citation:
 
 ON_OOM = cite(LOGS, "$.results[0].message", "Runtime.OutOfMemory")
 ON_SHRINK = cite(CHANGES, "$.changes[0]", "thumbnailer MemorySize 1024 -> 128")
+ON_REPOINT = cite(CHANGES, "$.changes[1]", "alias live -> version 14")
+ON_SLOW = cite(LOGS, "$.results[1].message", "cache lookup took 950ms")
+ON_502 = cite(LOGS, "$.results[2].message", "GET /thumb 502 from thumbnailer")
+ON_ERRORS = cite(ERRORS, "$.summary.text", "rose from a baseline of 1 to a peak of 96")
+ON_REQUESTS = cite(REQUESTS, "$.summary.text", "showed no rise above its baseline of 390")
+ON_ALARM = cite(ALARMS, "$.alarms[0]", "was greater than the threshold (20.0)")
+ON_LATENCY = cite(LATENCY, "$.summary.text", "ThumbLatency p95 (Milliseconds)")
 
 
 def check(statement: str, *citations: Citation, kind: ClaimKind = ClaimKind.OBSERVATION):
@@ -158,3 +216,29 @@ def test_an_observation_that_reports_injected_text_and_an_action_to_verify_pass(
     assert gk.INSTRUCTION_IN_STATEMENT not in reporting.rule_ids
     assert gk.addressed_to_agent("Verify thumbnailer's MemorySize after the rollback.") is None
     assert gk.addressed_to_agent("The deploy skipped the health check of media-api.") is None
+
+
+# ------------------------------------------------------ R12: a number in the wrong role
+
+
+def test_two_real_numbers_swapped_between_threshold_and_datapoint_are_refused():
+    # Given an alarm whose threshold is 20, crossed by a datapoint of 96
+    # When a claim gives each number the other's role
+    outcome = check(
+        "media-alb-5xx has a threshold of 96 and went off on a datapoint of 20.", ON_ALARM
+    )
+    # Then it contradicts its citation, though both numbers are real
+    assert not outcome.passed
+    assert gk.CONTRADICTS_CITATION in outcome.rule_ids
+
+
+def test_baseline_and_peak_swapped_are_refused_and_in_place_pass():
+    swapped = check("The 5XX count climbed from a baseline of 96 to its peak 1.", ON_ERRORS)
+    honest = check(
+        "media-alb-5xx went off on a datapoint of 96 over its threshold of 20; the 5XX count "
+        "rose from a baseline of 1 to a peak of 96.",
+        ON_ALARM,
+        ON_ERRORS,
+    )
+    assert gk.CONTRADICTS_CITATION in swapped.rule_ids
+    assert honest.passed, honest.detail

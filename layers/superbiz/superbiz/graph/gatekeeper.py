@@ -75,6 +75,7 @@ from superbiz.contracts import (
     GateVerdict,
     TextOutcome,
 )
+from superbiz.graph import agreement
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.records import ToolInvocation
 from superbiz.untrusted import is_instruction_like
@@ -261,6 +262,7 @@ class _Checked:
     outcome: CitationOutcome
     text: str = ""  # the cited value, as text, when the citation passed
     source: EvidenceSource | None = None
+    cited: agreement.Cited | None = None  # the value itself, for what it binds
 
 
 # ------------------------------------------------------------------ citations
@@ -320,6 +322,9 @@ def _check_citation(
             ),
             text=text,
             source=observations.source if observations else None,
+            cited=agreement.Cited(
+                value=text, text=text, tool=inv.tool_name, path=path, searched_nothing=True
+            ),
         )
 
     if not inv.success:
@@ -360,6 +365,7 @@ def _check_citation(
         ),
         text=text,
         source=observations.source,
+        cited=agreement.Cited(value=value, text=text, tool=inv.tool_name, path=path),
     )
 
 
@@ -556,6 +562,10 @@ def check_claim(
         if order:
             rule_ids.append(CONTRADICTS_CITATION)
             details.append(order)
+        bound = [c.cited for c in good if c.cited is not None]
+        for rule, why in _disagreements(claim, bound, derived):
+            rule_ids.append(rule)
+            details.append(why)
         if claim.kind is ClaimKind.REMEDIATION and (op := destructive(claim.statement)):
             rule_ids.append(DESTRUCTIVE_ACTION)
             details.append(f"recommends a destructive operation ({op!r})")
@@ -706,6 +716,18 @@ def order_contradicted(statement: str) -> str | None:
                     "the instants it gives say the opposite"
                 )
     return None
+
+
+def _disagreements(
+    claim: Claim, cited: list[agreement.Cited], derived: set[Decimal]
+) -> list[tuple[str, str]]:
+    """What the statement says that the roles, instants and records of its citations do
+    not (`superbiz.graph.agreement`): each with the rule it breaks."""
+    statement = claim.statement
+    checks = [
+        (CONTRADICTS_CITATION, agreement.role_swapped(statement, cited)),
+    ]
+    return [(rule, why) for rule, why in checks if why]
 
 
 def _pair(m: re.Match[str]) -> tuple[Decimal | None, Decimal | None]:

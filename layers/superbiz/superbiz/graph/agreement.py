@@ -1,0 +1,148 @@
+"""Whether a statement agrees with what its citations bind, not only with what they hold.
+
+R9 finds each specific of a statement somewhere in the cited values; these rules read the
+roles and instants the values give those specifics (docs/architecture.md, "Gatekeeper"):
+
+- a number told in a role (threshold, datapoint, baseline, peak, latest, low) is the number
+  the citation binds to that role, not another real number of it ("threshold of 240,
+  fired on a datapoint of 50" when the alarm says the reverse);
+
+Each function returns why the statement disagrees, or None.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from superbiz import specifics
+
+
+@dataclass
+class Cited:
+    """One passing citation: the value it resolves to and what the tool was."""
+
+    value: Any
+    text: str
+    tool: str = ""
+    path: str = ""
+    searched_nothing: bool = False  # `$.no_evidence`: what was searched, not what was seen
+    records: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # a list is its elements: a pairing must come from one of them, not from the list
+        if not self.records:
+            items = self.value if isinstance(self.value, list) else [self.value]
+            self.records = [specifics.text_of(v) for v in items] or [self.text]
+
+
+_NUM = r"(-?\d[\d,]*(?:\.\d+)?)(?![\d,.]*[-:/T]\d)(?!\s*[/:]\s*\d)(?![\d.,]*[A-Za-z])"
+_ROLES = ("threshold", "datapoint", "baseline", "peak", "latest", "low")
+_ROLE_WORD = r"(?:thresholds?|datapoints?|baselines?|peak(?:ed|s)?|latest|low)"
+# how a value names the number it binds to a role
+_BOUND = {
+    "threshold": re.compile(rf"\bthreshold\s*(?:of\s+|\(|=\s*|:\s*|is\s+|was\s+)?{_NUM}", re.I),
+    "baseline": re.compile(rf"\bbaseline\s+(?:of\s+|was\s+|is\s+|=\s*|:\s*)?{_NUM}", re.I),
+    "peak": re.compile(rf"\bpeak(?:ed)?\s+(?:of\s+|at\s+|was\s+|is\s+|=\s*|:\s*)?{_NUM}", re.I),
+    "latest": re.compile(rf"\blatest\s+(?:value\s+)?(?:of\s+|was\s+|is\s+|=\s*|:\s*)?{_NUM}", re.I),
+    "low": re.compile(rf"\blow\s+(?:of\s+|was\s+|=\s*|:\s*){_NUM}", re.I),
+}
+_DATAPOINTS = re.compile(r"\bdatapoints?\s*\[([^\]]*)\]", re.I)
+_PARENS = re.compile(r"\([^()]*\)")
+_PLAIN_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w.])")
+# a role the statement gives a number: "a threshold of 240", "fired on a datapoint of 50",
+# "peaked at 240"; up to three words between, none of them another role
+_STATED = re.compile(
+    rf"\b({_ROLE_WORD})\s+(?:(?!{_ROLE_WORD}\b)(?!\d[\d,.]*\b)[\w-]+\s+){{0,3}}?"
+    rf"(?:of\s+|at\s+|was\s+|is\s+|=\s*|:\s*|\()?{_NUM}",
+    re.I,
+)
+
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        return Decimal(text.replace(",", ""))
+    except InvalidOperation:
+        return None
+
+
+def _role_of(word: str) -> str:
+    word = word.lower()
+    return next(r for r in _ROLES if word.startswith(r))
+
+
+def roles(cited: Cited) -> dict[str, set[Decimal]]:
+    """The numbers a cited value binds to each role: by key (`"threshold": 50`) or by how
+    its text names them ("a peak of 240", "the threshold (50.0)", "datapoints [240.0 ...]")."""
+    out: dict[str, set[Decimal]] = {}
+
+    def add(role: str, raw: object) -> None:
+        value = _decimal(str(raw)) if isinstance(raw, int | float | str) else None
+        if value is not None and not isinstance(raw, bool):
+            out.setdefault(role, set()).add(value)
+
+    def walk(v: object) -> None:
+        if isinstance(v, dict):
+            for key, item in v.items():
+                if (
+                    isinstance(key, str)
+                    and key.lower() in _BOUND
+                    and not isinstance(item, dict | list)
+                ):
+                    add(key.lower(), item)
+                walk(item)
+        elif isinstance(v, list):
+            for item in v:
+                walk(item)
+
+    walk(cited.value)
+    for role, pattern in _BOUND.items():
+        for m in pattern.finditer(cited.text):
+            add(role, m.group(1))
+    for m in _DATAPOINTS.finditer(cited.text):
+        for n in _PLAIN_NUMBER.findall(_PARENS.sub(" ", m.group(1))):
+            add("datapoint", n)
+    return out
+
+
+def _close(bound: Decimal, stated: Decimal, written: str) -> bool:
+    """Equal to the precision the statement writes (240 is 240.0; 2.4 is 2.41)."""
+    decimals = len(written.split(".", 1)[1]) if "." in written else 0
+    return abs(bound - stated) <= Decimal(5) / Decimal(10 ** (decimals + 1))
+
+
+# a unit after a stated number: compared in its unit by R9, not here
+_UNIT_AFTER = re.compile(
+    r"\s?(?:%|percent|ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|"
+    r"[kmgt]i?b|bytes?)\b",
+    re.I,
+)
+
+
+def role_swapped(statement: str, cited: list[Cited]) -> str | None:
+    """A number told in a role the citations bind to another number."""
+    bound: dict[str, set[Decimal]] = {}
+    for c in cited:
+        for role, values in roles(c).items():
+            bound.setdefault(role, set()).update(values)
+    said = normalise(statement)
+    for m in _STATED.finditer(said):
+        role = _role_of(m.group(1))
+        stated = _decimal(m.group(2))
+        held = bound.get(role)
+        if stated is None or not held or _UNIT_AFTER.match(said, m.end()):
+            continue  # a number with a unit is compared in its unit by R9
+        if not any(_close(b, stated, m.group(2).replace(",", "")) for b in held):
+            told = ", ".join(_fmt(b) for b in sorted(held))
+            return f"states the {role} as {m.group(2)}; the citation binds the {role} {told}"
+    return None
+
+
+def _fmt(value: Decimal) -> str:
+    return format(value.normalize(), "f")
+
+
+def normalise(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
