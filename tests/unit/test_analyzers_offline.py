@@ -924,3 +924,27 @@ def test_the_offline_executor_asks_what_the_service_owns_when_a_capacity_change_
 def test_a_change_is_read_as_what_it_alters(event, detail, category):
     # Given a CloudTrail change, Then its category says what it alters
     assert analyzers.change_category({"event": event, "detail": detail}) == category
+
+
+def test_a_change_to_another_service_in_the_same_cluster_does_not_touch_the_failing_one():
+    # Given failing lines in the cluster's shared log group and a scale-out of another
+    # service of that cluster, named cluster/service
+    rows = [
+        {
+            "timestamp": f"2026-11-20T10:0{i}:00Z",
+            "log_group": "/ecs/prod-payments",
+            "log_stream": "ledger-sync/ledger-sync/9f1e",
+            "message": "ERROR psycopg.OperationalError: connection failed: FATAL: password "
+            'authentication failed for user "ledger"',
+        }
+        for i in range(3)
+    ]
+    log_inv = logs()
+    log_inv["empty"], log_inv["output"]["results"] = False, rows
+    change = _change("prod-payments/refunds-api", "UpdateService", "desiredCount 4 -> 6")
+    # When the analyzers weigh the change
+    found = analyzers.findings([log_inv, change])
+    # Then it is only considered: the cluster both are in is not what the lines name
+    assert _triggers(found) == []
+    (considered,) = [f for f in found if f.kind == "change_considered"]
+    assert "touches none of what the failing lines name" in considered.data["why"]

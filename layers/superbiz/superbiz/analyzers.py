@@ -617,7 +617,7 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
     touched = [change.get("resource", ""), *change.get("resources", [])]
     names = [n.lower() for n in leading.data.get("implicated", [])]
     touches = any(
-        t and n and (t.lower() in n or n in t.lower() or _related(_short(t), _short(n)))
+        t and n and (t.lower() in n or n in _own_part(t) or _related(_short(t), _short(n)))
         for t in touched
         for n in names
     )
@@ -656,6 +656,13 @@ def _related(a: str, b: str) -> bool:
         and longer.startswith(shorter)
         and bool(_SUFFIXED.fullmatch(longer[len(shorter) :]))
     )
+
+
+def _own_part(resource: str) -> str:
+    """What names a changed resource itself: an ARN whole, a path's last part (in
+    prod-core/ledger-api the cluster prod-core holds other services too)."""
+    lowered = resource.lower()
+    return lowered if lowered.startswith("arn:") else _short(lowered)
 
 
 def _short(name: str) -> str:
