@@ -242,3 +242,32 @@ def test_baseline_and_peak_swapped_are_refused_and_in_place_pass():
     )
     assert gk.CONTRADICTS_CITATION in swapped.rule_ids
     assert honest.passed, honest.detail
+
+
+# ------------------------------------------- R12: a state over time against the latest
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "The 5XX count is still climbing and sits at its peak of 96.",
+        "The 5XX count has not eased at all since it peaked at 96.",
+        "By now the 5XX count is back to its baseline of 1.",
+    ],
+)
+def test_a_state_over_time_the_latest_value_contradicts_is_refused(statement):
+    # Given a series with baseline 1, peak 96 and latest 64
+    # When a claim says it is still at the peak, or back at its baseline
+    outcome = check(statement, ON_ERRORS)
+    # Then it contradicts the latest value its citation binds
+    assert not outcome.passed
+    assert gk.CONTRADICTS_CITATION in outcome.rule_ids
+
+
+def test_a_state_over_time_the_latest_value_agrees_with_passes():
+    eased = check("The 5XX count has come down from its peak of 96 to a latest 64.", ON_ERRORS)
+    not_back = check(
+        "The 5XX count has not returned to its baseline of 1; the latest is 64.", ON_ERRORS
+    )
+    assert eased.passed, eased.detail
+    assert not_back.passed, not_back.detail

@@ -6,6 +6,8 @@ roles and instants the values give those specifics (docs/architecture.md, "Gatek
 - a number told in a role (threshold, datapoint, baseline, peak, latest, low) is the number
   the citation binds to that role, not another real number of it ("threshold of 240,
   fired on a datapoint of 50" when the alarm says the reverse);
+- a state over time ("still at its peak", "has not come down", "back to baseline") agrees
+  with the latest value against the peak and the baseline the citation binds;
 
 Each function returns why the statement disagrees, or None.
 """
@@ -142,6 +144,93 @@ def role_swapped(statement: str, cited: list[Cited]) -> str | None:
 
 def _fmt(value: Decimal) -> str:
     return format(value.normalize(), "f")
+
+
+# ------------------------------------------------------------------ state over time
+
+_STILL_HIGH = re.compile(
+    r"\bstill\s+(?:at|near|around|on)\s+(?:its|the|their)\s+(?:peak|highest|maximum|high)\b"
+    r"|\b(?:remains?|remained|stays?|stayed)\s+at\s+(?:its|the|their)\s+(?:peak|highest|maximum)\b"
+    r"|\b(?:has|have|had)\s*(?:n't|\s+not)\s+(?:yet\s+|at\s+all\s+)?(?:come|gone|fallen|dropped|"
+    r"eased|declined|decreased|subsided|receded)\b|\bnot\s+(?:yet\s+)?(?:come|gone)\s+down\b"
+    r"|\bstill\s+(?:rising|climbing|increasing|growing|going\s+up|peaking)\b"
+    r"|\bcontinu(?:es|ed|ing)?\s+to\s+(?:rise|climb|increase|grow)\b"
+    r"|\bno\s+sign\s+of\s+(?:easing|recovery|coming\s+down|dropping|decline)\b",
+    re.I,
+)
+_BACK_TO_BASELINE = re.compile(
+    r"\b(?:back|returned|recovered|fell|dropped|came\s+back|went\s+back|settled|normali[sz]ed)"
+    r"\s+(?:down\s+|back\s+)?(?:to|at)\s+(?:its|the|their)\s+(?:baseline|normal|usual|"
+    r"(?:normal|usual|pre-incident|previous|earlier)\s+levels?)\b|\bback\s+to\s+(?:normal|baseline)\b"
+    r"|\b(?:has|have|had)\s+(?:fully\s+|since\s+)?recovered\b|\bfully\s+recovered\b",
+    re.I,
+)
+_COME_DOWN = re.compile(
+    r"\b(?:has|have)\s+(?:since\s+|already\s+)?(?:come\s+down|eased|subsided|receded|declined)\b"
+    r"|\bis\s+(?:now\s+)?(?:falling|declining|easing|coming\s+down)\b",
+    re.I,
+)
+
+
+_NEGATED_BEFORE = re.compile(
+    r"\b(?:not|never|no\s+longer|yet\s+to|far\s+from|nowhere\s+near|without)\b[\w\s]{0,12}$|n't\s*$",
+    re.I,
+)
+
+
+def _affirmed(pattern: re.Pattern[str], said: str) -> re.Match[str] | None:
+    """The first match of a state the statement asserts, not one it negates ("has not
+    returned to its baseline")."""
+    for m in pattern.finditer(said):
+        if not _NEGATED_BEFORE.search(said[max(0, m.start() - 24) : m.start()]):
+            return m
+    return None
+
+
+def _one(bound: dict[str, set[Decimal]], role: str) -> Decimal | None:
+    values = bound.get(role, set())
+    return next(iter(values)) if len(values) == 1 else None
+
+
+def state_contradicted(statement: str, cited: list[Cited]) -> str | None:
+    """ "Still at its peak" (or still rising) when the latest value has come down from the
+    peak; "back to baseline" when the latest is far from it; "has come down" when the
+    latest is the peak. Read from each cited series that binds one latest and one peak;
+    contradicted only when every such series says so."""
+    said = normalise(statement)
+    claims = [
+        ("high", _affirmed(_STILL_HIGH, said)),
+        ("baseline", _affirmed(_BACK_TO_BASELINE, said)),
+        ("down", _affirmed(_COME_DOWN, _STILL_HIGH.sub(" ", said))),
+    ]
+    claims = [(what, m) for what, m in claims if m]
+    if not claims:
+        return None
+    series = []
+    for c in cited:
+        bound = roles(c)
+        latest, peak = _one(bound, "latest"), _one(bound, "peak")
+        if latest is not None and peak is not None:
+            series.append((latest, peak, _one(bound, "baseline"), _one(bound, "low")))
+    if not series:
+        return None
+    for what, m in claims:
+        verdicts = []
+        for latest, peak, baseline, low in series:
+            if what == "high":
+                verdicts.append(latest < peak - abs(peak) * Decimal("0.05"))
+            elif what == "down":
+                verdicts.append(latest >= peak)
+            elif baseline is not None:
+                far = max(
+                    abs(peak - baseline), abs((low if low is not None else baseline) - baseline)
+                )
+                verdicts.append(abs(latest - baseline) > max(far / 10, abs(baseline) / 20))
+        if verdicts and all(verdicts):
+            latest, peak, baseline, _ = series[0]
+            base = f", baseline {_fmt(baseline)}" if baseline is not None else ""
+            return f"{m.group(0)!r}: the cited series is at {_fmt(latest)} now (peak {_fmt(peak)}{base})"
+    return None
 
 
 def normalise(text: str) -> str:

@@ -726,6 +726,7 @@ def _disagreements(
     statement = claim.statement
     checks = [
         (CONTRADICTS_CITATION, agreement.role_swapped(statement, cited)),
+        (CONTRADICTS_CITATION, agreement.state_contradicted(statement, cited)),
     ]
     return [(rule, why) for rule, why in checks if why]
 
