@@ -271,3 +271,26 @@ def test_a_state_over_time_the_latest_value_agrees_with_passes():
     )
     assert eased.passed, eased.detail
     assert not_back.passed, not_back.detail
+
+
+# ------------------------------------------------------ R12: a proportion in words
+
+
+def test_a_proportion_in_words_the_cited_counts_do_not_allow_is_refused():
+    # Given 96 5xx at the peak out of 400 requests (24%)
+    # When a claim puts it as most of the requests
+    outcome = check(
+        "At the peak the majority of media-alb's requests ended in a 5xx.", ON_ERRORS, ON_REQUESTS
+    )
+    # Then it contradicts the ratio its citations bind
+    assert not outcome.passed
+    assert gk.CONTRADICTS_CITATION in outcome.rule_ids
+
+
+def test_a_proportion_in_words_the_cited_counts_allow_passes():
+    outcome = check(
+        "At the peak about a quarter of media-alb's requests ended in a 5xx.",
+        ON_ERRORS,
+        ON_REQUESTS,
+    )
+    assert outcome.passed, outcome.detail

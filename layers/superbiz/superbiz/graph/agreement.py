@@ -8,6 +8,8 @@ roles and instants the values give those specifics (docs/architecture.md, "Gatek
   fired on a datapoint of 50" when the alarm says the reverse);
 - a state over time ("still at its peak", "has not come down", "back to baseline") agrees
   with the latest value against the peak and the baseline the citation binds;
+- a proportion in words ("roughly half", "most", "a third") agrees with the ratio of the
+  values the citations bind in one role (peak to peak, latest to latest);
 
 Each function returns why the statement disagrees, or None.
 """
@@ -15,6 +17,7 @@ Each function returns why the statement disagrees, or None.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -231,6 +234,59 @@ def state_contradicted(statement: str, cited: list[Cited]) -> str | None:
             base = f", baseline {_fmt(baseline)}" if baseline is not None else ""
             return f"{m.group(0)!r}: the cited series is at {_fmt(latest)} now (peak {_fmt(peak)}{base})"
     return None
+
+
+# ----------------------------------------------------------------------- proportion
+
+# a proportion in words and the ratios it allows (low, high)
+_PROPORTIONS: tuple[tuple[re.Pattern[str], tuple[str, str]], ...] = tuple(
+    (re.compile(pattern, re.I), (low, high))
+    for pattern, low, high in (
+        (r"\b(?:nearly|almost|virtually|practically|essentially)\s+(?:all|every)\b|\bthe\s+vast\s+"
+         r"majority\b|\bthe\s+bulk\b|\boverwhelming\s+majority\b", "0.8", "1"),
+        (r"\bthree[\s-]+quarters\b", "0.65", "0.85"),
+        (r"\btwo[\s-]+thirds\b", "0.55", "0.78"),
+        (r"\bhalf\s+(?:of|the|all|its|their)\b", "0.35", "0.65"),
+        (r"(?<!\bat )\b(?:most|the\s+majority)\b(?!\s+(?:recent|likely|common|often|probabl\w*|"
+         r"important|severe|notabl\w*|visible|affected|frequent\w*))", "0.5", "1"),
+        (r"\b(?:a|one)[\s-]+third\s+of\b", "0.25", "0.42"),
+        (r"\b(?:a|one)[\s-]+quarter\s+of\b", "0.18", "0.32"),
+        (r"\b(?:a|one)[\s-]+fifth\s+of\b", "0.14", "0.26"),
+        (r"\b(?:a|one)[\s-]+tenth\s+of\b", "0.06", "0.14"),
+        (r"\b(?:a\s+minority|a\s+small\s+(?:fraction|share|portion|part))\b", "0", "0.5"),
+    )
+)  # fmt: skip
+_AT_ROLE = re.compile(
+    r"\b(?:at\s+(?:the|its)\s+peak|peak(?:ed)?|latest|now|currently|baseline)\b", re.I
+)
+
+
+def proportion_contradicted(
+    statement: str, cited: list[Cited], derived: Iterable[Decimal] = ()
+) -> str | None:
+    """A proportion in words that no ratio of the cited values allows: the values two
+    cited series bind in one role (peak to peak, or the role the statement names), or a
+    checked ratio_percent derivation."""
+    said = normalise(statement)
+    found = next(((m, span) for p, span in _PROPORTIONS if (m := p.search(said))), None)
+    if found is None:
+        return None
+    m, (low, high) = found
+    ratios = [d / 100 for d in derived]
+    role_words = {w.lower() for w in _AT_ROLE.findall(said)}
+    wanted = {"latest"} if role_words & {"latest", "now", "currently"} else {"peak"}
+    if "baseline" in role_words:
+        wanted = {"baseline"}
+    series = [roles(c) for c in cited]
+    for role in wanted:
+        values = [v for bound in series if (v := _one(bound, role)) is not None and v > 0]
+        ratios += [a / b for a in values for b in values if a < b]
+    if not ratios:
+        return None
+    if any(Decimal(low) <= r <= Decimal(high) for r in ratios):
+        return None
+    told = ", ".join(f"{r * 100:.0f}%" for r in sorted(set(ratios))[:3])
+    return f"{m.group(0).strip()!r}: the cited values give {told}"
 
 
 def normalise(text: str) -> str:

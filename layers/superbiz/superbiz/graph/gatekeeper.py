@@ -724,9 +724,15 @@ def _disagreements(
     """What the statement says that the roles, instants and records of its citations do
     not (`superbiz.graph.agreement`): each with the rule it breaks."""
     statement = claim.statement
+    ratios = [
+        v
+        for d in claim.derivations
+        if d.op is DerivationOp.RATIO_PERCENT and (v := _number(d.value)) in derived
+    ]
     checks = [
         (CONTRADICTS_CITATION, agreement.role_swapped(statement, cited)),
         (CONTRADICTS_CITATION, agreement.state_contradicted(statement, cited)),
+        (CONTRADICTS_CITATION, agreement.proportion_contradicted(statement, cited, ratios)),
     ]
     return [(rule, why) for rule, why in checks if why]
 
