@@ -294,3 +294,27 @@ def test_a_proportion_in_words_the_cited_counts_allow_passes():
         ON_REQUESTS,
     )
     assert outcome.passed, outcome.detail
+
+
+# --------------------------------------------------- R12: a denial of what is shown
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "media-api never got a 502 back from thumbnailer.",
+        "There were no errors from thumbnailer on node-a7.",
+    ],
+)
+def test_a_denial_of_what_the_cited_line_shows_is_refused(statement):
+    # Given a line showing a 502 from thumbnailer on node-a7
+    # When a claim denies exactly that, citing the line
+    outcome = check(statement, ON_502)
+    # Then it contradicts its citation
+    assert not outcome.passed
+    assert gk.CONTRADICTS_CITATION in outcome.rule_ids
+
+
+def test_a_denial_of_what_the_cited_line_does_not_show_passes():
+    outcome = check("node-b3's cache lookup took 950ms and logged no errors.", ON_SLOW)
+    assert outcome.passed, outcome.detail

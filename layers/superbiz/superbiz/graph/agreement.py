@@ -10,6 +10,8 @@ roles and instants the values give those specifics (docs/architecture.md, "Gatek
   with the latest value against the peak and the baseline the citation binds;
 - a proportion in words ("roughly half", "most", "a third") agrees with the ratio of the
   values the citations bind in one role (peak to peak, latest to latest);
+- a denial ("did not receive any 502", "no errors from X") is not made of a line that
+  shows exactly that thing;
 
 Each function returns why the statement disagrees, or None.
 """
@@ -287,6 +289,93 @@ def proportion_contradicted(
         return None
     told = ", ".join(f"{r * 100:.0f}%" for r in sorted(set(ratios))[:3])
     return f"{m.group(0).strip()!r}: the cited values give {told}"
+
+
+# -------------------------------------------------------------------------- denial
+
+# a denial of something seen, and what it denies up to the end of its clause: "did not
+# receive any 502 from X", "never returned 503", "no errors from X", "without any 5xx"
+_SEEN = (
+    r"receive|received|return|returned|get|got|see|saw|seen|log|logged|emit|emitted|throw|"
+    r"threw|thrown|send|sent|record|recorded|show|showed|shown|report|reported|hit|encounter|"
+    r"encountered|respond|responded|experience|experienced|raise|raised|serve|served|produce|"
+    r"produced|answer|answered"
+)
+_DENIAL = re.compile(
+    r"\b(?:did\s+not|didn't|does\s+not|doesn't|do\s+not|don't|never|has\s+not|have\s+not|"
+    r"hasn't|haven't|had\s+not|was\s+not|were\s+not|wasn't|weren't|is\s+not|are\s+not)\s+"
+    rf"(?:(?:yet|ever|once|actually|any)\s+)?(?:{_SEEN})\b([^.;:!?]{{0,120}})"
+    r"|\b(?:no|zero|without|not\s+(?:a\s+single|one|any))\s+((?:(?:any|further|new|more|single)\s+)?"
+    r"(?:HTTP\s+)?(?:[1-5]\d\d|[1-5]xx)s?\b[^.;:!?]{0,100}|(?:(?:any|further|new|more|single)\s+)?"
+    r"(?:errors?|exceptions?|failures?|faults?|timeouts?|ERROR\s+lines?)\b[^.;:!?]{0,100})",
+    re.I,
+)
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|`[^`]*`')
+_BOUNDED = re.compile(
+    r"\b(?:until|before|after|since|prior|except|other\s+than|besides|apart\s+from|only|longer|"
+    r"more|fewer|less|over|above|below|under|exceed\w*|beyond|again|(?<!at\s)all|every|just|but|"
+    r"although|though|whereas|while|instead)\b",
+    re.I,
+)
+_CLAUSE_END = re.compile(r"\b(?:but|while|whereas|although|though|yet|however|and\s+then)\b", re.I)
+_STATUS = re.compile(r"(?<![\w.])([1-5]\d\d|[1-5]xx)(?:s\b|(?![\w.]))", re.I)
+# a denied kind of failure, and how a line shows it
+_ERROR_KINDS = (
+    (
+        re.compile(r"\berrors?\b", re.I),
+        re.compile(r"\berr(?:or)?s?\b|\w(?:Error|Exception)\b", re.I),
+    ),
+    (re.compile(r"\bexceptions?\b", re.I), re.compile(r"exception", re.I)),
+    (re.compile(r"\bfailures?\b", re.I), re.compile(r"\bfail\w*", re.I)),
+    (re.compile(r"\bfaults?\b", re.I), re.compile(r"\bfault", re.I)),
+    (
+        re.compile(r"\btimeouts?\b|\btimed\s+out\b", re.I),
+        re.compile(r"time\s?out|timed\s+out", re.I),
+    ),
+)
+_LINE_ERROR = re.compile(
+    r"\b(?:error|err|fatal|critical|exception|fail\w*|fault|timeout|timed\s+out|throttl\w*|"
+    r"denied|refused)\b|\w(?:Exception|Error)\b",
+    re.I,
+)
+
+
+def _status_in(code: str, text: str) -> bool:
+    if code.lower().endswith("xx"):
+        return re.search(rf"(?<![\w.]){code[0]}\d\d(?![\w.])", text) is not None
+    return re.search(rf"(?<![\w.]){code}(?![\w.])", text) is not None
+
+
+def denial_shown(statement: str, cited: list[Cited]) -> str | None:
+    """A denial of a thing ("did not receive any 502 from X", "no errors from X") made
+    of a cited line or record that shows exactly that: the status code or error it denies,
+    and every name and identifier it gives that thing."""
+    records = [r for c in cited if not c.searched_nothing for r in c.records]
+    if not records:
+        return None
+    for m in _DENIAL.finditer(normalise(_QUOTED.sub(" ; ", statement))):
+        scope = _CLAUSE_END.split(m.group(1) or m.group(2), maxsplit=1)[0]
+        if _BOUNDED.search(scope):
+            continue  # "no 502 until 09:12", "never more than 3": not a plain denial
+        codes = [s.group(1) for s in _STATUS.finditer(scope)]
+        kinds = [shown for denied, shown in _ERROR_KINDS if denied.search(scope)]
+        if not codes and not kinds:
+            continue
+        names = [
+            s.text
+            for s in specifics.extract(scope)
+            if s.kind in ("identifier", "service", "actor", "quoted")
+        ]
+        for record in records:
+            low = record.lower()
+            if codes and not all(_status_in(c, record) for c in codes):
+                continue
+            if not codes and not all(k.search(record) for k in kinds):
+                continue
+            if all(n.lower() in low for n in names):
+                shown = ", ".join([*codes, *names]) or "errors"
+                return f"denies {m.group(0).strip()!r}, yet a cited line shows it ({shown})"
+    return None
 
 
 def normalise(text: str) -> str:

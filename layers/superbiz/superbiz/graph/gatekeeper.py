@@ -734,6 +734,8 @@ def _disagreements(
         (CONTRADICTS_CITATION, agreement.state_contradicted(statement, cited)),
         (CONTRADICTS_CITATION, agreement.proportion_contradicted(statement, cited, ratios)),
     ]
+    if claim.kind is not ClaimKind.REMEDIATION:
+        checks.append((CONTRADICTS_CITATION, agreement.denial_shown(statement, cited)))
     return [(rule, why) for rule, why in checks if why]
 
 
