@@ -318,3 +318,27 @@ def test_a_denial_of_what_the_cited_line_shows_is_refused(statement):
 def test_a_denial_of_what_the_cited_line_does_not_show_passes():
     outcome = check("node-b3's cache lookup took 950ms and logged no errors.", ON_SLOW)
     assert outcome.passed, outcome.detail
+
+
+# ---------------------------------------------- R9: a pairing taken from two lines
+
+
+def test_specifics_paired_across_two_cited_lines_are_refused():
+    # Given the 502 logged on node-a7 in us-east-2c and a slow lookup on node-b3 in us-east-2a
+    # When a claim places the 502 on the other node, citing both lines
+    outcome = check(
+        "The 502 from thumbnailer was served on node-b3 in us-east-2a.", ON_502, ON_SLOW
+    )
+    # Then it is refused: no one line pairs the 502 with node-b3
+    assert not outcome.passed
+    assert gk.UNSUPPORTED_SPECIFIC in outcome.rule_ids
+
+
+def test_specifics_paired_as_one_line_holds_them_pass():
+    outcome = check(
+        "The 502 from thumbnailer was served on node-a7 in us-east-2c, while node-b3 in "
+        "us-east-2a logged a slow cache lookup.",
+        ON_502,
+        ON_SLOW,
+    )
+    assert outcome.passed, outcome.detail

@@ -12,6 +12,8 @@ roles and instants the values give those specifics (docs/architecture.md, "Gatek
   values the citations bind in one role (peak to peak, latest to latest);
 - a denial ("did not receive any 502", "no errors from X") is not made of a line that
   shows exactly that thing;
+- specifics paired in one clause ("502s from host B in zone B") come from one cited line
+  or record, never one from each of two;
 
 Each function returns why the statement disagrees, or None.
 """
@@ -375,6 +377,51 @@ def denial_shown(statement: str, cited: list[Cited]) -> str | None:
             if all(n.lower() in low for n in names):
                 shown = ", ".join([*codes, *names]) or "errors"
                 return f"denies {m.group(0).strip()!r}, yet a cited line shows it ({shown})"
+    return None
+
+
+# ------------------------------------------------------------------------- pairing
+
+# where a clause joins two facts: a new clause, a list, a relation between two events
+_JOINS = re.compile(
+    r",\s|;|:\s|[()\[\]]|\s[-–—]\s|\b(?:and|or|but|while|whereas|before|after|when|then|than|"
+    r"following|followed|preceded|since|until|because|due|so|versus|vs|compared|whereas|as|"
+    r"which|who|where|whereupon|unlike|like)\b",
+    re.I,
+)
+# what places an event: a host, zone, IP, id, code, service or actor; and a status code
+_PLACES = ("identifier", "service", "actor")
+_STATUS_THING = re.compile(
+    r"(?<![\w.])([1-5]\d\d)(?=s\b|\s+(?:errors?|responses?|status|codes?|from|back)\b)|"
+    r"\b(?:status|http|code|an?|the|returned|returning|got|with)\s+([1-5]\d\d)(?![\w.,])",
+    re.I,
+)
+
+
+def _held(token: str, record: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(token.lower())}(?![\w-])", record.lower()) is not None
+
+
+def mispaired(statement: str, cited: list[Cited]) -> str | None:
+    """Specifics stated together in one clause ("502s from payments-gw came from host B in
+    zone B") that the cited lines hold only apart: each is in some cited line, no one line
+    or record holds them all."""
+    records = [r for c in cited if not c.searched_nothing for r in c.records]
+    if len(records) < 2:
+        return None
+    for part in _JOINS.split(normalise(_QUOTED.sub(" ; ", statement))):
+        if not part or len(part.strip()) < 5:
+            continue
+        things = [s.text for s in specifics.extract(part) if s.kind in _PLACES]
+        things += [a or b for a, b in _STATUS_THING.findall(part)]
+        things = [t for t in dict.fromkeys(things) if any(_held(t, r) for r in records)]
+        if len(things) < 2:
+            continue
+        if not any(all(_held(t, r) for t in things) for r in records):
+            return (
+                f"pairs {', '.join(things)} in one clause; no one cited line or record "
+                "holds them together"
+            )
     return None
 
 

@@ -733,6 +733,7 @@ def _disagreements(
         (CONTRADICTS_CITATION, agreement.role_swapped(statement, cited)),
         (CONTRADICTS_CITATION, agreement.state_contradicted(statement, cited)),
         (CONTRADICTS_CITATION, agreement.proportion_contradicted(statement, cited, ratios)),
+        (UNSUPPORTED_SPECIFIC, agreement.mispaired(statement, cited)),
     ]
     if claim.kind is not ClaimKind.REMEDIATION:
         checks.append((CONTRADICTS_CITATION, agreement.denial_shown(statement, cited)))
