@@ -342,3 +342,34 @@ def test_specifics_paired_as_one_line_holds_them_pass():
         ON_SLOW,
     )
     assert outcome.passed, outcome.detail
+
+
+# ------------------------------------------------ R12: a cause after its effect
+
+
+def test_a_root_cause_blaming_a_change_made_after_the_first_error_is_refused():
+    # Given the first Runtime.OutOfMemory at 07:45:12 and an alias change at 07:52:40
+    # When a root cause blames the alias change, with no ordering word
+    outcome = check(
+        "Pointing the thumbnailer alias live -> version 14 (UpdateAlias by release@corp) is "
+        "what made media-api's invokes of thumbnailer fail with Runtime.OutOfMemory.",
+        ON_REPOINT,
+        ON_OOM,
+        kind=ClaimKind.ROOT_CAUSE,
+    )
+    # Then it is refused: a cause cannot follow its effect
+    assert not outcome.passed
+    assert gk.CONTRADICTS_CITATION in outcome.rule_ids
+
+
+def test_a_root_cause_blaming_a_change_made_before_the_metric_onset_passes():
+    outcome = check(
+        "thumbnailer MemorySize 1024 -> 128 (UpdateFunctionConfiguration by ops@corp) made "
+        "media-api's invokes of thumbnailer fail with Runtime.OutOfMemory; the 5XX count rose "
+        "from a baseline of 1 to a peak of 96.",
+        ON_SHRINK,
+        ON_OOM,
+        ON_ERRORS,
+        kind=ClaimKind.ROOT_CAUSE,
+    )
+    assert outcome.passed, outcome.detail

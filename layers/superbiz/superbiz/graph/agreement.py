@@ -14,6 +14,8 @@ roles and instants the values give those specifics (docs/architecture.md, "Gatek
   shows exactly that thing;
 - specifics paired in one clause ("502s from host B in zone B") come from one cited line
   or record, never one from each of two;
+- a cause does not follow its effect: the change a root cause blames is not later than
+  the first error line or the metric onset it cites;
 
 Each function returns why the statement disagrees, or None.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -423,6 +426,86 @@ def mispaired(statement: str, cited: list[Cited]) -> str | None:
                 "holds them together"
             )
     return None
+
+
+# ----------------------------------------------------------------- cause and effect
+
+_CHANGE_TOOLS = ("recent_changes",)
+_INSTANT_KEYS = ("t", "time", "event_time", "eventtime", "timestamp", "at")
+
+
+def _instant_of(value: Any, text: str) -> datetime | None:
+    """When a record or line happened: its time field, else the first instant its text
+    gives (a line leads with its own time; later instants are what it speaks of)."""
+    if isinstance(value, dict):
+        for key in _INSTANT_KEYS:
+            raw = value.get(key)
+            if isinstance(raw, str) and (at := specifics.parse_instant(raw)):
+                return at
+    found = [(text.find(written), at) for at, written, precision in specifics.instants_in(text)]
+    found = sorted((spot, at) for spot, at in found if spot >= 0)
+    return found[0][1] if found else None
+
+
+_ONSET = re.compile(r"\bonset(?:_at)?\b\W{0,3}(?:at\s+)?(\S+)", re.I)
+
+
+def _effect_onset(c: Cited) -> datetime | None:
+    """When the effect a cited value shows began: a metric's onset (plus its period, the
+    onset naming the period's start), or an error line's instant."""
+    if c.path.endswith("onset_at") and isinstance(c.value, str):
+        at = specifics.parse_instant(c.value)
+        return at + timedelta(seconds=_period(c)) if at else None
+    if isinstance(c.value, dict) and isinstance(c.value.get("onset_at"), str):
+        at = specifics.parse_instant(c.value["onset_at"])
+        return at + timedelta(seconds=_period(c)) if at else None
+    if m := _ONSET.search(c.text):
+        at = specifics.parse_instant(m.group(1))
+        return at + timedelta(seconds=_period(c)) if at else None
+    if _LINE_ERROR.search(c.text) or _STATUS.search(c.text):
+        at = _instant_of(c.value, c.text)
+        return at + timedelta(seconds=1) if at else None
+    return None
+
+
+_PERIOD = re.compile(r"\((?:[A-Za-z0-9.]+),\s*(\d+)s\)")
+
+
+def _period(c: Cited) -> int:
+    """The metric's period: the onset names the start of the first period above baseline,
+    so the effect began within it (five minutes, the longest standard one, when unknown)."""
+    m = _PERIOD.search(c.text)
+    return int(m.group(1)) if m else 300
+
+
+def cause_after_effect(statement: str, cited: list[Cited]) -> str | None:
+    """A root cause blaming a cited change recorded after the effect it cites began: the
+    change a statement names (or every cited change, if it names none) is later than the
+    first error line or metric onset among its citations. A cause cannot follow its effect."""
+    changes = [c for c in cited if c.tool in _CHANGE_TOOLS]
+    effects = [at for c in cited if c.tool not in _CHANGE_TOOLS and (at := _effect_onset(c))]
+    if not changes or not effects:
+        return None
+    said = normalise(statement).lower()
+    named = [c for c in changes if _names(c, said)] or changes
+    onset = min(effects)
+    times = [at for c in named if (at := _instant_of(c.value, c.text)) is not None]
+    if times and len(times) == len(named) and all(at > onset for at in times):
+        return (
+            f"blames a change at {min(times):%Y-%m-%dT%H:%M:%SZ}, after the effect it cites "
+            f"began ({onset:%Y-%m-%dT%H:%M:%SZ}): a cause cannot follow its effect"
+        )
+    return None
+
+
+def _names(change: Cited, said: str) -> bool:
+    """Whether a statement names a change record: its resource, event or detail."""
+    value = change.value if isinstance(change.value, dict) else {}
+    for key in ("resource", "event", "detail", "event_name", "eventName"):
+        raw = value.get(key)
+        if isinstance(raw, str) and len(raw) >= 4 and raw.lower() in said:
+            return True
+    return False
 
 
 def normalise(text: str) -> str:

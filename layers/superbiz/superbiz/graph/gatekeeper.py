@@ -143,7 +143,7 @@ GENERIC_WORDS = frozenset(
     dropped citations citation match recorded tool output outputs investigation manually
     continue recommended recommend recommendation next steps step below above following
     follow first last time times began begin started start
-    led leads drove drive drives driving driven behind produced produces
+    led leads drove drive drives driving driven behind produced produces made make makes making
     were just thus hence therefore shortly immediately soon moment moments response responses
     respond responded responding answered answering
     """.split()  # noqa: SIM905 (a word list reads best as text)
@@ -737,6 +737,8 @@ def _disagreements(
     ]
     if claim.kind is not ClaimKind.REMEDIATION:
         checks.append((CONTRADICTS_CITATION, agreement.denial_shown(statement, cited)))
+    if claim.kind is ClaimKind.ROOT_CAUSE:
+        checks.append((CONTRADICTS_CITATION, agreement.cause_after_effect(statement, cited)))
     return [(rule, why) for rule, why in checks if why]
 
 
@@ -806,8 +808,10 @@ def _stem(word: str) -> str:
     word = word.strip("'-")
     for suffix in ("ing", "ies", "es", "ed", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
+            word = word[: -len(suffix)]
+            break
+    # a final e goes too, so invoke, invokes and invoked are one word (throttle, throttled)
+    return word[:-1] if word.endswith("e") and len(word) >= 5 else word
 
 
 _GENERIC_STEMS = frozenset({*GENERIC_WORDS, *(_stem(w) for w in GENERIC_WORDS)})
