@@ -373,3 +373,27 @@ def test_a_root_cause_blaming_a_change_made_before_the_metric_onset_passes():
         kind=ClaimKind.ROOT_CAUSE,
     )
     assert outcome.passed, outcome.detail
+
+
+# ------------------------------------------- R9: the unit and statistic of a metric
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "ThumbLatency p95 peaked at 850 seconds.",
+        "Median ThumbLatency peaked at 850 ms.",
+    ],
+)
+def test_a_metric_value_told_in_another_unit_or_statistic_is_refused(statement):
+    # Given a p95 latency series whose values are in milliseconds (peak 850)
+    # When a claim gives the peak in seconds, or as the median
+    outcome = check(statement, ON_LATENCY)
+    # Then it is refused
+    assert not outcome.passed
+    assert gk.UNSUPPORTED_SPECIFIC in outcome.rule_ids
+
+
+def test_a_metric_value_in_its_own_unit_and_statistic_passes():
+    outcome = check("ThumbLatency p95 peaked at 0.85 seconds (850 ms).", ON_LATENCY)
+    assert outcome.passed, outcome.detail

@@ -365,12 +365,17 @@ def evidence_of(texts: list[str]) -> Evidence:
                         tzinfo=UTC,
                     )
                 )
+        declared = _declared_unit(text)
         for m in _EVIDENCE_NUMBER.finditer(text):
             number = _decimal(m.group(1))
             if number is None:
                 continue
             ev.numbers.add(number)
             unit = (m.group(2) or "").lower()
+            if unit not in _TIME_UNITS and unit not in _SIZE_UNITS and unit not in ("%", "percent"):
+                # a number with no unit of its own, in a value that names its unit
+                # ("TargetResponseTime p99 (Seconds)"), is of that unit and no other
+                unit = declared or ""
             if unit in _TIME_UNITS:
                 ev.seconds.add(number * _TIME_UNITS[unit])
             elif unit in _SIZE_UNITS:
@@ -598,6 +603,24 @@ def _status_plural(text: str, value: Decimal, ev: Evidence) -> bool:
     code = int(value)
     shown = rf"(?:status|code|http|returned|response)[^0-9\n]{{0,12}}(?<!\d){code}(?!\d)"
     return re.search(shown, ev.text) is not None
+
+
+# the unit a metric's values are in, as CloudWatch names it: "p99 (Seconds)", "Unit: Bytes"
+_CLOUDWATCH_UNIT = re.compile(
+    r"(?<![A-Za-z])(Seconds|Milliseconds|Microseconds|Bytes|Kilobytes|Megabytes|Gigabytes"
+    r"|Terabytes|Percent)(?![A-Za-z])"
+)
+_UNIT_NAMES = {
+    "Seconds": "s", "Milliseconds": "ms", "Microseconds": "us", "Bytes": "b", "Kilobytes": "kb",
+    "Megabytes": "mb", "Gigabytes": "gb", "Terabytes": "tb", "Percent": "%",
+}  # fmt: skip
+
+
+def _declared_unit(text: str) -> str | None:
+    """The one unit a value names for its numbers, if it names exactly one."""
+    named = {_UNIT_NAMES[m] for m in _CLOUDWATCH_UNIT.findall(text)}
+    unit = named.pop() if len(named) == 1 else None
+    return unit if unit in _TIME_UNITS or unit in _SIZE_UNITS or unit == "%" else None
 
 
 def _unitless(value: Decimal, dimension: str, ev: Evidence) -> bool:

@@ -16,6 +16,7 @@ roles and instants the values give those specifics (docs/architecture.md, "Gatek
   or record, never one from each of two;
 - a cause does not follow its effect: the change a root cause blames is not later than
   the first error line or the metric onset it cites;
+- a statistic named (median, average, p99) is one the cited metric was read with.
 
 Each function returns why the statement disagrees, or None.
 """
@@ -506,6 +507,46 @@ def _names(change: Cited, said: str) -> bool:
         if isinstance(raw, str) and len(raw) >= 4 and raw.lower() in said:
             return True
     return False
+
+
+# ---------------------------------------------------------------------- statistics
+
+_STAT_WORDS = {
+    "median": "p50",
+    "p50": "p50",
+    "average": "average",
+    "mean": "average",
+    "avg": "average",
+}
+_STATED_STAT = re.compile(r"\b(median|average|mean|avg|p\d{1,2}(?:\.\d+)?|tm\d{1,2})\b", re.I)
+# how a metric's own label names its statistic: "(p99, 60s)", "p99 (Seconds)", "Average"
+_CITED_STAT = re.compile(
+    r"\b(sum|average|avg|mean|median|maximum|minimum|samplecount|iqm)\b|\b(p\d{1,2}(?:\.\d+)?|"
+    r"tm\d{1,2})\b",
+    re.I,
+)
+
+
+def statistic_swapped(statement: str, cited: list[Cited]) -> str | None:
+    """A statistic named (median, average, p95) that no cited metric was read with, where
+    the cited values name the statistics they were read with."""
+    named = [w or p for c in cited for w, p in _CITED_STAT.findall(c.text)]
+    named += [
+        c.value["statistic"]
+        for c in cited
+        if isinstance(c.value, dict) and isinstance(c.value.get("statistic"), str)
+    ]
+    declared = {_STAT_WORDS.get(w.lower(), w.lower()) for w in named}
+    if not declared:
+        return None
+    for m in _STATED_STAT.finditer(normalise(statement)):
+        word = m.group(1).lower()
+        stat = _STAT_WORDS.get(word, word)
+        if stat not in declared:
+            return f"states the {m.group(1)}; the cited metric was read as " + ", ".join(
+                sorted(declared)
+            )
+    return None
 
 
 def normalise(text: str) -> str:

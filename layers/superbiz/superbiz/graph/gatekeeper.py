@@ -734,6 +734,7 @@ def _disagreements(
         (CONTRADICTS_CITATION, agreement.state_contradicted(statement, cited)),
         (CONTRADICTS_CITATION, agreement.proportion_contradicted(statement, cited, ratios)),
         (UNSUPPORTED_SPECIFIC, agreement.mispaired(statement, cited)),
+        (UNSUPPORTED_SPECIFIC, agreement.statistic_swapped(statement, cited)),
     ]
     if claim.kind is not ClaimKind.REMEDIATION:
         checks.append((CONTRADICTS_CITATION, agreement.denial_shown(statement, cited)))
