@@ -29,6 +29,9 @@ R9  UNSUPPORTED_SPECIFIC    every number, timestamp, time, identifier and quoted
                             run met (its question, alarm, or any tool's input or
                             output: `seen_text`), or is
     DERIVATION_MISMATCH     a derivation the claim records and this module recomputes;
+                            specifics stated together in one clause come from one
+                            cited line or record, a statistic named is the one the
+                            metric was read with (`superbiz.graph.agreement`);
 R10 NO_TELEMETRY            a root cause or observation cites telemetry from the
                             account; knowledge, skills, clock and cases never alone,
                             and never for what only they hold beside a real line (a
@@ -38,7 +41,12 @@ R11 CAUSE_UNSUPPORTED       the cause a statement gives is in its telemetry (or 
                             wording: asserted, hedged, negated, "nothing else explains";
 R12 CONTRADICTS_CITATION    it does not reverse what its citation states (a rise from
                             0 to 239 told as a fall from 239 to 0; the base of "N% of X"
-                            is the derivation's divisor).
+                            is the derivation's divisor), nor what it binds: a number in
+                            the role the citation gives it (threshold, peak, latest),
+                            a state over time the latest value allows, a proportion in
+                            words the cited values allow, no denial of what a cited
+                            line shows, no cause later than the effect it cites
+                            (`superbiz.graph.agreement`).
 
 Recommended actions and gaps are gated too (A1): they may state a specific
 only if a passed claim (or, for a gap, a recorded output) holds it, and a
@@ -47,7 +55,8 @@ remediation never recommends a destructive operation (A3: deleting or
 dropping a service, database, table or data, in blunt words or polite ones:
 retiring, decommissioning, deprovisioning, revoking, shutting down or taking
 offline; killing every session, scaling to zero, `--force`,
-`--skip-final-snapshot`): those are for a human to decide. After the Composer, `answer_check` applies the same tests to every
+`--skip-final-snapshot`): those are for a human to decide. After the
+Composer, `answer_check` applies the same tests to every
 sentence (A2).
 """
 
@@ -80,7 +89,7 @@ from superbiz.observations import EvidenceSource, Observations
 from superbiz.records import ToolInvocation
 from superbiz.untrusted import is_instruction_like
 
-RULE_SET_VERSION = "gatekeeper-rules/2.1"
+RULE_SET_VERSION = "gatekeeper-rules/2.2"
 MIN_EXCERPT_CHARS = 8
 
 INVOCATION_NOT_IN_RUN = "R1_INVOCATION_NOT_IN_RUN"
