@@ -318,11 +318,12 @@ def bench_imports(repeats: int = 7, baseline: Path | None = None) -> ImportRun:
         "here imports less"
     )
     print(
-        f"{'handler':<24} {'import':>9}   {'ratio':>5}       budget"
+        f"{'handler':<24} {'import':>9}   {'ratio':>5}       budget  own"
         + ("  baseline" if before else "")
         + "  heavy imports; tool modules; yaml"
     )
     figures = run.trees["now"]
+    floor_ratio = run.floor_ms / run.bare_ms
     for f in figures:
         mark = "ok  " if f.within else "OVER"
         was = before.get(f.module)
@@ -330,7 +331,7 @@ def bench_imports(repeats: int = 7, baseline: Path | None = None) -> ImportRun:
         loaded = f"{f.heavy}; {f.tools}; {'yaml' if f.yaml else '-'}"
         print(
             f"{f.module:<24} {f.median_ms:>6.0f} ms   {f.ratio:>4.2f}x {mark} "
-            f"{f.budget:.1f}x{then}  {loaded}"
+            f"{f.budget:.1f}x {f.ratio - floor_ratio:+.2f}{then}  {loaded}"
         )
     for name, error in run.failed["now"].items():
         print(f"{name:<24} {'failed':>9}   {error}")
@@ -339,6 +340,12 @@ def bench_imports(repeats: int = 7, baseline: Path | None = None) -> ImportRun:
         f"  within budget: {len(figures) - len(over)}/{len(figures) + len(run.failed['now'])}"
         + (f"; over: {', '.join(over)}" if over else "")
     )
+    if figures:
+        own = sorted(f.ratio - floor_ratio for f in figures)
+        print(
+            f"  own: what a handler adds over the floor, {own[0]:+.2f}x to {own[-1]:+.2f}x "
+            f"(median {statistics.median(own):+.2f}x); the floor alone is {floor_ratio:.2f}x"
+        )
     if before:
         print(f"  baseline: the handlers of {baseline}, measured in the same rounds")
     print(
