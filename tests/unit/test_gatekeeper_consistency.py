@@ -134,6 +134,19 @@ def test_a_cause_told_in_the_telemetrys_own_words_passes():
     assert outcome.passed, outcome.detail
 
 
+def test_a_cause_whose_verbs_double_a_consonant_passes():
+    # Given the same records and a root cause saying what media-api logged and when the
+    # first failure was logged ("logged", "dropped": doubled consonants before -ed)
+    statement = (
+        "thumbnailer's MemorySize dropped from 1024 to 128 by UpdateFunctionConfiguration, "
+        "after which media-api logged Runtime.OutOfMemory on every invoke of thumbnailer."
+    )
+    # When the Gatekeeper checks it
+    outcome = check(statement, ON_SHRINK, ON_OOM, kind=ClaimKind.ROOT_CAUSE)
+    # Then the inflected words are read as their stems, which the records hold
+    assert outcome.passed, outcome.detail
+
+
 def test_a_cause_the_telemetry_does_not_hold_is_still_refused():
     # Given the same citations and a cause they never mention
     statement = (

@@ -819,6 +819,9 @@ def _stem(word: str) -> str:
     for suffix in ("ing", "ies", "es", "ed", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             word = word[: -len(suffix)]
+            # a consonant doubled before -ed or -ing is one: logged, dropped, committed
+            if suffix in ("ed", "ing") and word[-1] == word[-2] and word[-1] in "bdgmnprt":
+                word = word[:-1]
             break
     # a final e goes too, so invoke, invokes and invoked are one word (throttle, throttled)
     return word[:-1] if word.endswith("e") and len(word) >= 5 else word
