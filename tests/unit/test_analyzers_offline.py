@@ -948,3 +948,19 @@ def test_a_change_to_another_service_in_the_same_cluster_does_not_touch_the_fail
     assert _triggers(found) == []
     (considered,) = [f for f in found if f.kind == "change_considered"]
     assert "touches none of what the failing lines name" in considered.data["why"]
+
+
+def test_a_resource_named_in_a_json_field_is_what_a_change_must_touch():
+    # Given JSON lines naming their table in a "table" field, and a capacity change to it
+    line = (
+        '{"level": "warn", "message": "write throttled", "table": "ledger-entries", '
+        '"error": "ProvisionedThroughputExceededException: throughput exceeded"}'
+    )
+    found = analyzers.findings(
+        [
+            logs(line, line, line),
+            _change("ledger-entries", "UpdateTable", "writeCapacityUnits 500 -> 20"),
+        ]
+    )
+    # Then the change touches what the lines name and is the trigger
+    assert _triggers(found) == ["UpdateTable"]

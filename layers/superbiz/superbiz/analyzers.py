@@ -386,7 +386,8 @@ _HOST = re.compile(
 _ARN = re.compile(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d*:[\w./:@+=,-]+")
 _NAMED = re.compile(
     r"\b(?:queue|table|bucket|function|role|topic|key|cluster|instance|service|host|stream)"
-    r"[\s:=/]+['\"]?([A-Za-z0-9][\w.-]{2,80})",
+    # a JSON field's key is quoted ("table": "orders")
+    r"['\"]?[\s:=/]+['\"]?([A-Za-z0-9][\w.-]{2,80})",
     re.I,
 )
 _NOT_HOSTS = re.compile(r"\.(java|py|js|ts|go|rb|kt|scala|class|log|json|yaml|yml|sql|conf)$", re.I)
