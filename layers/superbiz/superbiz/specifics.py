@@ -606,7 +606,7 @@ def _status_plural(text: str, value: Decimal, ev: Evidence) -> bool:
 
 
 # the unit a metric's values are in, as CloudWatch names it: "p99 (Seconds)", "Unit: Bytes"
-_CLOUDWATCH_UNIT = re.compile(
+_CLOUDWATCH_UNIT = lazy(
     r"(?<![A-Za-z])(Seconds|Milliseconds|Microseconds|Bytes|Kilobytes|Megabytes|Gigabytes"
     r"|Terabytes|Percent)(?![A-Za-z])"
 )

@@ -31,6 +31,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from superbiz import specifics
+from superbiz.patterns import lazy
 
 
 @dataclass
@@ -56,18 +57,18 @@ _ROLES = ("threshold", "datapoint", "baseline", "peak", "latest", "low")
 _ROLE_WORD = r"(?:thresholds?|datapoints?|baselines?|peak(?:ed|s)?|latest|low)"
 # how a value names the number it binds to a role
 _BOUND = {
-    "threshold": re.compile(rf"\bthreshold\s*(?:of\s+|\(|=\s*|:\s*|is\s+|was\s+)?{_NUM}", re.I),
-    "baseline": re.compile(rf"\bbaseline\s+(?:of\s+|was\s+|is\s+|=\s*|:\s*)?{_NUM}", re.I),
-    "peak": re.compile(rf"\bpeak(?:ed)?\s+(?:of\s+|at\s+|was\s+|is\s+|=\s*|:\s*)?{_NUM}", re.I),
-    "latest": re.compile(rf"\blatest\s+(?:value\s+)?(?:of\s+|was\s+|is\s+|=\s*|:\s*)?{_NUM}", re.I),
-    "low": re.compile(rf"\blow\s+(?:of\s+|was\s+|=\s*|:\s*){_NUM}", re.I),
+    "threshold": lazy(rf"\bthreshold\s*(?:of\s+|\(|=\s*|:\s*|is\s+|was\s+)?{_NUM}", re.I),
+    "baseline": lazy(rf"\bbaseline\s+(?:of\s+|was\s+|is\s+|=\s*|:\s*)?{_NUM}", re.I),
+    "peak": lazy(rf"\bpeak(?:ed)?\s+(?:of\s+|at\s+|was\s+|is\s+|=\s*|:\s*)?{_NUM}", re.I),
+    "latest": lazy(rf"\blatest\s+(?:value\s+)?(?:of\s+|was\s+|is\s+|=\s*|:\s*)?{_NUM}", re.I),
+    "low": lazy(rf"\blow\s+(?:of\s+|was\s+|=\s*|:\s*){_NUM}", re.I),
 }
-_DATAPOINTS = re.compile(r"\bdatapoints?\s*\[([^\]]*)\]", re.I)
-_PARENS = re.compile(r"\([^()]*\)")
-_PLAIN_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w.])")
+_DATAPOINTS = lazy(r"\bdatapoints?\s*\[([^\]]*)\]", re.I)
+_PARENS = lazy(r"\([^()]*\)")
+_PLAIN_NUMBER = lazy(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w.])")
 # a role the statement gives a number: "a threshold of 240", "fired on a datapoint of 50",
 # "peaked at 240"; up to three words between, none of them another role
-_STATED = re.compile(
+_STATED = lazy(
     rf"\b({_ROLE_WORD})\s+(?:(?!{_ROLE_WORD}\b)(?!\d[\d,.]*\b)[\w-]+\s+){{0,3}}?"
     rf"(?:of\s+|at\s+|was\s+|is\s+|=\s*|:\s*|\()?{_NUM}",
     re.I,
@@ -127,7 +128,7 @@ def _close(bound: Decimal, stated: Decimal, written: str) -> bool:
 
 
 # a unit after a stated number: compared in its unit by R9, not here
-_UNIT_AFTER = re.compile(
+_UNIT_AFTER = lazy(
     r"\s?(?:%|percent|ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|"
     r"[kmgt]i?b|bytes?)\b",
     re.I,
@@ -159,7 +160,7 @@ def _fmt(value: Decimal) -> str:
 
 # ------------------------------------------------------------------ state over time
 
-_STILL_HIGH = re.compile(
+_STILL_HIGH = lazy(
     r"\bstill\s+(?:at|near|around|on)\s+(?:its|the|their)\s+(?:peak|highest|maximum|high)\b"
     r"|\b(?:remains?|remained|stays?|stayed)\s+at\s+(?:its|the|their)\s+(?:peak|highest|maximum)\b"
     r"|\b(?:has|have|had)\s*(?:n't|\s+not)\s+(?:yet\s+|at\s+all\s+)?(?:come|gone|fallen|dropped|"
@@ -169,21 +170,21 @@ _STILL_HIGH = re.compile(
     r"|\bno\s+sign\s+of\s+(?:easing|recovery|coming\s+down|dropping|decline)\b",
     re.I,
 )
-_BACK_TO_BASELINE = re.compile(
+_BACK_TO_BASELINE = lazy(
     r"\b(?:back|returned|recovered|fell|dropped|came\s+back|went\s+back|settled|normali[sz]ed)"
     r"\s+(?:down\s+|back\s+)?(?:to|at)\s+(?:its|the|their)\s+(?:baseline|normal|usual|"
     r"(?:normal|usual|pre-incident|previous|earlier)\s+levels?)\b|\bback\s+to\s+(?:normal|baseline)\b"
     r"|\b(?:has|have|had)\s+(?:fully\s+|since\s+)?recovered\b|\bfully\s+recovered\b",
     re.I,
 )
-_COME_DOWN = re.compile(
+_COME_DOWN = lazy(
     r"\b(?:has|have)\s+(?:since\s+|already\s+)?(?:come\s+down|eased|subsided|receded|declined)\b"
     r"|\bis\s+(?:now\s+)?(?:falling|declining|easing|coming\s+down)\b",
     re.I,
 )
 
 
-_NEGATED_BEFORE = re.compile(
+_NEGATED_BEFORE = lazy(
     r"\b(?:not|never|no\s+longer|yet\s+to|far\s+from|nowhere\s+near|without)\b[\w\s]{0,12}$|n't\s*$",
     re.I,
 )
@@ -209,12 +210,12 @@ def state_contradicted(statement: str, cited: list[Cited]) -> str | None:
     latest is the peak. Read from each cited series that binds one latest and one peak;
     contradicted only when every such series says so."""
     said = normalise(statement)
-    claims = [
+    found = [
         ("high", _affirmed(_STILL_HIGH, said)),
         ("baseline", _affirmed(_BACK_TO_BASELINE, said)),
         ("down", _affirmed(_COME_DOWN, _STILL_HIGH.sub(" ", said))),
     ]
-    claims = [(what, m) for what, m in claims if m]
+    claims = [(what, m) for what, m in found if m is not None]
     if not claims:
         return None
     series = []
@@ -248,7 +249,7 @@ def state_contradicted(statement: str, cited: list[Cited]) -> str | None:
 
 # a proportion in words and the ratios it allows (low, high)
 _PROPORTIONS: tuple[tuple[re.Pattern[str], tuple[str, str]], ...] = tuple(
-    (re.compile(pattern, re.I), (low, high))
+    (lazy(pattern, re.I), (low, high))
     for pattern, low, high in (
         (r"\b(?:nearly|almost|virtually|practically|essentially)\s+(?:all|every)\b|\bthe\s+vast\s+"
          r"majority\b|\bthe\s+bulk\b|\boverwhelming\s+majority\b", "0.8", "1"),
@@ -264,9 +265,7 @@ _PROPORTIONS: tuple[tuple[re.Pattern[str], tuple[str, str]], ...] = tuple(
         (r"\b(?:a\s+minority|a\s+small\s+(?:fraction|share|portion|part))\b", "0", "0.5"),
     )
 )  # fmt: skip
-_AT_ROLE = re.compile(
-    r"\b(?:at\s+(?:the|its)\s+peak|peak(?:ed)?|latest|now|currently|baseline)\b", re.I
-)
+_AT_ROLE = lazy(r"\b(?:at\s+(?:the|its)\s+peak|peak(?:ed)?|latest|now|currently|baseline)\b", re.I)
 
 
 def proportion_contradicted(
@@ -307,7 +306,7 @@ _SEEN = (
     r"encountered|respond|responded|experience|experienced|raise|raised|serve|served|produce|"
     r"produced|answer|answered"
 )
-_DENIAL = re.compile(
+_DENIAL = lazy(
     r"\b(?:did\s+not|didn't|does\s+not|doesn't|do\s+not|don't|never|has\s+not|have\s+not|"
     r"hasn't|haven't|had\s+not|was\s+not|were\s+not|wasn't|weren't|is\s+not|are\s+not)\s+"
     rf"(?:(?:yet|ever|once|actually|any)\s+)?(?:{_SEEN})\b([^.;:!?]{{0,120}})"
@@ -316,30 +315,30 @@ _DENIAL = re.compile(
     r"(?:errors?|exceptions?|failures?|faults?|timeouts?|ERROR\s+lines?)\b[^.;:!?]{0,100})",
     re.I,
 )
-_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|`[^`]*`')
-_BOUNDED = re.compile(
+_QUOTED = lazy(r'"[^"]*"|“[^”]*”|`[^`]*`')
+_BOUNDED = lazy(
     r"\b(?:until|before|after|since|prior|except|other\s+than|besides|apart\s+from|only|longer|"
     r"more|fewer|less|over|above|below|under|exceed\w*|beyond|again|(?<!at\s)all|every|just|but|"
     r"although|though|whereas|while|instead)\b",
     re.I,
 )
-_CLAUSE_END = re.compile(r"\b(?:but|while|whereas|although|though|yet|however|and\s+then)\b", re.I)
-_STATUS = re.compile(r"(?<![\w.])([1-5]\d\d|[1-5]xx)(?:s\b|(?![\w.]))", re.I)
+_CLAUSE_END = lazy(r"\b(?:but|while|whereas|although|though|yet|however|and\s+then)\b", re.I)
+_STATUS = lazy(r"(?<![\w.])([1-5]\d\d|[1-5]xx)(?:s\b|(?![\w.]))", re.I)
 # a denied kind of failure, and how a line shows it
 _ERROR_KINDS = (
     (
-        re.compile(r"\berrors?\b", re.I),
-        re.compile(r"\berr(?:or)?s?\b|\w(?:Error|Exception)\b", re.I),
+        lazy(r"\berrors?\b", re.I),
+        lazy(r"\berr(?:or)?s?\b|\w(?:Error|Exception)\b", re.I),
     ),
-    (re.compile(r"\bexceptions?\b", re.I), re.compile(r"exception", re.I)),
-    (re.compile(r"\bfailures?\b", re.I), re.compile(r"\bfail\w*", re.I)),
-    (re.compile(r"\bfaults?\b", re.I), re.compile(r"\bfault", re.I)),
+    (lazy(r"\bexceptions?\b", re.I), lazy(r"exception", re.I)),
+    (lazy(r"\bfailures?\b", re.I), lazy(r"\bfail\w*", re.I)),
+    (lazy(r"\bfaults?\b", re.I), lazy(r"\bfault", re.I)),
     (
-        re.compile(r"\btimeouts?\b|\btimed\s+out\b", re.I),
-        re.compile(r"time\s?out|timed\s+out", re.I),
+        lazy(r"\btimeouts?\b|\btimed\s+out\b", re.I),
+        lazy(r"time\s?out|timed\s+out", re.I),
     ),
 )
-_LINE_ERROR = re.compile(
+_LINE_ERROR = lazy(
     r"\b(?:error|err|fatal|critical|exception|fail\w*|fault|timeout|timed\s+out|throttl\w*|"
     r"denied|refused)\b|\w(?:Exception|Error)\b",
     re.I,
@@ -387,7 +386,7 @@ def denial_shown(statement: str, cited: list[Cited]) -> str | None:
 # ------------------------------------------------------------------------- pairing
 
 # where a clause joins two facts: a new clause, a list, a relation between two events
-_JOINS = re.compile(
+_JOINS = lazy(
     r",\s|;|:\s|[()\[\]]|\s[-–—]\s|\b(?:and|or|but|while|whereas|before|after|when|then|than|"
     r"following|followed|preceded|since|until|because|due|so|versus|vs|compared|whereas|as|"
     r"which|who|where|whereupon|unlike|like)\b",
@@ -395,7 +394,7 @@ _JOINS = re.compile(
 )
 # what places an event: a host, zone, IP, id, code, service or actor; and a status code
 _PLACES = ("identifier", "service", "actor")
-_STATUS_THING = re.compile(
+_STATUS_THING = lazy(
     r"(?<![\w.])([1-5]\d\d)(?=s\b|\s+(?:errors?|responses?|status|codes?|from|back)\b)|"
     r"\b(?:status|http|code|an?|the|returned|returning|got|with)\s+([1-5]\d\d)(?![\w.,])",
     re.I,
@@ -448,7 +447,7 @@ def _instant_of(value: Any, text: str) -> datetime | None:
     return found[0][1] if found else None
 
 
-_ONSET = re.compile(r"\bonset(?:_at)?\b\W{0,3}(?:at\s+)?(\S+)", re.I)
+_ONSET = lazy(r"\bonset(?:_at)?\b\W{0,3}(?:at\s+)?(\S+)", re.I)
 
 
 def _effect_onset(c: Cited) -> datetime | None:
@@ -469,7 +468,7 @@ def _effect_onset(c: Cited) -> datetime | None:
     return None
 
 
-_PERIOD = re.compile(r"\((?:[A-Za-z0-9.]+),\s*(\d+)s\)")
+_PERIOD = lazy(r"\((?:[A-Za-z0-9.]+),\s*(\d+)s\)")
 
 
 def _period(c: Cited) -> int:
@@ -518,9 +517,9 @@ _STAT_WORDS = {
     "mean": "average",
     "avg": "average",
 }
-_STATED_STAT = re.compile(r"\b(median|average|mean|avg|p\d{1,2}(?:\.\d+)?|tm\d{1,2})\b", re.I)
+_STATED_STAT = lazy(r"\b(median|average|mean|avg|p\d{1,2}(?:\.\d+)?|tm\d{1,2})\b", re.I)
 # how a metric's own label names its statistic: "(p99, 60s)", "p99 (Seconds)", "Average"
-_CITED_STAT = re.compile(
+_CITED_STAT = lazy(
     r"\b(sum|average|avg|mean|median|maximum|minimum|samplecount|iqm)\b|\b(p\d{1,2}(?:\.\d+)?|"
     r"tm\d{1,2})\b",
     re.I,
