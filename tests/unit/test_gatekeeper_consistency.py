@@ -171,6 +171,7 @@ def test_a_cause_the_telemetry_does_not_hold_is_still_refused():
         "Once traffic is drained, power off the node-a7 host and decommission it.",
         "Take media-api offline until thumbnailer has been fixed.",
         "Set replicas to 0 for media-api so no more invokes reach thumbnailer.",
+        "Best to get rid of the media-api service's old task definitions and its log group.",
     ],
 )
 def test_a_destructive_operation_in_polite_words_is_refused(remediation):
@@ -243,6 +244,15 @@ def test_two_real_numbers_swapped_between_threshold_and_datapoint_are_refused():
     # Then it contradicts its citation, though both numbers are real
     assert not outcome.passed
     assert gk.CONTRADICTS_CITATION in outcome.rule_ids
+
+
+def test_the_value_now_told_as_another_real_number_is_refused():
+    # Given a series whose latest value is 64 (its peak 96)
+    # When a claim says the count remains at 96
+    outcome = check("The 5XX count remains at 96 after the MemorySize change.", ON_ERRORS)
+    # Then it contradicts the latest value the citation binds
+    assert gk.CONTRADICTS_CITATION in outcome.rule_ids
+    assert check("The 5XX count is now at 64, down from 96.", ON_ERRORS).passed
 
 
 def test_baseline_and_peak_swapped_are_refused_and_in_place_pass():

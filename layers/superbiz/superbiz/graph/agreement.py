@@ -73,6 +73,11 @@ _STATED = lazy(
     rf"(?:of\s+|at\s+|was\s+|is\s+|=\s*|:\s*|\()?{_NUM}",
     re.I,
 )
+# the value now, in present-tense words: "is still at 240", "remains at 240", "now 180"
+_STATED_NOW = lazy(
+    rf"\b(is\s+(?:still|now|currently)|currently|now|remains?|stays?)\s+(?:at\s+|around\s+|near\s+)?{_NUM}",
+    re.I,
+)
 
 
 def _decimal(text: str) -> Decimal | None:
@@ -142,15 +147,16 @@ def role_swapped(statement: str, cited: list[Cited]) -> str | None:
         for role, values in roles(c).items():
             bound.setdefault(role, set()).update(values)
     said = normalise(statement)
-    for m in _STATED.finditer(said):
-        role = _role_of(m.group(1))
-        stated = _decimal(m.group(2))
+    told = [(_role_of(m.group(1)), m) for m in _STATED.finditer(said)]
+    told += [("latest", m) for m in _STATED_NOW.finditer(said)]
+    for role, m in told:
+        value = _decimal(m.group(2))
         held = bound.get(role)
-        if stated is None or not held or _UNIT_AFTER.match(said, m.end()):
+        if value is None or not held or _UNIT_AFTER.match(said, m.end()):
             continue  # a number with a unit is compared in its unit by R9
-        if not any(_close(b, stated, m.group(2).replace(",", "")) for b in held):
-            told = ", ".join(_fmt(b) for b in sorted(held))
-            return f"states the {role} as {m.group(2)}; the citation binds the {role} {told}"
+        if not any(_close(b, value, m.group(2).replace(",", "")) for b in held):
+            binds = ", ".join(_fmt(b) for b in sorted(held))
+            return f"states the {role} as {m.group(2)}; the citation binds the {role} {binds}"
     return None
 
 

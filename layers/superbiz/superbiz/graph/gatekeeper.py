@@ -178,7 +178,7 @@ _OBJECTS = (
     r"(?:access|api|signing|ssh)\s+keys|"
     r"credentials?|certificates?|permissions?|access|grants?|tokens?|polic(?:y|ies)|nodes?|"
     r"environments?|accounts?|fleets?|hosts?|servers?|machines?|vms?|replicas?|tasks|pods|"
-    r"clients?|subscriptions?|endpoints?|load balancers?|streams?|caches?|vpcs?|subnets?"
+    r"subscriptions?|endpoints?|load balancers?|streams?|caches?|vpcs?|subnets?"
 )
 # the family of verbs that end a resource, in blunt words or polite ones: delete and
 # retire alike, decommission, deprovision, revoke, sunset, shut down, take offline ...
@@ -186,7 +186,7 @@ _ENDS = (
     r"delete|drop|destroy|terminate|deregister|purge|wipe|truncate|erase|remove|retire|"
     r"decommission|de-?provision|dismantle|revoke|sunset|uninstall|discard|obliterate|"
     r"shut\s+(?:down|off)|power\s+(?:down|off)|take\s+(?:down|offline)|switch\s+off|"
-    r"kill|wind\s+down|spin\s+down"
+    r"kill|wind\s+down|spin\s+down|get\s+rid\s+of|do\s+away\s+with"
 )
 # what no diagnosis recommends: operations that destroy a resource or data, or take a
 # service down, whatever resource they name
