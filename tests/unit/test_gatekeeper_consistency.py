@@ -319,6 +319,18 @@ def test_a_proportion_in_words_the_cited_counts_allow_passes():
     assert outcome.passed, outcome.detail
 
 
+def test_one_in_n_is_a_proportion_too():
+    # Given 96 of 400 at the peak: one in four, not one in two
+    wrong = check(
+        "At the peak one in two media-alb requests ended in a 5xx.", ON_ERRORS, ON_REQUESTS
+    )
+    right = check(
+        "At the peak one in four media-alb requests ended in a 5xx.", ON_ERRORS, ON_REQUESTS
+    )
+    assert gk.CONTRADICTS_CITATION in wrong.rule_ids
+    assert right.passed, right.detail
+
+
 # --------------------------------------------------- R12: a denial of what is shown
 
 
@@ -327,6 +339,7 @@ def test_a_proportion_in_words_the_cited_counts_allow_passes():
     [
         "media-api never got a 502 back from thumbnailer.",
         "There were no errors from thumbnailer on node-a7.",
+        "media-api got its thumbnails from thumbnailer without a single 502.",
     ],
 )
 def test_a_denial_of_what_the_cited_line_shows_is_refused(statement):
@@ -354,6 +367,15 @@ def test_specifics_paired_across_two_cited_lines_are_refused():
     )
     # Then it is refused: no one line pairs the 502 with node-b3
     assert not outcome.passed
+    assert gk.UNSUPPORTED_SPECIFIC in outcome.rule_ids
+
+
+def test_a_pairing_in_a_relative_clause_is_one_pairing():
+    # Given the same two lines, and the wrong node told through "where"
+    outcome = check(
+        "node-b3 in us-east-2a was where thumbnailer sent back the 502.", ON_502, ON_SLOW
+    )
+    # Then the relative clause does not split what it pairs
     assert gk.UNSUPPORTED_SPECIFIC in outcome.rule_ids
 
 

@@ -271,6 +271,9 @@ _PROPORTIONS: tuple[tuple[re.Pattern[str], tuple[str, str]], ...] = tuple(
         (r"\b(?:a\s+minority|a\s+small\s+(?:fraction|share|portion|part))\b", "0", "0.5"),
     )
 )  # fmt: skip
+_ONE_IN = lazy(
+    r"\b(?:one|1)\s+(?:in|out\s+of)\s+(two|three|four|five|six|ten|twenty|\d{1,3})\b", re.I
+)
 _AT_ROLE = lazy(r"\b(?:at\s+(?:the|its)\s+peak|peak(?:ed)?|latest|now|currently|baseline)\b", re.I)
 
 
@@ -282,6 +285,11 @@ def proportion_contradicted(
     checked ratio_percent derivation."""
     said = normalise(statement)
     found = next(((m, span) for p, span in _PROPORTIONS if (m := p.search(said))), None)
+    if found is None and (one_in := _ONE_IN.search(said)):
+        # "one in four": a quarter, give or take a third of it
+        n = specifics.words_value(one_in.group(1)) or _decimal(one_in.group(1))
+        if n:
+            found = (one_in, (str(Decimal("0.7") / n), str(Decimal("1.3") / n)))
     if found is None:
         return None
     m, (low, high) = found
@@ -316,8 +324,9 @@ _DENIAL = lazy(
     r"\b(?:did\s+not|didn't|does\s+not|doesn't|do\s+not|don't|never|has\s+not|have\s+not|"
     r"hasn't|haven't|had\s+not|was\s+not|were\s+not|wasn't|weren't|is\s+not|are\s+not)\s+"
     rf"(?:(?:yet|ever|once|actually|any)\s+)?(?:{_SEEN})\b([^.;:!?]{{0,120}})"
-    r"|\b(?:no|zero|without|not\s+(?:a\s+single|one|any))\s+((?:(?:any|further|new|more|single)\s+)?"
-    r"(?:HTTP\s+)?(?:[1-5]\d\d|[1-5]xx)s?\b[^.;:!?]{0,100}|(?:(?:any|further|new|more|single)\s+)?"
+    r"|\b(?:no|zero|without|not\s+(?:a\s+single|one|any))\s+((?:(?:a\s+single|any|further|new|more|"
+    r"single)\s+)?(?:HTTP\s+)?(?:[1-5]\d\d|[1-5]xx)s?\b[^.;:!?]{0,100}|(?:(?:a\s+single|any|further|"
+    r"new|more|single)\s+)?"
     r"(?:errors?|exceptions?|failures?|faults?|timeouts?|ERROR\s+lines?)\b[^.;:!?]{0,100})",
     re.I,
 )
@@ -395,14 +404,14 @@ def denial_shown(statement: str, cited: list[Cited]) -> str | None:
 _JOINS = lazy(
     r",\s|;|:\s|[()\[\]]|\s[-–—]\s|\b(?:and|or|but|while|whereas|before|after|when|then|than|"
     r"following|followed|preceded|since|until|because|due|so|versus|vs|compared|whereas|as|"
-    r"which|who|where|whereupon|unlike|like)\b",
+    r"whereupon|unlike|like)\b",
     re.I,
 )
 # what places an event: a host, zone, IP, id, code, service or actor; and a status code
 _PLACES = ("identifier", "service", "actor")
 _STATUS_THING = lazy(
     r"(?<![\w.])([1-5]\d\d)(?=s\b|\s+(?:errors?|responses?|status|codes?|from|back)\b)|"
-    r"\b(?:status|http|code|an?|the|returned|returning|got|with)\s+([1-5]\d\d)(?![\w.,])",
+    r"\b(?:status|http|code|an?|the|returned|returning|got|with)\s+([1-5]\d\d)(?!\w|[.,]\d)",
     re.I,
 )
 
