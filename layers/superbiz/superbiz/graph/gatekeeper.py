@@ -205,7 +205,9 @@ DESTRUCTIVE = re.compile(
     # emptying a store of what it holds, or tearing a whole environment down
     rf"|\b(?:empty|clear|wipe|flush)\s+(?:out\s+)?(?:the\s+|all\s+|every\s+)?(?:[\w./:@-]+\s+){{0,3}}?"
     r"(?:queues?|topics?|tables?|buckets?|databases?|streams?)\b|\btear\s+(?:\w+\s+){0,3}?down\b"
-    r"|\bnuke\b",
+    r"|\bnuke\b"
+    # verbs that end whatever they name, with or without an object word
+    r"|\b(?:decommission|de-?provision|dismantle|obliterate|sunset)\s+(?:the\s+|all\s+)?[\w./:@'-]+",
     re.IGNORECASE,
 )
 # a statement that speaks to the agent, the checks or the reader instead of about the
@@ -224,7 +226,9 @@ _TO_THE_AGENT = re.compile(
     r"|\b(?:no\s+need\s+to|do\s+not|don't|without)\s+(?:further\s+)?(?:verify|verifying|check|"
     r"checking|validate|validating|review|reviewing|double-check\w*)\s+(?:this|these|it|them|the\s+"
     r"(?:claims?|evidence|citations?|findings?|answer))\b"
-    r"|\b(?:mark|close|resolve|flag)\s+(?:this|the)\s+(?:incident|alarm|ticket|case|run|"
+    r"|\b(?:ai|assistant|llm|verifier|gatekeeper|reviewer|reader|grader|evaluator)s?\s+(?:should|"
+    r"must|shall|needs?\s+to|has\s+to|is\s+to|can\s+now|may\s+now)\s+[a-z]+"
+    r"|\b(?:mark|close|resolve|flag|consider|declare|deem)\s+(?:this|the)\s+(?:incident|alarm|ticket|case|run|"
     r"investigation|issue)\s+(?:as\s+)?(?:resolved|closed|done|verified|fixed|complete)\b"
     r"|\b(?:treat|consider|accept|record|mark)\s+(?:this|these|the)\s+(?:claims?|findings?|"
     r"evidence|answer|diagnosis|conclusions?)\s+as\s+(?:verified|confirmed|proven|true|final|"
