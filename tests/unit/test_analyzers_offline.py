@@ -964,3 +964,16 @@ def test_a_resource_named_in_a_json_field_is_what_a_change_must_touch():
     )
     # Then the change touches what the lines name and is the trigger
     assert _triggers(found) == ["UpdateTable"]
+
+
+def test_a_cause_read_from_a_query_cut_at_its_row_limit_passes_and_says_so_as_a_gap():
+    # Given pool errors from a log query that hit its row limit
+    inv = logs(*["ERROR HikariPool-1 - Connection is not available, request timed out"] * 3)
+    inv["output"]["truncated"] = True
+    # When the offline model builds its evidence
+    evidence = build_evidence(analyzers.findings([inv]))
+    # Then the root cause passes the Gatekeeper and the cut is a stated gap
+    result = gatekeeper.check(evidence, [as_invocation(inv)])
+    assert result.verdict is GateVerdict.PASS, result
+    assert any(c.kind is ClaimKind.ROOT_CAUSE for c in evidence.claims)
+    assert any("row limit" in m for m in evidence.missing_info)

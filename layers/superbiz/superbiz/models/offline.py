@@ -819,11 +819,17 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
     trigger = changes[0] if changes else None
     if cause is not None:
         d = cause.data
+        # a root cause keeps to its telemetry's words; that the query was cut is a gap
         seen = (
-            f"Earliest of the matching lines returned (the query hit its row limit): {d['first_at']}"
+            f"First seen at {d['first_at']} of the lines returned"
             if d["truncated"]
             else f"First seen at {d['first_at']}"
         )
+        if d["truncated"]:
+            missing.append(
+                "The log query hit its row limit: the first line it returned need not be the "
+                "first there was."
+            )
         derivations = list(cause.derivations)
         dependency = d.get("family") == "dependency" and d.get("hosts")
         host = f" ({d['hosts'][0]})" if dependency else ""
