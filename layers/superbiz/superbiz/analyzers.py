@@ -751,9 +751,9 @@ def change_correlation(
         onset_ref = leading.citations[1]
     onset = _parse(onset_text)
     onset_iso = onset.strftime("%Y-%m-%dT%H:%M:%SZ")
-    refusal = leading.data.get("refusal") if leading is not None else None
+    refusal: str = (leading.data.get("refusal") if leading is not None else None) or ""
     linkable = (
-        refusal is not None
+        refusal in CATEGORY_OF_REFUSAL
         and leading is not None
         and bool(leading.data.get("first_at"))
         # the first line returned is the first there was only if the query was not cut short
