@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -756,6 +756,44 @@ def _disagreements(
     return [(rule, why) for rule, why in checks if why]
 
 
+def disagreement(sentence: str, cited: list[agreement.Cited]) -> str | None:
+    """What a sentence of the answer says against the citations of the passed claims. Each
+    clause is read against the citations that share the most names with it (the 5XX count's
+    series, not the request count's), else against all of them; pairing and cause order,
+    which depend on one claim's own citations, are left to the claims."""
+    for clause in _CLAUSES.split(sentence):
+        focus = _focus(clause, cited)
+        for check in (
+            agreement.role_swapped,
+            agreement.state_contradicted,
+            agreement.proportion_contradicted,
+            agreement.statistic_swapped,
+            agreement.denial_shown,
+        ):
+            why = check(clause, focus)
+            if why:
+                return why
+    return None
+
+
+# an answer's sentence joins claims: a semicolon, or a full stop the sentence splitter kept
+_CLAUSES = re.compile(r";\s*|(?<=[a-z0-9)])\.\s+")
+_NAME_PARTS = re.compile(r"[a-z]+|\d+[a-z]*", re.I)
+
+
+def _parts(text: str) -> set[str]:
+    """A text's names in parts, lower-cased: HTTPCode_Target_5XX_Count gives 5xx, count ..."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
+    return {p.lower() for p in _NAME_PARTS.findall(spaced) if len(p) >= 3 or p[0].isdigit()}
+
+
+def _focus(clause: str, cited: list[agreement.Cited]) -> list[agreement.Cited]:
+    said = _parts(clause) - GENERIC_WORDS
+    scored = [(len(said & _parts(c.text)), c) for c in cited]
+    best = max((n for n, _ in scored), default=0)
+    return [c for n, c in scored if n == best] if best else cited
+
+
 def _pair(m: re.Match[str]) -> tuple[Decimal | None, Decimal | None]:
     return _number(m.group(1)), _number(m.group(2))
 
@@ -796,13 +834,18 @@ class Support:
     evidence: specifics.Evidence
     words: set[str]  # content words of passed claims and their cited values
     cause_words: set[str]  # content words of passed root causes and hypotheses
+    # the values passed claims cite, for what they bind (roles, latest and peak, records)
+    cited: list[agreement.Cited] = field(default_factory=list)
 
     @classmethod
-    def of(cls, texts: list[str], cause_texts: list[str]) -> Support:
+    def of(
+        cls, texts: list[str], cause_texts: list[str], cited: list[agreement.Cited] | None = None
+    ) -> Support:
         return cls(
             evidence=specifics.evidence_of(texts),
             words=words(" ".join(texts)),
             cause_words=words(" ".join(cause_texts)),
+            cited=cited or [],
         )
 
 
@@ -984,6 +1027,19 @@ def cited_text(citation: Citation, by_id: Mapping[str, ToolInvocation]) -> str:
     return as_text(jsonpath.resolve(inv.output, path))
 
 
+def cited_value(citation: Citation, by_id: Mapping[str, ToolInvocation]) -> agreement.Cited:
+    """A passed citation's value, for what it binds (the answer check's agreement rules)."""
+    inv = by_id[citation.source_invocation_id]
+    path = jsonpath.canonical(citation.raw_path)
+    if path == NO_EVIDENCE_PATH:
+        text = no_evidence_text(inv)
+        return agreement.Cited(
+            value=text, text=text, tool=inv.tool_name, path=path, searched_nothing=True
+        )
+    value = jsonpath.resolve(inv.output, path)
+    return agreement.Cited(value=value, text=as_text(value), tool=inv.tool_name, path=path)
+
+
 def no_evidence_text(inv: ToolInvocation) -> str:
     """What an empty result says it searched (its `no_evidence`), else its preview."""
     said = inv.output.get("no_evidence") if isinstance(inv.output, dict) else None
@@ -1011,10 +1067,21 @@ def sentences(answer: str) -> list[str]:
 
 
 def answer_check(answer: str, support: Support) -> list[TextOutcome]:
-    """The answer's sentences that state a cause, number or identifier no passed claim holds."""
+    """The answer's sentences that state a cause, number or identifier no passed claim holds,
+    or that say against the passed claims' citations what a claim could not (a number in
+    the wrong role, "still at its peak" when it came down, a proportion, a statistic, a
+    denial of what a cited line shows)."""
     failed = []
     for sentence in sentences(answer):
         outcome = check_text(sentence, support, ANSWER_UNSUPPORTED, need_words=False)
+        against = disagreement(sentence, support.cited) if support.cited else None
+        if against is not None:
+            outcome = TextOutcome(
+                text=sentence,
+                passed=False,
+                rule_ids=[ANSWER_UNSUPPORTED],
+                detail="; ".join(d for d in (outcome.detail, against) if d),
+            )
         op = destructive(sentence)
         # a destructive operation the evidence itself shows (a quoted DELETE FROM) is a report
         if op is not None and normalise(op).lower() not in support.evidence.text:

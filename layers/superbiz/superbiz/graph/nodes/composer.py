@@ -16,7 +16,7 @@ from superbiz.contracts import (
     VerifierVerdict,
 )
 from superbiz.deps import Deps
-from superbiz.graph import gatekeeper
+from superbiz.graph import agreement, gatekeeper
 from superbiz.graph.common import (
     enter,
     latest,
@@ -104,12 +104,15 @@ def _answer_support(trace: RunTrace, claims: list[dict[str, Any]]) -> _AnswerSup
     by_id = {inv.invocation_id: inv for inv in trace.invocations}
     texts: list[str] = []
     causes: list[str] = []
+    cited: list[agreement.Cited] = []
     for claim in claims:
         texts.append(claim["statement"])
         for c in claim["citations"]:
             texts.append(f"{c['source_invocation_id']} {c['raw_path']}")
             if c["source_invocation_id"] in by_id:
-                texts.append(gatekeeper.cited_text(Citation.model_validate(c), by_id))
+                citation = Citation.model_validate(c)
+                texts.append(gatekeeper.cited_text(citation, by_id))
+                cited.append(gatekeeper.cited_value(citation, by_id))
         if claim["kind"] in ("root_cause", "hypothesis"):
             causes.append(claim["statement"])
     outputs = [
@@ -122,8 +125,8 @@ def _answer_support(trace: RunTrace, claims: list[dict[str, Any]]) -> _AnswerSup
         if inv.success and isinstance(inv.output, dict)
     ]
     return _AnswerSupport(
-        answer=gatekeeper.Support.of(texts, causes),
-        gaps=gatekeeper.Support.of(texts + outputs, causes),
+        answer=gatekeeper.Support.of(texts, causes, cited),
+        gaps=gatekeeper.Support.of(texts + outputs, causes, cited),
     )
 
 
@@ -144,6 +147,7 @@ def _checked_answer(
         evidence=specifics.evidence_of([support.evidence.text, fixed.lower()]),
         words=support.words | gatekeeper.words(fixed),
         cause_words=support.cause_words,
+        cited=support.cited,
     )
     failed = gatekeeper.answer_check(answer, allowed)
     check: dict[str, Any] = {
