@@ -16,6 +16,7 @@ from pydantic import Field
 
 from superbiz import signatures
 from superbiz.contracts import NO_EVIDENCE_PATH, Citation, Derivation, DerivationOp
+from superbiz.patterns import lazy
 from superbiz.schema import Schema
 from superbiz.specifics import text_of
 from superbiz.times import parse_iso
@@ -29,7 +30,7 @@ Signature = signatures.Signature
 detect = signatures.detect
 
 
-_NUMBERS = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{8,}(-[0-9a-f]{4,})*\b|\d+(\.\d+)?", re.IGNORECASE)
+_NUMBERS = lazy(r"0x[0-9a-f]+|\b[0-9a-f]{8,}(-[0-9a-f]{4,})*\b|\d+(\.\d+)?", re.IGNORECASE)
 
 
 def template(message: str) -> str:
@@ -134,7 +135,7 @@ EXCERPT_CHARS = 240
 CHANGE_WINDOW_MINUTES = 30
 METRIC_BUCKET_MINUTES = 5  # the longest datapoint period an onset is read from
 SATURATION_PERCENT = 85.0
-_SATURATION = re.compile(
+_SATURATION = lazy(
     r"(CPUUtilization|MemoryUtilization|cpu_utilization|memory_utilization|CPU)\b.*?peak of ([\d.]+)",
     re.IGNORECASE,
 )
@@ -378,19 +379,19 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
     return found
 
 
-_HOST = re.compile(
+_HOST = lazy(
     r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|co|dev|app|cloud|internal|"
     r"local|example|aws|test|corp|lan|svc|us|uk|de|eu)\b",
     re.I,
 )
-_ARN = re.compile(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d*:[\w./:@+=,-]+")
-_NAMED = re.compile(
+_ARN = lazy(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d*:[\w./:@+=,-]+")
+_NAMED = lazy(
     r"\b(?:queue|table|bucket|function|role|topic|key|cluster|instance|service|host|stream)"
     # a JSON field's key is quoted ("table": "orders")
     r"['\"]?[\s:=/]+['\"]?([A-Za-z0-9][\w.-]{2,80})",
     re.I,
 )
-_NOT_HOSTS = re.compile(r"\.(java|py|js|ts|go|rb|kt|scala|class|log|json|yaml|yml|sql|conf)$", re.I)
+_NOT_HOSTS = lazy(r"\.(java|py|js|ts|go|rb|kt|scala|class|log|json|yaml|yml|sql|conf)$", re.I)
 
 
 _WORDS = {"was", "were", "is", "are", "not", "the", "has", "had", "for", "and", "with", "from"}
@@ -436,10 +437,10 @@ def implicated_names(rows: list[dict[str, Any]]) -> list[str]:
     return sorted(n for n in names if len(n) >= 3 and n.lower() not in _WORDS)
 
 
-_INTERNAL_HOST = re.compile(
+_INTERNAL_HOST = lazy(
     r"\b([a-z][a-z0-9-]{2,62})(?:\.[a-z0-9-]+)*\.(?:local|internal|svc|cluster\.local)\b", re.I
 )
-_DEPENDENCY_FIELD = re.compile(
+_DEPENDENCY_FIELD = lazy(
     r"""["']?\b(?:upstream|downstream|dependency|remote_service|peer_service|target_service)"""
     r"""["']?\s*[:=]\s*["']?([a-z][a-z0-9-]{2,62})""",
     re.I,
@@ -555,14 +556,14 @@ def cause_before_symptom(found: list[Finding]) -> list[Finding]:
 
 
 # harmless changes: they never trigger a failure (tags, log levels, descriptions)
-_HARMLESS_EVENTS = re.compile(
+_HARMLESS_EVENTS = lazy(
     r"^(Tag\w*|Untag\w*|PutRetentionPolicy|DeleteRetentionPolicy|PutDashboard|PutMetricAlarm|"
     r"SetAlarmState|DescribeAlarms|PutResourcePolicy(?=Logs)|UpdateDashboard)$"
 )
-_HARMLESS_DETAIL = re.compile(
+_HARMLESS_DETAIL = lazy(
     r"\b(log[ _-]?level|LOG_LEVEL|loglevel|description|tags?|comment|annotation|retention)\b", re.I
 )
-_SUBSTANTIVE_DETAIL = re.compile(
+_SUBSTANTIVE_DETAIL = lazy(
     r"\b(image|task definition|version|code|timeout|memory|concurrency|policy|rule|endpoint|url|"
     r"pool|size|limit|record|replicas?|instance|cluster|throughput|capacity|key|permission)\b",
     re.I,
@@ -573,10 +574,10 @@ _SUBSTANTIVE_DETAIL = re.compile(
 # to a dependency, an account-wide limit. A change of such a resource, of a type that can
 # produce the signature, touches what the signature implicates by its kind alone.
 _UNNAMED_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("security_group", re.compile(r"^sg-[0-9a-f]+$|SecurityGroup", re.I)),
+    ("security_group", lazy(r"^sg-[0-9a-f]+$|SecurityGroup", re.I)),
     (
         "network",
-        re.compile(
+        lazy(
             r"^(nat|rtb|acl|vpce|igw|eigw|tgw|pcx)-[0-9a-f]+$|NatGateway|Route|NetworkAcl|"
             r"VpcEndpoint|InternetGateway",
             re.I,
@@ -584,7 +585,7 @@ _UNNAMED_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "account_limit",
-        re.compile(
+        lazy(
             r"servicesetting|^(UpdateServiceSetting|PutAccountSetting\w*|"
             r"CreateEventSourceMapping|UpdateEventSourceMapping|PutFunctionConcurrency|"
             r"DeleteFunctionConcurrency|PutProvisionedConcurrencyConfig|RequestServiceQuotaIncrease)$",
@@ -643,7 +644,7 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
     return True, f"{event} touches what the failing lines name and can produce {sig.label}"
 
 
-_SUFFIXED = re.compile(r"[-_.](dlq|deadletter|dead-letter|dl|retry|fifo|errors?)$")
+_SUFFIXED = lazy(r"[-_.](dlq|deadletter|dead-letter|dl|retry|fifo|errors?)$")
 
 
 def _related(a: str, b: str) -> bool:
@@ -672,25 +673,25 @@ def _short(name: str) -> str:
 
 # what a change alters, by its CloudTrail operation: who may call what (a permission) or
 # how much may be done (a capacity); an attribute call is read by what its detail sets
-_PERMISSION_CHANGE = re.compile(
+_PERMISSION_CHANGE = lazy(
     r"^((Put|Delete|Attach|Detach)(Role|User|Group)Policy|"
     r"(Put|Delete)(Bucket|Key|Resource|Repository|Registry|Function|Queue|Topic|Secret)?Policy|"
     r"(Create|Revoke|Retire)Grant|(Add|Remove)Permission|(Create|Delete|SetDefault)PolicyVersion|"
     r"UpdateAssumeRolePolicy|(Put|Delete)(Role|User)PermissionsBoundary|Put(Bucket|Object)Acl|"
     r"PutPublicAccessBlock|SetRepositoryPolicy)$"
 )
-_CAPACITY_CHANGE = re.compile(
+_CAPACITY_CHANGE = lazy(
     r"^((Put|Delete)FunctionConcurrency|(Put|Delete)ProvisionedConcurrencyConfig|"
     r"RegisterScalableTarget|PutScalingPolicy|UpdateAutoScalingGroup|SetDesiredCapacity|"
     r"RequestServiceQuotaIncrease|UpdateServiceSetting|(Create|Update)UsagePlan|UpdateThroughput|"
     r"UpdateShardCount|PutAccountSetting\w*)$"
 )
-_ATTRIBUTE_CHANGE = re.compile(
+_ATTRIBUTE_CHANGE = lazy(
     r"^(SetQueueAttributes|SetTopicAttributes|UpdateTable|UpdateStage|UpdateService|"
     r"UpdateFunctionConfiguration|ModifyCacheCluster|ModifyReplicationGroup|UpdateEventSourceMapping)$"
 )
-_POLICY_DETAIL = re.compile(r"\bpolicy\b|\bPrincipal\b|\bEffect\b", re.I)
-_CAPACITY_DETAIL = re.compile(
+_POLICY_DETAIL = lazy(r"\bpolicy\b|\bPrincipal\b|\bEffect\b", re.I)
+_CAPACITY_DETAIL = lazy(
     r"capacity|throughput|billing ?mode|\bPROVISIONED\b|PAY_PER_REQUEST|concurren|throttl|"
     r"rate ?limit|burst|quota|max ?size|maxConcurrency",
     re.I,
@@ -719,7 +720,7 @@ def change_category(change: dict[str, Any]) -> str:
 
 
 # a deploy's detail (a new image, task definition or code version) is not a capacity change
-DEPLOY_DETAIL = re.compile(r"task ?definition|\bimage\b|code|version|deploy", re.I)
+DEPLOY_DETAIL = lazy(r"task ?definition|\bimage\b|code|version|deploy", re.I)
 
 
 def change_correlation(
@@ -903,7 +904,7 @@ def _stable_part(text: str) -> str:
     return part if len(part) >= 6 else text
 
 
-_REFUSED_CALL = re.compile(r"not authorized to perform:? [\w-]+:[\w*-]+")
+_REFUSED_CALL = lazy(r"not authorized to perform:? [\w-]+:[\w*-]+")
 
 
 def _needle(sig: Signature, message: str, rows: list[dict[str, Any]]) -> str:
@@ -942,9 +943,9 @@ def _minutes_between(earlier: str, later: str, value: float) -> Derivation:
     return Derivation(value=f"{value:g}", op=DerivationOp.MINUTES_BETWEEN, inputs=[earlier, later])
 
 
-_REQUEST_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
-_RUNTIME_LINE = re.compile(r"^\s*(START|END|REPORT|INIT_START|INIT_REPORT)\b")
-_TIMED_OUT = re.compile(r"Task timed out after [\d.]+ seconds")
+_REQUEST_ID = lazy(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+_RUNTIME_LINE = lazy(r"^\s*(START|END|REPORT|INIT_START|INIT_REPORT)\b")
+_TIMED_OUT = lazy(r"Task timed out after [\d.]+ seconds")
 
 
 def request_id_in(text: str) -> str | None:
@@ -992,9 +993,9 @@ def stalled_calls(invocations: list[dict[str, Any]]) -> list[Finding]:
     return found
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_WRAPPED = re.compile(r"(?<=\S)\n(?![\n\-*#>|]|\d+\.)")
-_TERM = re.compile(r"[a-z][a-z0-9-]{3,}")
+_SENTENCE = lazy(r"(?<=[.!?])\s+|\n+")
+_WRAPPED = lazy(r"(?<=\S)\n(?![\n\-*#>|]|\d+\.)")
+_TERM = lazy(r"[a-z][a-z0-9-]{3,}")
 
 
 def knowledge_matches(invocations: list[dict[str, Any]]) -> list[Finding]:

@@ -86,6 +86,7 @@ from superbiz.contracts import (
 )
 from superbiz.graph import agreement
 from superbiz.observations import EvidenceSource, Observations
+from superbiz.patterns import lazy
 from superbiz.records import ToolInvocation
 from superbiz.untrusted import is_instruction_like
 
@@ -113,7 +114,7 @@ ANSWER_UNSUPPORTED = "A2_ANSWER_UNSUPPORTED"
 DESTRUCTIVE_ACTION = "A3_DESTRUCTIVE_ACTION"
 INSTRUCTION_IN_STATEMENT = "R6_INSTRUCTION_IN_STATEMENT"
 
-RULED_OUT = re.compile(
+RULED_OUT = lazy(
     r"\brul(?:e|ed|es|ing)[\s-]+(?:\w+[\s-]+){0,2}out\b|\bnot (?:the|a) (?:root )?cause\b"
     r"|\b(?:can|could|may|should|is|are|be|been|was|were)\s+(?:safely\s+)?(?:excluded|eliminated|"
     r"dismissed|discounted)\b|\bexclud(?:e|es|ed|ing)\s+\w+(?:\s+\w+)?\s+as\s+(?:a|the)\s+"
@@ -122,7 +123,7 @@ RULED_OUT = re.compile(
     re.IGNORECASE,
 )
 # a sentence that says why something happened
-STATES_CAUSE = re.compile(
+STATES_CAUSE = lazy(
     r"\b(?:root[\s-]?cause|caus(?:e|es|ed|ing)|due to|because|result(?:s|ed|ing)? (?:from|of)|"
     r"triggered by|trigger(?:s|ed)?\b|the reason|responsible for|led to|leads? to|stem(?:s|med)? from|"
     r"originat\w+|blame\w*|culprit|regression from|broke|breaks|breaking|explain(?:s|ed|ing)?|"
@@ -130,7 +131,7 @@ STATES_CAUSE = re.compile(
     r"attribut(?:ed|able) to|attribut(?:e|es|ing) (?:[\w-]+ ){1,3}to|owing to)\b",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[a-z][a-z'-]{2,}")
+_WORD = lazy(r"[a-z][a-z'-]{2,}")
 # words any report uses, which say nothing about what happened
 GENERIC_WORDS = frozenset(
     """
@@ -158,18 +159,18 @@ GENERIC_WORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads best as text)
 )
 # "the root cause is X", "caused by X": a cause asserted, whatever negation follows
-_ASSERTS_CAUSE = re.compile(
+_ASSERTS_CAUSE = lazy(
     r"\b(?:root[\s-]?cause|cause)\s+(?:is|was|are|were|:)\s+(?!not\b|unknown\b)|"
     r"\bcaused by\b|\bdue to\b|\bbecause\b|\bresult(?:s|ed)? from\b|\btriggered by\b",
     re.IGNORECASE,
 )
-_NEGATED = re.compile(
+_NEGATED = lazy(
     r"\b(?:no|not|could not|cannot|can't|wasn't|were not|was not|isn't|nothing)\b[^.]{0,60}"
     r"\b(?:establish\w*|determin\w*|identif\w*|found|confirm\w*)\b",
     re.IGNORECASE,
 )
 
-_WS = re.compile(r"\s+")
+_WS = lazy(r"\s+")
 
 _OBJECTS = (
     r"services?|clusters?|databases?|db|tables?|schemas?|buckets?|stacks?|instances?|volumes?|"
@@ -190,7 +191,7 @@ _ENDS = (
 )
 # what no diagnosis recommends: operations that destroy a resource or data, or take a
 # service down, whatever resource they name
-DESTRUCTIVE = re.compile(
+DESTRUCTIVE = lazy(
     rf"\b(?:{_ENDS})\s+"
     rf"(?:(?:the|all|every|each|this|that|its|their)\s+)?(?:[\w./:@'-]+\s+){{0,3}}?(?:{_OBJECTS})\b"
     rf"|\b(?:take|put|bring|knock)\s+(?:[\w./:@'-]+\s+){{1,4}}?(?:offline|out of service|down)\b"
@@ -217,7 +218,7 @@ _ADDRESSEE = (
     r"(?:the\s+|any\s+)?(?:ai|assistant|agent|model|llm|bot|verifier|gatekeeper|reviewer|"
     r"reader|system|checker|grader|evaluator)s?"
 )
-_TO_THE_AGENT = re.compile(
+_TO_THE_AGENT = lazy(
     rf"\b(?:note|message|reminder|instructions?|memo)\s+(?:to|for)\s+{_ADDRESSEE}\b"
     r"|(?:^|[.;!?]\s+|\bdear\s+)(?:hey\s+|hi\s+)?(?:ai|assistant|llm|verifier|gatekeeper|reviewer|"
     r"reader|checker|grader|evaluator)s?\s*[,:]\s+(?:please\s+)?[a-z]+"
@@ -247,12 +248,12 @@ def addressed_to_agent(text: str) -> str | None:
 
 
 # "from 0 to 239": a transition, its two numbers in order
-_TRANSITION = re.compile(
+_TRANSITION = lazy(
     r"\bfrom\b[^.;\d]{0,30}?(\d[\d,]*(?:\.\d+)?)[^.;]{0,40}?\bto\b[^.;\d]{0,30}?(\d[\d,]*(?:\.\d+)?)",
     re.IGNORECASE,
 )
 # "135% of the peak (239)": a percentage and the base it is of
-_PERCENT_OF = re.compile(
+_PERCENT_OF = lazy(
     r"(\d+(?:\.\d+)?)\s?(?:%|percent)\s+of\b[^.;\d]{0,40}?(\d[\d,]*(?:\.\d+)?)", re.IGNORECASE
 )
 
@@ -627,7 +628,7 @@ REPORT_WORDS = frozenset(
     datapoints threshold crossed greater lower exceeded exceed exceeds above below
     """.split()  # noqa: SIM905 (a word list reads best as text)
 )
-_QUOTES = re.compile(r'"[^"]*"|“[^”]*”|`[^`]*`')
+_QUOTES = lazy(r'"[^"]*"|“[^”]*”|`[^`]*`')
 
 
 def cause_words_unsupported(
@@ -680,11 +681,11 @@ def reversed_transition(statement: str, cited: list[str]) -> str | None:
 
 _ALARM_STATES = ("OK", "ALARM", "INSUFFICIENT_DATA")
 # what a statement says an alarm's state was: OK (or not firing) / ALARM (or firing)
-_SAYS_OK = re.compile(
+_SAYS_OK = lazy(
     r"\b(?:is|was|were|are|stayed|remained|in|back to|returned to)\s+(?:the\s+)?(?:state\s+)?OK\b"
     r"|\bnot\s+(?:firing|in\s+alarm)\b"
 )
-_SAYS_ALARM = re.compile(
+_SAYS_ALARM = lazy(
     r"\b(?:is|was|were|are|in|entered|went into)\s+(?:the\s+)?(?:state\s+)?ALARM\b"
     r"|(?<!not )\bfiring\b"
 )
@@ -707,7 +708,7 @@ def alarm_state_contradicted(statement: str, cited: list[str]) -> str | None:
 
 
 # an ordering word between two instants of one sentence, and nothing else of the kind
-_ORDER_WORD = re.compile(r"\b(before|preceded|prior to|ahead of|after|followed)\b", re.IGNORECASE)
+_ORDER_WORD = lazy(r"\b(before|preceded|prior to|ahead of|after|followed)\b", re.IGNORECASE)
 
 
 def order_contradicted(statement: str) -> str | None:
@@ -777,8 +778,8 @@ def disagreement(sentence: str, cited: list[agreement.Cited]) -> str | None:
 
 
 # an answer's sentence joins claims: a semicolon, or a full stop the sentence splitter kept
-_CLAUSES = re.compile(r";\s*|(?<=[a-z0-9)])\.\s+")
-_NAME_PARTS = re.compile(r"[a-z]+|\d+[a-z]*", re.I)
+_CLAUSES = lazy(r";\s*|(?<=[a-z0-9)])\.\s+")
+_NAME_PARTS = lazy(r"[a-z]+|\d+[a-z]*", re.I)
 
 
 def _parts(text: str) -> set[str]:
@@ -1048,11 +1049,11 @@ def no_evidence_text(inv: ToolInvocation) -> str:
 
 # ------------------------------------------------------------------ the answer
 
-_CITE_REFS = re.compile(r"\[(?:\s*`[^`]*`\s*`[^`]*`\s*;?)+\]")
-_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'`(*_\[])|\n+")
-_MARKDOWN = re.compile(r"^[\s>#*_\-|]+|[*_`]+")
+_CITE_REFS = lazy(r"\[(?:\s*`[^`]*`\s*`[^`]*`\s*;?)+\]")
+_SENTENCES = lazy(r"(?<=[.!?])\s+(?=[A-Z\"'`(*_\[])|\n+")
+_MARKDOWN = lazy(r"^[\s>#*_\-|]+|[*_`]+")
 # emphasis or code markers inside a word or number join what they split: **98**765 is 98765
-_INLINE_MARK = re.compile(r"(?<=[A-Za-z0-9])[*`]+(?=[A-Za-z0-9])")
+_INLINE_MARK = lazy(r"(?<=[A-Za-z0-9])[*`]+(?=[A-Za-z0-9])")
 
 
 def sentences(answer: str) -> list[str]:
