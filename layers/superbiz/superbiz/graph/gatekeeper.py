@@ -1021,11 +1021,7 @@ def check(
 
 
 def cited_text(citation: Citation, by_id: Mapping[str, ToolInvocation]) -> str:
-    inv = by_id[citation.source_invocation_id]
-    path = jsonpath.canonical(citation.raw_path)
-    if path == NO_EVIDENCE_PATH:
-        return no_evidence_text(inv)
-    return as_text(jsonpath.resolve(inv.output, path))
+    return cited_value(citation, by_id).text
 
 
 def cited_value(citation: Citation, by_id: Mapping[str, ToolInvocation]) -> agreement.Cited:

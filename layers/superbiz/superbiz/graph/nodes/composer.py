@@ -110,9 +110,9 @@ def _answer_support(trace: RunTrace, claims: list[dict[str, Any]]) -> _AnswerSup
         for c in claim["citations"]:
             texts.append(f"{c['source_invocation_id']} {c['raw_path']}")
             if c["source_invocation_id"] in by_id:
-                citation = Citation.model_validate(c)
-                texts.append(gatekeeper.cited_text(citation, by_id))
-                cited.append(gatekeeper.cited_value(citation, by_id))
+                value = gatekeeper.cited_value(Citation.model_validate(c), by_id)
+                texts.append(value.text)
+                cited.append(value)
         if claim["kind"] in ("root_cause", "hypothesis"):
             causes.append(claim["statement"])
     outputs = [
