@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
@@ -113,7 +114,7 @@ _SERVICE_NAME = lazy(
 _CODE = lazy(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\bE[A-Z]{4,}\b|\bNX[A-Z]+\b")
 _NUMBER = lazy(
     r"(?<![\w.])([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?:\s?(%|(?:percent|ms|milliseconds?|"
-    r"s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|[kKMGT]i?B|bytes?|x)\b)|(?=\W|$))"
+    r"s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|[kKMGT]i?B|bytes?|x|k|K)\b)|(?=\W|$))"
 )
 _QUOTED = lazy(r'"([^"\n]{3,400})"|“([^”\n]{3,400})”|‘([^’\n]{3,400})’|`([^`\n]{3,400})`')
 _EVIDENCE_NUMBER = lazy(r"(?<![\d.])(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?([a-zA-Z%]+))?")
@@ -129,7 +130,7 @@ _PRODUCTS = lazy(
     r"\bRoute ?53\b|\bHTTP/[123](?:\.[01])?\b|\bIPv[46]\b|\bTLS ?1\.[0-3]\b|\bOAuth ?2\b|\bPKCS ?#?\d+\b",
     re.IGNORECASE,
 )
-_TIME_UNITS = {
+TIME_UNITS = _TIME_UNITS = {
     "ms": Decimal("0.001"),
     "millisecond": Decimal("0.001"),
     "milliseconds": Decimal("0.001"),
@@ -184,6 +185,8 @@ class Evidence:
     bytes_: set[Decimal] = field(default_factory=set)
     percents: set[Decimal] = field(default_factory=set)
     unitless: set[Decimal] = field(default_factory=set)  # numbers written with no unit
+    # numbers a key names the unit of (latency_ms=2870): never read in another unit
+    keyed: set[Decimal] = field(default_factory=set)
     # where a service's or actor's name may also be found: what the run was asked and its
     # tools' inputs and whole outputs (a log group, a metric's dimensions), lower-case
     names: str = ""
@@ -302,7 +305,7 @@ def _counts(text: str) -> bool:
 # a count of things: digits, or three to nine in words with no determiner before them, then
 # a plural noun ("after seven retries", "3 retries"); "the three services" is prose
 _COUNTED = lazy(
-    r"(?<![\w.])(?:(\d+)|(?<!\bthe )(?<!\bthese )(?<!\bthose )(?<!\ball )(?<!\bits )"
+    r"(?<![\w.,])(?:(\d{1,3}(?:,\d{3})+|\d+)|(?<!\bthe )(?<!\bthese )(?<!\bthose )(?<!\ball )(?<!\bits )"
     r"(?<!\btheir )\b(three|four|five|six|seven|eight|nine))\s+([a-z]{3,}s)\b",
     re.IGNORECASE,
 )
@@ -342,7 +345,9 @@ def _zone_minutes(zone: str) -> int | None:
     return sign * (int(m.group(2)) * 60 + int(m.group(3) or 0))
 
 
-def evidence_of(texts: list[str]) -> Evidence:
+def evidence_of(texts: list[str], values: Iterable[object] = ()) -> Evidence:
+    """`values`: the stored values the texts are of, for the units their keys name."""
+    texts = [*texts, *(line for v in values for line in keyed_values(v))]
     ev = Evidence(text=" \n ".join(_fold(t).lower() for t in texts))
     for text in texts:
         text = _fold(text)
@@ -373,9 +378,13 @@ def evidence_of(texts: list[str]) -> Evidence:
             ev.numbers.add(number)
             unit = (m.group(2) or "").lower()
             if unit not in _TIME_UNITS and unit not in _SIZE_UNITS and unit not in ("%", "percent"):
-                # a number with no unit of its own, in a value that names its unit
-                # ("TargetResponseTime p99 (Seconds)"), is of that unit and no other
-                unit = declared or ""
+                # a number bound to a key that names its unit (latency_ms=2870) is of that
+                # unit; else, in a value that names its unit ("TargetResponseTime p99
+                # (Seconds)"), of that unit and no other
+                keyed = _KEY_BEFORE.search(text, max(0, m.start() - 64), m.start())
+                unit = (key_unit(keyed.group(1)) if keyed else None) or declared or ""
+                if keyed and key_unit(keyed.group(1)):
+                    ev.keyed.add(number)
             if unit in _TIME_UNITS:
                 ev.seconds.add(number * _TIME_UNITS[unit])
             elif unit in _SIZE_UNITS:
@@ -498,7 +507,10 @@ def number_value(text: str) -> tuple[Decimal, str] | None:
     value = _decimal(m.group(1))
     if value is None:
         return None
-    return value, (m.group(2) or "").lower()
+    unit = (m.group(2) or "").lower()
+    if unit == "k":  # 2k, 1.5k: thousands
+        return value * 1000, ""
+    return value, unit
 
 
 def supported(spec: Specific, ev: Evidence) -> bool:
@@ -624,7 +636,63 @@ def _declared_unit(text: str) -> str | None:
 
 
 def _unitless(value: Decimal, dimension: str, ev: Evidence) -> bool:
-    return value in ev.unitless and _DIMENSION_WORDS[dimension].search(ev.text) is not None
+    return (
+        value in ev.unitless
+        and value not in ev.keyed
+        and _DIMENSION_WORDS[dimension].search(ev.text) is not None
+    )
+
+
+# a key just before a number: latency_ms=2870, "durationSeconds": 12, memoryMiB: 512
+_KEY_BEFORE = lazy(r"(?<![\w.-])([A-Za-z_][\w.-]*)\"?\s?[=:]\s?\"?$")
+_KEY_UNITS = {
+    "ms": "ms", "msec": "ms", "millis": "ms", "milliseconds": "ms", "s": "s", "sec": "s",
+    "secs": "s", "seconds": "s", "min": "m", "mins": "m", "minutes": "m", "h": "h", "hrs": "h",
+    "hours": "h", "b": "b", "bytes": "b", "kb": "kb", "kib": "kib", "mb": "mb", "mib": "mib",
+    "gb": "gb", "gib": "gib", "tb": "tb", "pct": "%", "percent": "%",
+}  # fmt: skip
+_CAMEL_UNIT = lazy(
+    r"[a-z0-9](Ms|MS|Msec|Millis|Milliseconds|Sec|Secs|Seconds|Mins|Minutes|Hours|Bytes|KB|Kb|"
+    r"KiB|MB|Mb|MiB|GB|Gb|GiB|TB|Pct|Percent)$"
+)
+
+
+def key_unit(key: str) -> str | None:
+    """The unit a key names for its value: latency_ms, timeout_s, pdf_bytes, durationSeconds,
+    memoryMiB; a key that is only a unit (`ms`, `bytes`); None for any other key. A one-letter
+    unit counts only after a separator (timeout_s, never status)."""
+    if m := _CAMEL_UNIT.search(key):
+        return _KEY_UNITS.get(m.group(1).lower())
+    parts = re.split(r"[_.-]", key.lower())
+    last = parts[-1]
+    if last in _KEY_UNITS and (len(parts) > 1 or len(last) > 1):
+        return _KEY_UNITS[last]
+    return None
+
+
+def keyed_values(value: object) -> list[str]:
+    """`key=number` for each number a stored object binds to a key naming its unit
+    ({"latency_ms": 870}): an object's text is its values without their keys, so the
+    unit its keys give is read here."""
+    out: list[str] = []
+
+    def walk(v: object) -> None:
+        if isinstance(v, dict):
+            for key, item in v.items():
+                if (
+                    isinstance(key, str)
+                    and isinstance(item, int | float)
+                    and not isinstance(item, bool)
+                    and key_unit(key)
+                ):
+                    out.append(f"{key}={item}")
+                walk(item)
+        elif isinstance(v, list):
+            for item in v:
+                walk(item)
+
+    walk(value)
+    return out
 
 
 def _same(a: datetime, b: datetime, precision: int) -> bool:
