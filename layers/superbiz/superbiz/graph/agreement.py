@@ -24,7 +24,7 @@ Each function returns why the statement disagrees, or None.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
@@ -44,6 +44,15 @@ class Cited:
     path: str = ""
     searched_nothing: bool = False  # `$.no_evidence`: what was searched, not what was seen
     records: list[str] = field(default_factory=list)
+    # where the value sits: the instant of the record it is part of (a line's timestamp,
+    # a change's time) and what the invocation covered (its window, log groups, and a
+    # metric's namespace, name and dimensions)
+    at: datetime | None = None
+    window: tuple[datetime, datetime] | None = None
+    groups: list[str] = field(default_factory=list)
+    namespace: str = ""
+    metric: str = ""
+    dimensions: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # a list is its elements: a pairing must come from one of them, not from the list
@@ -154,6 +163,8 @@ def role_swapped(statement: str, cited: list[Cited]) -> str | None:
         held = bound.get(role)
         if value is None or not held or _UNIT_AFTER.match(said, m.end()):
             continue  # a number with a unit is compared in its unit by R9
+        if _BOUND_WORD_BEFORE.search(said, 0, m.start(2)):
+            continue  # "a baseline under 5": a bound, read by `bounds`
         if not any(_close(b, value, m.group(2).replace(",", "")) for b in held):
             binds = ", ".join(_fmt(b) for b in sorted(held))
             return f"states the {role} as {m.group(2)}; the citation binds the {role} {binds}"
@@ -565,3 +576,616 @@ def statistic_swapped(statement: str, cited: list[Cited]) -> str | None:
 
 def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
+
+
+# ------------------------------------------------------------------- where a value sits
+
+_TIME_KEYS = ("t", "timestamp", "time", "event_time", "eventtime", "at")
+
+
+def record_instant(output: Any, parts: list[Any]) -> datetime | None:
+    """The instant of the record a cited path lies in: the nearest object on the path (the
+    value itself first) that carries a time field, inside a list of records (a log line's
+    timestamp, a change's time), never the output's own window."""
+    chain: list[Any] = [output]
+    for part in parts:
+        try:
+            chain.append(chain[-1][part])
+        except (KeyError, IndexError, TypeError):
+            return None
+    in_list = [i for i, p in enumerate(parts) if isinstance(p, int)]
+    if not in_list:
+        return None
+    for node in reversed(chain[in_list[0] + 1 :]):
+        if isinstance(node, dict):
+            for key in _TIME_KEYS:
+                raw = node.get(key)
+                if isinstance(raw, str) and (at := specifics.parse_instant(raw)):
+                    return at
+    return None
+
+
+def scope_of(output: Any, params: Any) -> dict[str, Any]:
+    """What an invocation covered: its window, log groups, and a metric's namespace, name and
+    dimensions (read from the output, else from the request), as `Cited` fields."""
+    out = output if isinstance(output, dict) else {}
+    asked = params if isinstance(params, dict) else {}
+    start, end = (
+        specifics.parse_instant(v) if isinstance(v := out.get(k), str) else None
+        for k in ("start", "end")
+    )
+    dims = out.get("dimensions") or asked.get("dimensions") or {}
+    groups = out.get("log_groups") or asked.get("log_groups") or []
+    return {
+        "window": (start, end) if start and end else None,
+        "groups": [g for g in groups if isinstance(g, str)] if isinstance(groups, list) else [],
+        "namespace": str(out.get("namespace") or asked.get("namespace") or ""),
+        "metric": str(out.get("metric_name") or asked.get("metric_name") or ""),
+        "dimensions": {str(k): str(v) for k, v in dims.items()} if isinstance(dims, dict) else {},
+    }
+
+
+def _kind(name: str) -> str:
+    """The AWS service a namespace (AWS/Lambda) or event source (lambda.amazonaws.com) is of."""
+    low = name.lower().removeprefix("aws/").removesuffix(".amazonaws.com")
+    return {"applicationelb": "elasticloadbalancing", "networkelb": "elasticloadbalancing",
+            "elb": "elasticloadbalancing"}.get(low, low)  # fmt: skip
+
+
+def kinds_of(values: Iterable[Any]) -> dict[str, set[str]]:
+    """The resources stored values name, each with the AWS services it is a resource of: a
+    metric's dimension values (by its namespace) and a change's resources (by its source)."""
+    out: dict[str, set[str]] = {}
+
+    def add(name: Any, kind: str) -> None:
+        if isinstance(name, str) and len(name) >= 3 and kind:
+            out.setdefault(name.lower(), set()).add(kind)
+
+    def walk(v: Any) -> None:
+        if isinstance(v, dict):
+            ns, dims = v.get("namespace"), v.get("dimensions")
+            if isinstance(ns, str) and isinstance(dims, dict):
+                for item in dims.values():
+                    add(item, _kind(ns))
+            src = v.get("source")
+            if isinstance(src, str) and src.endswith(".amazonaws.com"):
+                add(v.get("resource"), _kind(src))
+                for item in v.get("resources") or []:
+                    add(item, _kind(src))
+            for item in v.values():
+                walk(item)
+        elif isinstance(v, list):
+            for item in v:
+                walk(item)
+
+    for value in values:
+        walk(value)
+    return out
+
+
+# --------------------------------------------------------------- a metric's resource
+
+
+def _spots(said: str, names: Iterable[str]) -> list[tuple[int, int, str]]:
+    """Where a statement names each resource, whole (basket-sessions is not found inside
+    basket-sessions-archive), longest names first."""
+    taken: list[tuple[int, int, str]] = []
+    for name in sorted(set(names), key=len, reverse=True):
+        for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", said):
+            if all(m.end() <= a or m.start() >= b for a, b, _ in taken):
+                taken.append((m.start(), m.end(), name))
+    return taken
+
+
+def resource_swapped(
+    statement: str, cited: list[Cited], kinds: dict[str, set[str]], *, by_name: bool = True
+) -> str | None:
+    """A cited metric's summary told as another resource's: the resource of the metric's
+    kind that the statement names nearest to the metric (its name, or a number it binds)
+    is not one its dimensions name ("WriteThrottleEvents on basket-sessions-archive" for a
+    metric of basket-sessions), where the run met both resources. Read in each stretch of
+    the statement about one event ("errors began | after the backfill deploy" names the
+    backfill for the deploy). `by_name=False`: a one-word metric name (Errors) is not a
+    mention (an answer's "no errors" is not about a cited metric)."""
+    said = normalise(statement).lower()
+    for c in cited:
+        if not c.dimensions:
+            continue
+        kind = _kind(c.namespace)
+        own = {v.lower() for v in c.dimensions.values()}
+        names = [n for n, ks in kinds.items() if kind in ks] + list(own)
+        values = {v for vs in roles(c).values() for v in vs}
+        # a one-word name (Errors) is a mention only where the metric is cited for it
+        named = c.metric and (by_name or len(re.findall(r"[A-Z]", c.metric)) > 1)
+        for segment in _SEGMENTS.split(said):
+            spots = _spots(segment, names)
+            mentions = [
+                m.start() for m in re.finditer(rf"\b{re.escape(c.metric.lower())}\b", segment)
+            ] if named else []  # fmt: skip
+            mentions += [
+                m.start()
+                for m in _MENTIONED_NUMBER.finditer(segment)
+                if (n := _decimal(m.group(0))) in values and n != 0
+            ]
+            if not spots or not mentions:
+                continue
+            told = min(spots, key=lambda s: min(abs(s[0] - p) for p in mentions))[2]
+            if told not in own:
+                return (
+                    f"states {c.metric or 'a metric'} of {told}; the cited metric is of "
+                    + ", ".join(sorted(own))
+                )
+    return None
+
+
+# a number as a statement writes it, not part of a time, date, name or path: "412." too
+_MENTIONED_NUMBER = lazy(r"(?<![\w.:/-])\d[\d,]*(?:\.\d+)?(?!\.?\d|[\w:/-])")
+# where a statement turns from one event to another: "errors began | after the X deploy"
+_SEGMENTS = lazy(
+    r"[;,]\s*|\b(?:after|before|following|when|while|whereas|since|until|because|but|once|"
+    r"preceded|followed|unlike|compared)\b",
+    re.I,
+)
+
+
+# ------------------------------------------------------------------ relative times
+
+_QTY = (
+    r"(\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety|half\s+an?)"
+)
+_DURATION_UNIT = r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?)"
+_HEDGE = r"(about|around|roughly|approximately|nearly|almost|some|just\s+over|just\s+under|over|under|less\s+than|more\s+than|~)"
+_RELATIVE = lazy(
+    rf"(?:\b{_HEDGE}\s+)?\b{_QTY}[\s-]*{_DURATION_UNIT}\s+(?:after|before|following|later|"
+    r"earlier|prior\s+to|ahead\s+of)\b",
+    re.I,
+)
+_WITHIN = lazy(
+    rf"\bwithin\s+(?:{_HEDGE}\s+)?{_QTY}[\s-]*{_DURATION_UNIT}\s+(?:of|after|before|from)\b", re.I
+)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A quantity a statement gives relative to its citations (a bound, a relative time),
+    computed from them: `value` as stated (seconds for a time), `why` when it does not hold."""
+
+    value: Decimal
+    why: str | None
+    seconds: bool = False
+    # a bound that holds needs no literal number in the evidence ("more than 400", "within 5
+    # minutes"); an exact quantity still does (a derivation records how it was computed)
+    bound: bool = True
+
+
+def _quantity(word: str) -> Decimal | None:
+    word = word.lower().strip()
+    if word in ("a", "an", "one"):
+        return Decimal(1)
+    if word.startswith("half"):
+        return Decimal("0.5")
+    return _decimal(word) if word[0].isdigit() else specifics.words_value(word)
+
+
+def _instants(cited: list[Cited]) -> list[tuple[datetime, bool]]:
+    """The instants the citations give (in their values, and the records they lie in),
+    each with whether it names a whole minute (a metric's period, a time without seconds)."""
+    found: dict[datetime, bool] = {}
+    for c in cited:
+        if c.searched_nothing:
+            continue
+        for at, _, precision in specifics.instants_in(c.text):
+            if at.year > 1900:
+                found.setdefault(at, precision <= 1 or (at.second == 0 and at.microsecond == 0))
+        if c.at is not None:
+            found.setdefault(c.at, c.at.second == 0 and c.at.microsecond == 0)
+    return list(found.items())
+
+
+def relative_times(
+    statement: str,
+    cited: list[Cited],
+    derived: Iterable[Decimal] = (),
+    focus: Callable[[str], list[Cited]] | None = None,
+) -> list[Reading]:
+    """Each relative time a statement gives ("2 minutes after the deploy", "within a minute
+    of it"), computed from the instants its citations give: some two of them must be that far
+    apart, to the unit it is written in (a whole minute more where an instant names only its
+    minute). A time a checked derivation states is the derivation's. `focus`: the citations
+    a stretch of text is about (an answer's): the two instants are then one from what the
+    text before the relative time is about, one from what the text after it is about."""
+    said = normalise(statement)
+    found = [(m, False) for m in _RELATIVE.finditer(said)]
+    found += [(m, True) for m in _WITHIN.finditer(said)]
+    if not found:
+        return []
+    known = set(derived)
+    instants = _instants(cited)
+    every = _gaps(
+        [(a, ca, b, cb) for i, (a, ca) in enumerate(instants) for b, cb in instants[i + 1 :]]
+    )
+    out = []
+    for m, within in found:
+        gaps = every
+        if focus is not None:
+            left, right = _instants(focus(said[: m.start()])), _instants(focus(said[m.end() :]))
+            gaps = _gaps([(a, ca, b, cb) for a, ca in left for b, cb in right if a != b])
+        hedge, qty, unit = (m.group(1) or "").lower(), m.group(2), m.group(3)
+        n = _quantity(qty)
+        if n is None or n in known:
+            continue
+        per = Decimal({"s": 1, "m": 60, "h": 3600, "d": 86400}[unit[0].lower()])
+        stated = n * per
+        text = m.group(0).strip()
+        if not gaps:
+            none = f"{text!r}: its citations give no two instants to measure it between"
+            out.append(Reading(stated, none, seconds=True))
+            continue
+        if within or hedge in ("under", "just under", "less than"):
+            ok = any(gap <= stated + slack for gap, slack in gaps)
+        elif hedge in ("over", "just over", "more than"):
+            ok = any(gap + slack >= stated for gap, slack in gaps)
+        elif hedge:
+            ok = any(abs(gap - stated) < max(per, stated / 4) + slack for gap, slack in gaps)
+        else:  # the gap, to the unit written, rounded or cut down: 2 minutes is 1m30s to 2m59s
+            ok = any(
+                gap + slack >= stated - per / 2 and gap - slack < stated + per
+                for gap, slack in gaps
+            )
+        why: str | None = None
+        if not ok:
+            apart = ", ".join(sorted({_span(g) for g, _ in gaps})[:4])
+            why = f"{text!r}: the instants its citations give are {apart} apart"
+        is_bound = within or hedge in (
+            "under",
+            "just under",
+            "less than",
+            "over",
+            "just over",
+            "more than",
+        )
+        out.append(Reading(stated, why, seconds=True, bound=is_bound))
+    return out
+
+
+def _gaps(pairs: list[tuple[datetime, bool, datetime, bool]]) -> list[tuple[Decimal, Decimal]]:
+    """How far apart each two instants are, with the slack their precision leaves."""
+    return [
+        (Decimal(str(abs((a - b).total_seconds()))), Decimal(60 if ca or cb else 1))
+        for a, ca, b, cb in pairs
+    ]
+
+
+def _span(seconds: Decimal) -> str:
+    s = int(seconds)
+    return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{seconds.normalize():f}s"
+
+
+# ------------------------------------------------------------------------- bounds
+
+_LOWER = (
+    r"more\s+than|over|above|upwards\s+of|in\s+excess\s+of|exceed(?:ed|ing|s)?|greater\s+than|"
+    r"higher\s+than|north\s+of"
+)
+_AT_LEAST = r"at\s+least|as\s+many\s+as|as\s+high\s+as|no\s+(?:fewer|less)\s+than|not\s+(?:fewer|less)\s+than"
+_UPPER = r"fewer\s+than|less\s+than|under|below|lower\s+than|beneath"
+_AT_MOST = r"at\s+most|no\s+more\s+than|not\s+more\s+than|never\s+(?:more\s+than|above|over|exceeded|topped)"
+_BOUND_PHRASE = lazy(
+    rf"\b({_AT_MOST}|{_AT_LEAST}|{_LOWER}|{_UPPER})\s+(?:about\s+|roughly\s+|some\s+)?"
+    r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(\s?[kK]\b)?(?![\d.,]*\d)(?![\w/:-])"
+    r"(?!\s*(?:%|percent|ms\b|milliseconds?|s\b|secs?\b|seconds?|m\b|mins?\b|minutes?|h\b|"
+    r"hrs?\b|hours?|days?|[kmgt]i?b\b|bytes?|x\b|times\b|per\s+cent))",
+    re.I,
+)
+_BOUND_WORD_BEFORE = lazy(
+    rf"\b(?:{_AT_MOST}|{_AT_LEAST}|{_LOWER}|{_UPPER})\s+(?:about\s+|roughly\s+|some\s+)?$", re.I
+)
+_ROLE_OF_BOUND = (
+    ("baseline", lazy(r"\b(?:baseline|before|normal(?:ly)?|usual(?:ly)?)\b", re.I)),
+    ("latest", lazy(r"\b(?:latest|now|currently|still)\b", re.I)),
+    ("low", lazy(r"\b(?:low|lowest|minimum|fell|dropped|dipped|came\s+down)\b", re.I)),
+    ("peak", lazy(r"\b(?:peak\w*|highest|maximum|max)\b", re.I)),
+)
+
+
+def bounds(statement: str, cited: list[Cited]) -> list[Reading]:
+    """Each bound a statement gives ("more than 2,000", "over 2k", "at least 450", "fewer
+    than 500", "stayed under 100") against the value its citations bind in the role the
+    clause names (the peak unless it names the baseline, the latest or the low): a bound
+    the cited values do not meet is a number the citations contradict; one they meet needs
+    no literal number in them. Citations that bind no such values decide nothing."""
+    said = normalise(statement)
+    bound: dict[str, set[Decimal]] = {}
+    for c in cited:
+        for role, values in roles(c).items():
+            bound.setdefault(role, set()).update(values)
+    if not bound:
+        return []
+    out = []
+    for m in _BOUND_PHRASE.finditer(said):
+        value = _decimal(m.group(2))
+        if value is None:
+            continue
+        if m.group(3):
+            value *= 1000
+        clause = _clause_around(said, m.start(), m.end())
+        role = next((r for r, p in _ROLE_OF_BOUND if p.search(clause)), "peak")
+        held = bound.get(role) or (bound.get("latest") if role == "low" else None)
+        if role == "peak":
+            held = (bound.get("peak") or set()) | (bound.get("datapoint") or set())
+        if not held:
+            continue
+        word = _normal_ws(m.group(1).lower())
+        if re.fullmatch(_AT_MOST, word):
+            ok = any(v <= value for v in held)
+        elif re.fullmatch(_AT_LEAST, word):
+            ok = any(v >= value for v in held)
+        elif re.fullmatch(_UPPER, word):
+            ok = any(v < value for v in held)
+        else:
+            ok = any(v > value for v in held)
+        why = None
+        if not ok:
+            binds = ", ".join(_fmt(v) for v in sorted(held))
+            why = f"{m.group(0).strip()!r}: the citation binds the {role} {binds}"
+        out.append(Reading(value, why))
+    return out
+
+
+def _clause_around(said: str, start: int, end: int) -> str:
+    left = max(said.rfind(";", 0, start), said.rfind(",", 0, start), said.rfind(". ", 0, start))
+    stops = [i for i in (said.find(";", end), said.find(",", end), said.find(". ", end)) if i >= 0]
+    return said[left + 1 : min(stops) if stops else len(said)]
+
+
+def _normal_ws(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+# --------------------------------------------------------- an earlier period, uncited
+
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_DAY = 72000  # "yesterday": some 20 hours before, at least
+_EARLIER: tuple[tuple[re.Pattern[str], int], ...] = tuple(
+    (lazy(p, re.I), seconds)
+    for p, seconds in (
+        (r"\byesterday\b|\bthe\s+(?:day|night)\s+before\b|\bthe\s+(?:previous|prior)\s+day\b|"
+         r"\b(?:a|one)\s+day\s+ago\b|\blast\s+night\b|\bday[\s-]+(?:over|on)[\s-]+day\b|"
+         r"\b(?:a|an|the)\s+(?:typical|normal|usual|average|ordinary|regular)\s+day\b", _DAY),
+        (rf"\b(?:last|previous|prior)\s+(?:week|weekend|{_WEEKDAY})\b|\b(?:a|one)\s+week\s+ago\b|"
+         rf"\bweek[\s-]+(?:over|on)[\s-]+week\b|\b(?:a|an|the)\s+(?:typical|normal|usual|average|"
+         rf"ordinary|regular)\s+(?:week|weekday|weekend|{_WEEKDAY})\b|\bon\s+{_WEEKDAY}s\b", 6 * 86400),
+        (r"\b(?:last|previous|prior)\s+month\b|\b(?:a|one)\s+month\s+ago\b|"
+         r"\bmonth[\s-]+(?:over|on)[\s-]+month\b", 27 * 86400),
+        (r"\b(?:last|previous|prior)\s+year\b|\b(?:a|one)\s+year\s+ago\b", 360 * 86400),
+    )
+)  # fmt: skip
+_AGO = lazy(r"\b(\d+|two|three|four|five|six|seven|ten)\s+(days?|weeks?|months?)\s+ago\b", re.I)
+_THAN_NORMAL = lazy(
+    r"\bthan\s+(?:usual|normal|normally|typical|typically|expected|average)\b"
+    r"|\b(?:up|down|higher|lower|rose|fell|increased|decreased|jumped|dropped|climbed)\s+from\s+"
+    r"(?:its\s+|the\s+|their\s+)?(?:normal|usual|typical|average)\b"
+    r"|\b(?:above|below|over|under|beyond)\s+(?:its\s+|the\s+|their\s+)?(?:normal|usual|typical)\b"
+    r"|\b(?:normal|usual|typical)\s+(?:levels?|rates?|values?|volumes?)\b",
+    re.I,
+)
+
+
+def uncited_period(statement: str, cited: list[Cited]) -> str | None:
+    """A comparison with an earlier time ("worse than at the same time yesterday", "higher
+    than last week") that no cited window or instant reaches back to, or with what is
+    normal ("up from normal") where no citation binds a baseline."""
+    said = normalise(statement)
+    wanted = [(m.group(0), s) for p, s in _EARLIER if (m := p.search(said))]
+    for m in _AGO.finditer(said):
+        n = _quantity(m.group(1)) or Decimal(1)
+        wanted.append(
+            (
+                m.group(0),
+                int(n * {"d": 72000, "w": 6 * 86400, "m": 27 * 86400}[m.group(2)[0].lower()]),
+            )
+        )
+    if wanted:
+        instants = [at for at, _ in _instants(cited)]
+        instants += [t for c in cited if c.window for t in c.window]
+        reach = (max(instants) - min(instants)).total_seconds() if instants else 0
+        for text, seconds in wanted:
+            if reach < seconds:
+                return (
+                    f"compares with {text!r}; the citations reach back "
+                    f"{_span(Decimal(int(reach)))} (no earlier window is cited)"
+                )
+    if (m := _THAN_NORMAL.search(said)) and not any("baseline" in roles(c) for c in cited):
+        return f"compares with {m.group(0)!r}; no citation binds a baseline"
+    return None
+
+
+# ---------------------------------------------------------------- a change reversed
+
+_NUMBER_TEXT = r"(-?\d[\d,]*(?:\.\d+)?)"
+_ARROW = lazy(
+    rf"(?:([A-Za-z][\w.]*)\s*[:=]?\s*)?(?<![\w.]){_NUMBER_TEXT}\s*(?:->|→|=>|⇒|⟶|-->)\s*"
+    rf"{_NUMBER_TEXT}(?![\w.]*\d)"
+)
+_FROM_TO = lazy(
+    r"\bfrom\b[^.;\d]{0,30}?(\d[\d,]*(?:\.\d+)?)[^.;]{0,40}?\bto\b[^.;\d]{0,30}?(\d[\d,]*(?:\.\d+)?)",
+    re.I,
+)
+_TO = lazy(
+    r"\b(?:up\s+|down\s+|back\s+)?to\s+(?:about\s+|roughly\s+)?(\d[\d,]*(?:\.\d+)?)(?![\d.,]*\d)",
+    re.I,
+)
+_UP = (
+    r"rais(?:e|ed|es|ing)|increas(?:e|ed|es|ing)|bump(?:ed|s)?|grew|grow(?:n|s)?|doubl(?:e|ed|es)|"
+    r"tripl(?:e|ed|es)|boost(?:ed|s)?|expand(?:ed|s)?|extend(?:ed|s)?|lengthen(?:ed|s)?|"
+    r"upgrad(?:e|ed|es)|scal(?:e|ed|es)\s+up|(?:went|goes|gone)\s+up|rose|rise[sn]?|rising|"
+    r"climb(?:ed|s)?|jump(?:ed|s)?"
+)
+_DOWN = (
+    r"lower(?:ed|s|ing)|reduc(?:e|ed|es|ing)|cut|cuts|cutting|decreas(?:e|ed|es|ing)|"
+    r"halv(?:e|ed|es|ing)|shr[aiu]nk(?:s|en)?|dropp(?:ed|ing)|drops|scal(?:e|ed|es)\s+down|"
+    r"(?:went|goes|gone)\s+down|fell|fall(?:s|en|ing)?|trimm(?:ed|ing)|slash(?:ed|es)?|"
+    r"downgrad(?:e|ed|es)|shorten(?:ed|s)?|roll(?:ed|s)?\s+back|declin(?:e|ed|es)"
+)
+_DIRECTION = lazy(rf"\b(?:({_UP})|({_DOWN}))\b", re.I)
+_STOPS = lazy(
+    r"\b(?:after|before|when|while|since|until|as|because|following|once|and|but)\b|[,;]", re.I
+)
+_FIELD_PART = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_FIELD_GENERIC = frozenset({"units", "unit", "value", "count", "the", "new", "old"})
+
+
+@dataclass(frozen=True)
+class _Change:
+    old: Decimal
+    new: Decimal
+    field: frozenset[str]
+
+
+def _changes_in(texts: Iterable[str]) -> list[_Change]:
+    out = []
+    for text in texts:
+        for m in _ARROW.finditer(text):
+            a, b = _decimal(m.group(2)), _decimal(m.group(3))
+            if a is not None and b is not None:
+                parts = {p.lower() for p in _FIELD_PART.findall(m.group(1) or "")}
+                out.append(
+                    _Change(a, b, frozenset(p for p in parts if len(p) >= 3) - _FIELD_GENERIC)
+                )
+        for m in _FROM_TO.finditer(text):
+            a, b = _decimal(m.group(1)), _decimal(m.group(2))
+            if a is not None and b is not None:
+                out.append(_Change(a, b, frozenset()))
+    return out
+
+
+def change_reversed(statement: str, cited: list[Cited]) -> str | None:
+    """A change told the other way round: "from 60 to 500" (or 60 -> 500) where the citation
+    records 500 -> 60; "raised ... to 500" where 500 is the value it changed from; "raised"
+    for a change the citation records as a cut (the field it names, or the numbers it gives)."""
+    told = _changes_in(c.text for c in cited if not c.searched_nothing)
+    if not told:
+        return None
+    pairs = {(t.old, t.new) for t in told}
+    said = normalise(statement)
+    for s in _changes_in([said]):
+        if s.old != s.new and (s.new, s.old) in pairs and (s.old, s.new) not in pairs:
+            return (
+                f"states a change from {_fmt(s.old)} to {_fmt(s.new)}; the citation records it "
+                f"from {_fmt(s.new)} to {_fmt(s.old)}"
+            )
+    verbs = list(_DIRECTION.finditer(said))
+    for i, v in enumerate(verbs):
+        up = v.group(1) is not None
+        end = verbs[i + 1].start() if i + 1 < len(verbs) else len(said)
+        after = said[v.end() : min(end, v.end() + 90)]
+        after = re.split(r"[.;]", after, maxsplit=1)[0]
+        before = _STOPS.split(said[max(0, v.start() - 60) : v.start()])[-1]
+        ft = _FROM_TO.search(after)
+        if (
+            ft
+            and (a := _decimal(ft.group(1))) is not None
+            and (b := _decimal(ft.group(2))) is not None
+        ):
+            if a != b and (a < b) is not up:
+                return f"{v.group(0)!r} for a change from {ft.group(1)} to {ft.group(2)}"
+            continue
+        near = _STOPS.split(after)[0]
+        if to := _TO.match(near.strip()) or _TO.search(near):
+            b = _decimal(to.group(1))
+            if b is None:
+                continue
+            ends = [t for t in told if t.new == b]
+            starts = [t for t in told if t.old == b and t.new != b]
+            if not ends and starts:
+                t = starts[0]
+                return (
+                    f"states a change to {to.group(1)}; the citation records it from "
+                    f"{_fmt(t.old)} to {_fmt(t.new)}"
+                )
+            if ends and all((t.old < t.new) is not up for t in ends if t.old != t.new):
+                t = ends[0]
+                if t.old != t.new:
+                    return f"{v.group(0)!r} for a change from {_fmt(t.old)} to {_fmt(t.new)}"
+            continue
+        if _PLAIN_NUMBER.search(near):
+            continue
+        words = {w.lower() for w in re.findall(r"[A-Za-z]+", near.split(" to ")[0] + " " + before)}
+        named = [t for t in told if t.field and t.field & words and t.old != t.new]
+        if named and all((t.old < t.new) is not up for t in named):
+            t = named[0]
+            return (
+                f"{v.group(0)!r}; the citation records a change from {_fmt(t.old)} to {_fmt(t.new)}"
+            )
+    return None
+
+
+# --------------------------------------------------------- a negative wider than its search
+
+_THINGS = (
+    r"services?|functions?|systems?|components?|hosts?|applications?|apps?|tables?|queues?|"
+    r"clusters?|log\s+groups?|resources?|workloads?|instances?|containers?|tasks?|teams?"
+)
+_EVERYWHERE = lazy(
+    rf"\b(?:any|every|all|no)\s+other\s+(?:{_THINGS})\b"
+    r"|\b(?:in|across|throughout)\s+(?:the\s+)?(?:whole\s+|entire\s+|rest\s+of\s+the\s+)?(?:aws\s+)?"
+    r"(?:account|region|fleet|organi[sz]ation|platform|estate)\b"
+    rf"|\banywhere\b|\beverywhere\b|\bnowhere\b|\bnothing\s+else\b"
+    rf"|\b(?:none|any)\s+of\s+the\s+(?:other\s+)?(?:{_THINGS})\b"
+    rf"|\b(?:all|every)\s+(?:the\s+|of\s+the\s+)?(?:other\s+)?(?:{_THINGS})\b"
+    rf"|\bno\s+(?:{_THINGS})\s+(?:in|across|logged|reported|returned|showed|had|saw|emitted|threw|"
+    r"was|were|has|have)\b",
+    re.I,
+)
+_LOOKBACK = lazy(
+    r"\b(?:in|over|during|for|within|throughout|across)\s+the\s+(?:last|past|previous|preceding|prior)"
+    r"\s+(?:(\d+(?:\.\d+)?|a|an|one|two|three|four|five|six|seven|eight|twelve|twenty-four|"
+    r"few|several)\s+)?(minutes?|hours?|days?|weeks?|months?)\b"
+    r"|\b(?:all|the\s+whole|the\s+entire)\s+(day|night|week|month)\b"
+    r"|\bsince\s+(yesterday)\b|\b(today|overnight|this\s+week|this\s+month)\b",
+    re.I,
+)
+_NEGATES = lazy(r"\b(?:no|not|never|none|nothing|nowhere|without|zero)\b|n't\b", re.I)
+_PERIOD_SECONDS = {
+    "minute": 60, "hour": 3600, "day": 86400, "night": 8 * 3600, "week": 7 * 86400,
+    "month": 30 * 86400, "yesterday": _DAY, "today": 3 * 3600, "overnight": 8 * 3600,
+    "this week": 86400, "this month": 86400,
+}  # fmt: skip
+
+
+def negative_too_wide(statement: str, cited: list[Cited], *, negative: bool) -> str | None:
+    """A negative wider than what was searched: "no other service in the account", "anywhere",
+    "none of the services" when the citations searched named groups; "in the last day" when
+    the search covered 30 minutes. `negative`: the statement is a negative claim (else only
+    a sentence that negates is read)."""
+    said = normalise(statement)
+    if not negative and not _NEGATES.search(said):
+        return None
+    if m := _EVERYWHERE.search(said):
+        searched = sorted({g for c in cited for g in c.groups}) or ["what the citations show"]
+        return f"denies {m.group(0)!r}; the search covered " + ", ".join(searched[:4])
+    reading = lookback(said, cited)
+    return reading.why if reading else None
+
+
+def lookback(statement: str, cited: list[Cited]) -> Reading | None:
+    """The period a statement says it looked back over ("in the last 30 minutes", "all day")
+    against the longest window its citations (the empty searches first) covered."""
+    windows = [c.window for c in cited if c.searched_nothing and c.window] or [
+        c.window for c in cited if c.window
+    ]
+    m = _LOOKBACK.search(statement)
+    if m is None or not windows:
+        return None
+    if m.group(2):
+        n = Decimal(2) if m.group(1) in ("few", "several") else _quantity(m.group(1) or "a")
+        stated = (n or Decimal(1)) * _PERIOD_SECONDS[m.group(2).lower().rstrip("s")]
+    else:
+        period = _normal_ws((m.group(3) or m.group(4) or m.group(5)).lower())
+        stated = Decimal(_PERIOD_SECONDS[period])
+    covered = max(Decimal(str((end - start).total_seconds())) for start, end in windows)
+    why = None
+    if stated > covered + max(Decimal(60), covered / 10):
+        why = f"denies {m.group(0).strip()!r}; the search covered {_span(covered)}"
+    return Reading(stated, why, seconds=True)

@@ -63,7 +63,7 @@ sentence (A2).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
@@ -336,9 +336,7 @@ def _check_citation(
             ),
             text=text,
             source=observations.source if observations else None,
-            cited=agreement.Cited(
-                value=text, text=text, tool=inv.tool_name, path=path, searched_nothing=True
-            ),
+            cited=_cited(inv, text, path, [], searched_nothing=True),
         )
 
     if not inv.success:
@@ -379,7 +377,23 @@ def _check_citation(
         ),
         text=text,
         source=observations.source,
-        cited=agreement.Cited(value=value, text=text, tool=inv.tool_name, path=path),
+        cited=_cited(inv, value, path, parts),
+    )
+
+
+def _cited(
+    inv: ToolInvocation, value: Any, path: str, parts: list[Any], *, searched_nothing: bool = False
+) -> agreement.Cited:
+    """A passing citation's value with where it sits: the record's instant, and what the
+    invocation covered (window, log groups, a metric's dimensions)."""
+    return agreement.Cited(
+        value=value,
+        text=as_text(value),
+        tool=inv.tool_name,
+        path=path,
+        searched_nothing=searched_nothing,
+        at=agreement.record_instant(inv.output, parts),
+        **agreement.scope_of(inv.output, inv.input_params),
     )
 
 
@@ -516,7 +530,9 @@ def check_claim(
                 f"a {claim.kind.value} needs a citation of telemetry from the account "
                 "(logs, metrics, alarms, changes, traces), not only knowledge or skills"
             )
-        ev = specifics.evidence_of([c.text for c in good])
+        ev = specifics.evidence_of(
+            [c.text for c in good], [c.cited.value for c in good if c.cited is not None]
+        )
         cited = {
             c.outcome.source_invocation_id: invocations[c.outcome.source_invocation_id]
             for c in good
@@ -577,14 +593,26 @@ def check_claim(
             rule_ids.append(CONTRADICTS_CITATION)
             details.append(order)
         bound = [c.cited for c in good if c.cited is not None]
-        for rule, why in _disagreements(claim, bound, derived):
+        kinds = agreement.kinds_of(
+            v for inv in invocations.values() for v in (inv.output, inv.input_params)
+        )
+        for rule, why in _disagreements(claim, bound, derived, kinds):
             rule_ids.append(rule)
             details.append(why)
+        held = _Held()
+        for reading, rule in _readings(claim.statement, bound, derived):
+            if reading.why:
+                rule_ids.append(rule)
+                details.append(reading.why)
+            else:
+                held.add(reading)
         if claim.kind is ClaimKind.REMEDIATION and (op := destructive(claim.statement)):
             rule_ids.append(DESTRUCTIVE_ACTION)
             details.append(f"recommends a destructive operation ({op!r})")
         missing = [
-            s for s in specifics.unsupported(claim.statement, ev) if not _derived(s, derived)
+            s
+            for s in specifics.unsupported(claim.statement, ev)
+            if not _derived(s, derived) and not held.holds(s)
         ]
         if missing:
             rule_ids.append(UNSUPPORTED_SPECIFIC)
@@ -733,7 +761,10 @@ def order_contradicted(statement: str) -> str | None:
 
 
 def _disagreements(
-    claim: Claim, cited: list[agreement.Cited], derived: set[Decimal]
+    claim: Claim,
+    cited: list[agreement.Cited],
+    derived: set[Decimal],
+    kinds: dict[str, set[str]] | None = None,
 ) -> list[tuple[str, str]]:
     """What the statement says that the roles, instants and records of its citations do
     not (`superbiz.graph.agreement`): each with the rule it breaks."""
@@ -749,6 +780,15 @@ def _disagreements(
         (CONTRADICTS_CITATION, agreement.proportion_contradicted(statement, cited, ratios)),
         (UNSUPPORTED_SPECIFIC, agreement.mispaired(statement, cited)),
         (UNSUPPORTED_SPECIFIC, agreement.statistic_swapped(statement, cited)),
+        (CONTRADICTS_CITATION, agreement.change_reversed(statement, cited)),
+        (CONTRADICTS_CITATION, agreement.resource_swapped(statement, cited, kinds or {})),
+        (UNSUPPORTED_SPECIFIC, agreement.uncited_period(statement, cited)),
+        (
+            UNSUPPORTED_SPECIFIC,
+            agreement.negative_too_wide(
+                statement, cited, negative=claim.kind is ClaimKind.NEGATIVE
+            ),
+        ),
     ]
     if claim.kind is not ClaimKind.REMEDIATION:
         checks.append((CONTRADICTS_CITATION, agreement.denial_shown(statement, cited)))
@@ -761,7 +801,13 @@ def disagreement(sentence: str, cited: list[agreement.Cited]) -> str | None:
     """What a sentence of the answer says against the citations of the passed claims. Each
     clause is read against the citations that share the most names with it (the 5XX count's
     series, not the request count's), else against all of them; pairing and cause order,
-    which depend on one claim's own citations, are left to the claims."""
+    which depend on one claim's own citations, are left to the claims. Relative times, a
+    metric's resource and earlier periods are read against all of them (a relative time
+    joins two citations)."""
+    kinds = agreement.kinds_of(c.value for c in cited)
+    for c in cited:
+        for name in c.dimensions.values():
+            kinds.setdefault(name.lower(), set()).add(agreement._kind(c.namespace))
     for clause in _CLAUSES.split(sentence):
         focus = _focus(clause, cited)
         for check in (
@@ -770,11 +816,69 @@ def disagreement(sentence: str, cited: list[agreement.Cited]) -> str | None:
             agreement.proportion_contradicted,
             agreement.statistic_swapped,
             agreement.denial_shown,
+            agreement.change_reversed,
         ):
             why = check(clause, focus)
             if why:
                 return why
+        for reading, _ in _readings(clause, cited, set(), lambda text: _focus(text, cited)):
+            if reading.why:
+                return reading.why
+        why = (
+            agreement.resource_swapped(clause, cited, kinds, by_name=False)
+            or agreement.uncited_period(clause, cited)
+            or agreement.negative_too_wide(clause, cited, negative=False)
+        )
+        if why:
+            return why
     return None
+
+
+def _readings(
+    statement: str,
+    cited: list[agreement.Cited],
+    derived: set[Decimal],
+    focus: Callable[[str], list[agreement.Cited]] | None = None,
+) -> list[tuple[agreement.Reading, str]]:
+    """The bounds and relative times a statement gives, computed from its citations, each
+    with the rule it breaks when it does not hold (`focus`: an answer's, see
+    `agreement.relative_times`)."""
+    out = [(r, CONTRADICTS_CITATION) for r in agreement.bounds(statement, cited)] + [
+        (r, CONTRADICTS_CITATION if r.why is None or "apart" in r.why else UNSUPPORTED_SPECIFIC)
+        for r in agreement.relative_times(statement, cited, derived, focus)
+    ]
+    # the period a negative looked back over is held by the window searched; one wider
+    # than it is refused by `negative_too_wide`
+    period = agreement.lookback(statement, cited)
+    if period is not None and period.why is None:
+        out.append((period, UNSUPPORTED_SPECIFIC))
+    return out
+
+
+@dataclass
+class _Held:
+    """Numbers a statement gives as bounds that its citations meet: no literal number in the
+    evidence is needed for them ("more than 400" under a peak of 412, "within 5 minutes of"
+    two instants 45 s apart). An exact relative time ("52 seconds after") is checked
+    against the instants but, like any computed number, is stated with a derivation."""
+
+    numbers: set[Decimal] = field(default_factory=set)
+    seconds: set[Decimal] = field(default_factory=set)
+
+    def add(self, reading: agreement.Reading) -> None:
+        if reading.bound:
+            (self.seconds if reading.seconds else self.numbers).add(reading.value)
+
+    def holds(self, spec: specifics.Specific) -> bool:
+        if spec.kind == "counted":
+            count = _number(spec.text.partition("=")[2])
+            return count is not None and count in self.numbers
+        if spec.kind != "number" or (parsed := specifics.number_value(spec.text)) is None:
+            return False
+        value, unit = parsed
+        if unit in specifics.TIME_UNITS:
+            return value * specifics.TIME_UNITS[unit] in self.seconds
+        return not unit and value in self.numbers
 
 
 # an answer's sentence joins claims: a semicolon, or a full stop the sentence splitter kept
@@ -843,7 +947,7 @@ class Support:
         cls, texts: list[str], cause_texts: list[str], cited: list[agreement.Cited] | None = None
     ) -> Support:
         return cls(
-            evidence=specifics.evidence_of(texts),
+            evidence=specifics.evidence_of(texts, [c.value for c in cited or []]),
             words=words(" ".join(texts)),
             cause_words=words(" ".join(cause_texts)),
             cited=cited or [],
@@ -892,10 +996,15 @@ def unsupported_cause(text: str, support: Support) -> set[str]:
     return words - support.cause_words
 
 
-def check_text(text: str, support: Support, rule: str, *, need_words: bool) -> TextOutcome:
-    """An action or gap (or an answer sentence): specifics and causes only from what passed."""
+def check_text(
+    text: str, support: Support, rule: str, *, need_words: bool, held: _Held | None = None
+) -> TextOutcome:
+    """An action or gap (or an answer sentence): specifics and causes only from what passed;
+    `held`: bounds and relative times the passed claims' citations meet."""
     reasons: list[str] = []
-    missing = specifics.unsupported(text, support.evidence)
+    missing = [
+        s for s in specifics.unsupported(text, support.evidence) if not (held and held.holds(s))
+    ]
     if missing:
         reasons.append("states " + ", ".join(f"{s.kind} {s.text!r}" for s in missing[:6]))
     cause = unsupported_cause(text, support)
@@ -1029,12 +1138,9 @@ def cited_value(citation: Citation, by_id: Mapping[str, ToolInvocation]) -> agre
     inv = by_id[citation.source_invocation_id]
     path = jsonpath.canonical(citation.raw_path)
     if path == NO_EVIDENCE_PATH:
-        text = no_evidence_text(inv)
-        return agreement.Cited(
-            value=text, text=text, tool=inv.tool_name, path=path, searched_nothing=True
-        )
+        return _cited(inv, no_evidence_text(inv), path, [], searched_nothing=True)
     value = jsonpath.resolve(inv.output, path)
-    return agreement.Cited(value=value, text=as_text(value), tool=inv.tool_name, path=path)
+    return _cited(inv, value, path, jsonpath.parse(path))
 
 
 def no_evidence_text(inv: ToolInvocation) -> str:
@@ -1071,6 +1177,16 @@ def answer_check(answer: str, support: Support) -> list[TextOutcome]:
     failed = []
     for sentence in sentences(answer):
         outcome = check_text(sentence, support, ANSWER_UNSUPPORTED, need_words=False)
+        if not outcome.passed and support.cited:
+            held = _Held()
+            focus = lambda text: _focus(text, support.cited)  # noqa: E731
+            for reading, _ in _readings(sentence, support.cited, set(), focus):
+                if reading.why is None:
+                    held.add(reading)
+            if held.numbers or held.seconds:
+                outcome = check_text(
+                    sentence, support, ANSWER_UNSUPPORTED, need_words=False, held=held
+                )
         against = disagreement(sentence, support.cited) if support.cited else None
         if against is not None:
             outcome = TextOutcome(
