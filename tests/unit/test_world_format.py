@@ -225,10 +225,21 @@ changes:
         ("{type: elasticloadbalancing:loadbalancer, name: alb, arn: 'arn:aws:x'}",
          "AWS assigns a elasticloadbalancing:loadbalancer ARN with a generated id"),
         ("{type: sqs:queue, name: q, tags: {'aws:createdBy': me}}", "is not a tag key a world may set"),
+        ("{type: sqs:queue, name: /q}", "a sqs:queue name has no '/'"),
+        ("{type: ecs:service, name: /orders}", "an ecs:service is named '<cluster>/<service>'"),
     ],
 )  # fmt: skip
 def test_resource_mistakes_are_named(tmp_path, resource, complaint):
     assert complaint in error(tmp_path, f"resources:\n  - {resource}\n")
+
+
+def test_a_log_group_resource_is_named_as_aws_names_it(tmp_path):
+    # Given a tagged log group named as ECS and Lambda name theirs, with a leading slash
+    world = "resources:\n  - {type: logs:log-group, name: /ecs/prod-fulfil, tags: {team: fulfil}}\n"
+    # When the world loads
+    resource = load_scenario(write(tmp_path, world)).world.resources[0]
+    # Then the name is kept as written
+    assert resource.name == "/ecs/prod-fulfil"
 
 
 def test_a_resource_may_appear_once(tmp_path):

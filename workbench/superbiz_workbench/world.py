@@ -384,7 +384,7 @@ RESOURCE_ARNS: dict[str, str | None] = {
     # IAM is global and not in the Tagging API: find_resources asks IAM for roles
     "iam:role": "arn:aws:iam::{account}:role/{name}",
 }
-_RESOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-/#]{0,254}$")
+_RESOURCE_NAME = re.compile(r"^[A-Za-z0-9/][A-Za-z0-9._\-/#]{0,254}$")
 _TAG_KEY = re.compile(r"^[\w.:/=+\-@ ]{1,128}$")
 
 
@@ -410,7 +410,8 @@ class ResourceSpec(Spec):
     def _name(cls, value: str) -> str:
         if not _RESOURCE_NAME.match(value):
             raise ValueError(
-                f"{value!r} is not a resource name (letters, digits, . _ - / #; up to 255)"
+                f"{value!r} is not a resource name (letters, digits, . _ - / #, starting with a letter, "
+                "a digit or, for a log group, a /; up to 255)"
             )
         return value
 
@@ -432,6 +433,8 @@ class ResourceSpec(Spec):
             raise ValueError(f"an ecs:service is named '<cluster>/<service>', not {self.name!r}")
         if self.type != "ecs:service" and self.type != "logs:log-group" and "/" in self.name:
             raise ValueError(f"a {self.type} name has no '/': {self.name!r}")
+        if self.type == "ecs:service" and self.name.startswith("/"):
+            raise ValueError(f"an ecs:service is named '<cluster>/<service>', not {self.name!r}")
         return self
 
     def expected_arn(self, region: str, account: str = LOCAL_ACCOUNT_ID) -> str | None:
