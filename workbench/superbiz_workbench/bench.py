@@ -132,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         print()
         bench_tracer(args.import_rounds)
         print()
+        bench_floor(args.import_rounds)
+        print()
         imports = bench_imports(args.import_rounds, args.baseline)
         print()
         bench_cold_path(touched, imports)
@@ -366,9 +368,9 @@ TRACER_VARIANTS = {
 }
 
 
-def bench_tracer(repeats: int = 7) -> None:
-    """CPU time of `import boto3` plus Powertools with each Tracer set-up the library supports,
-    over a bare `import boto3`, Lambda-like environment, interleaved; medians."""
+def _import_medians(variants: dict[str, str], repeats: int) -> dict[str, float]:
+    """Median CPU ms of `import boto3` plus each variant's code, one fresh process per
+    sample, Lambda-like environment, variants interleaved in a shuffled order per round."""
     import subprocess
     import sys
 
@@ -376,13 +378,6 @@ def bench_tracer(repeats: int = 7) -> None:
         "import time; c = time.process_time(); import boto3; {body}; "
         "print((time.process_time() - c) * 1000)"
     )
-    powertools = (
-        "from aws_lambda_powertools import Logger, Metrics, Tracer; "
-        "Logger(service='superbiz'); Metrics(namespace='n', service='superbiz'); {tracer}"
-    )
-    variants = {"bare": "pass"} | {
-        name: powertools.format(tracer=code) for name, code in TRACER_VARIANTS.items()
-    }
     samples: dict[str, list[float]] = {name: [] for name in variants}
     order = list(variants)
     rng = random.Random(7)
@@ -398,11 +393,54 @@ def bench_tracer(repeats: int = 7) -> None:
                 check=True,
             )
             samples[name].append(float(done.stdout))
-    bare = statistics.median(samples["bare"])
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def bench_tracer(repeats: int = 7) -> None:
+    """CPU time of `import boto3` plus Powertools with each Tracer set-up the library supports,
+    over a bare `import boto3`, Lambda-like environment, interleaved; medians."""
+    powertools = (
+        "from aws_lambda_powertools import Logger, Metrics, Tracer; "
+        "Logger(service='superbiz'); Metrics(namespace='n', service='superbiz'); {tracer}"
+    )
+    variants = {"bare": "pass"} | {
+        name: powertools.format(tracer=code) for name, code in TRACER_VARIANTS.items()
+    }
+    medians = _import_medians(variants, repeats)
+    bare = medians["bare"]
     print(f"Powertools Tracer at import, over a bare `import boto3` ({bare:.0f} ms CPU), medians:")
     for name in TRACER_VARIANTS:
-        print(f"  {name:<52} {statistics.median(samples[name]) / bare:>5.2f}x")
+        print(f"  {name:<52} {medians[name] / bare:>5.2f}x")
     print("  (measured by: python -m superbiz_workbench.bench; one fresh process per sample)")
+
+
+# the floor (superbiz_workbench.import_floor), part by part, each over a bare `import boto3`
+FLOOR_PARTS = {
+    "pydantic BaseModel": "from pydantic import BaseModel",
+    "Powertools Logger and Metrics": (
+        "from aws_lambda_powertools import Logger, Metrics; "
+        "Logger(service='superbiz'); Metrics(namespace='n', service='superbiz')"
+    ),
+    "Powertools Tracer (X-Ray SDK, botocore)": (
+        "from aws_lambda_powertools import Tracer; "
+        "Tracer(service='superbiz', patch_modules=('botocore',))"
+    ),
+    "all three (the floor)": f"import {_FLOOR}",
+}
+
+
+def bench_floor(repeats: int = 7) -> None:
+    """What the floor every handler shares is made of: boto3 plus each part alone, and all
+    three (parts share modules, so they do not add up)."""
+    medians = _import_medians({"bare": "pass", **FLOOR_PARTS}, repeats)
+    bare = medians["bare"]
+    print(f"the floor, part by part, over a bare `import boto3` ({bare:.0f} ms CPU), medians:")
+    for name in FLOOR_PARTS:
+        print(f"  {name:<52} {medians[name] / bare:>5.2f}x")
+    print(
+        "  (measured by: python -m superbiz_workbench.bench; a part alone includes what it "
+        "shares with the others)"
+    )
 
 
 # the third-party packages the dependency layer ships that every handler imports
