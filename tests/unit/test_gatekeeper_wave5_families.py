@@ -249,6 +249,12 @@ HOSTILE = [
         {},
     ),
     (
+        "relative time in the other order",
+        "Errors began 30 seconds before the Timeout change.",
+        [C_TIMEOUT, C_ERRORS],
+        {},
+    ),
+    (
         "relative time with one cited instant",
         "The first timeout came 5 minutes after the deploy.",
         [C_RENDER],
@@ -294,6 +300,13 @@ HOSTILE = [
         {},
     ),
     ("bound with a comma", "More than 2,000 errors were recorded in one minute.", [C_ERRORS], {}),
+    (
+        "never exceeded, below the peak",
+        "Errors on invoice-render never exceeded 300 a minute.",
+        [C_ERRORS],
+        {},
+    ),
+    ("bound on the latest", "Errors are now above 400 a minute.", [C_ERRORS], {}),
     # 5. comparisons with an uncited earlier period
     (
         "uncited yesterday",
@@ -304,6 +317,7 @@ HOSTILE = [
     ("uncited last week", "invoice-render's errors are higher than last week.", [C_ERRORS], {}),
     ("up from normal on a log line", "Timeouts of INV-88213 are up from normal.", [C_RENDER], {}),
     ("uncited typical day", "There are more errors than on a typical Tuesday.", [C_ERRORS], {}),
+    ("uncited last Monday", "Errors doubled compared with last Monday.", [C_ERRORS], {}),
     # 6. a change in reverse
     (
         "reversed from and to",
@@ -330,6 +344,12 @@ HOSTILE = [
         {},
     ),
     ("reversed arrow", "The change set Timeout 3 -> 30 on invoice-render.", [C_TIMEOUT], {}),
+    (
+        "extended to the old value",
+        "The Timeout of invoice-render was extended to 30.",
+        [C_TIMEOUT],
+        {},
+    ),
     # 7. a negative wider than its search
     (
         "negative over the account",
@@ -346,6 +366,18 @@ HOSTILE = [
     (
         "negative anywhere in 24 hours",
         "No errors were logged anywhere in the last 24 hours.",
+        [C_EMPTY],
+        {"kind": ClaimKind.NEGATIVE},
+    ),
+    (
+        "negative over the whole account",
+        "No errors were logged across the whole account.",
+        [C_EMPTY],
+        {"kind": ClaimKind.NEGATIVE},
+    ),
+    (
+        "negative over a week",
+        "invoice-render-backfill logged no errors in the past week.",
         [C_EMPTY],
         {"kind": ClaimKind.NEGATIVE},
     ),
@@ -447,6 +479,19 @@ HONEST = [
     ),
     ("baseline under a bound", "The baseline was under 5 errors a minute.", [C_ERRORS], {}),
     ("bound in thousands, true", "Errors peaked at over 0.4k a minute.", [C_ERRORS], {}),
+    (
+        "never exceeded the peak",
+        "Errors on invoice-render never exceeded 412 a minute.",
+        [C_ERRORS],
+        {},
+    ),
+    ("bound on the latest, true", "Errors are now above 300 a minute.", [C_ERRORS], {}),
+    (
+        "within two minutes, true",
+        "Errors began within 2 minutes of the Timeout change.",
+        [C_TIMEOUT, C_ERRORS],
+        {},
+    ),
     # 5
     (
         "yesterday in a cited day-long window",
@@ -470,6 +515,12 @@ HONEST = [
         {},
     ),
     ("cut to the new value", "The Timeout of invoice-render was cut to 3.", [C_TIMEOUT], {}),
+    (
+        "direction without numbers, true",
+        "UpdateFunctionConfiguration reduced the Timeout of invoice-render.",
+        [C_TIMEOUT],
+        {},
+    ),
     (
         "a rise beside a cut",
         "Errors rose after the Timeout of invoice-render was lowered from 30 to 3.",

@@ -663,6 +663,11 @@ def key_unit(key: str) -> str | None:
     unit counts only after a separator (timeout_s, never status)."""
     if m := _CAMEL_UNIT.search(key):
         return _KEY_UNITS.get(m.group(1).lower())
+    # lower-cased (durationseconds, as an answer's evidence reads it): the long names only
+    low = key.lower()
+    for suffix in ("milliseconds", "millis", "seconds", "minutes", "bytes"):
+        if low.endswith(suffix) and len(low) > len(suffix) and low[-len(suffix) - 1].isalpha():
+            return _KEY_UNITS[suffix]
     parts = re.split(r"[_.-]", key.lower())
     last = parts[-1]
     if last in _KEY_UNITS and (len(parts) > 1 or len(last) > 1):

@@ -16,7 +16,17 @@ roles and instants the values give those specifics (docs/architecture.md, "Gatek
   or record, never one from each of two;
 - a cause does not follow its effect: the change a root cause blames is not later than
   the first error line or the metric onset it cites;
-- a statistic named (median, average, p99) is one the cited metric was read with.
+- a statistic named (median, average, p99) is one the cited metric was read with;
+- a relative time ("2 minutes after the deploy") is as far apart as two cited instants
+  are, in the order its word gives; a bound ("more than 2,000", "fewer than 500") holds
+  against the cited peak (or the role it names);
+- a metric's summary is told of the resource its dimensions name, not of another
+  resource of its kind the run met;
+- a comparison with an earlier period ("than yesterday", "last week", "up from normal")
+  has a cited window or baseline that reaches it;
+- a change is told in its recorded direction (500 -> 60 is not "raised from 60 to 500");
+- a negative is no wider than its search (one log group for 30 minutes is not
+  "anywhere" nor "the last day").
 
 Each function returns why the statement disagrees, or None.
 """
@@ -734,10 +744,10 @@ _QTY = (
     r"(\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety|half\s+an?)"
 )
-_DURATION_UNIT = r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?)"
+_DURATION_UNIT = r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?)(?:\(s\))?"
 _HEDGE = r"(about|around|roughly|approximately|nearly|almost|some|just\s+over|just\s+under|over|under|less\s+than|more\s+than|~)"
 _RELATIVE = lazy(
-    rf"(?:\b{_HEDGE}\s+)?\b{_QTY}[\s-]*{_DURATION_UNIT}\s+(?:after|before|following|later|"
+    rf"(?:\b{_HEDGE}\s+)?\b{_QTY}[\s-]*{_DURATION_UNIT}\s+(after|before|following|later|"
     r"earlier|prior\s+to|ahead\s+of)\b",
     re.I,
 )
@@ -793,8 +803,9 @@ def relative_times(
     of it"), computed from the instants its citations give: some two of them must be that far
     apart, to the unit it is written in (a whole minute more where an instant names only its
     minute). A time a checked derivation states is the derivation's. `focus`: the citations
-    a stretch of text is about (an answer's): the two instants are then one from what the
-    text before the relative time is about, one from what the text after it is about."""
+    a stretch of text is about: the two instants are then one from what the text before the
+    relative time is about, one from what the text after it is about, in the order its word
+    gives ("A 30 seconds before B" where A's instants all follow B's is refused)."""
     said = normalise(statement)
     found = [(m, False) for m in _RELATIVE.finditer(said)]
     found += [(m, True) for m in _WITHIN.finditer(said)]
@@ -807,10 +818,20 @@ def relative_times(
     )
     out = []
     for m, within in found:
-        gaps = every
+        gaps, reversed_ = every, False
         if focus is not None:
-            left, right = _instants(focus(said[: m.start()])), _instants(focus(said[m.end() :]))
-            gaps = _gaps([(a, ca, b, cb) for a, ca in left for b, cb in right if a != b])
+            lf, rt = focus(said[: m.start()]), focus(said[m.end() :])
+            left, right = _instants(lf), _instants(rt)
+            pairs = [(a, ca, b, cb) for a, ca in left for b, cb in right if a != b]
+            relation = "" if within or {id(c) for c in lf} == {id(c) for c in rt} else m.group(4)
+            if relation.lower() in ("after", "following"):
+                kept = [p for p in pairs if p[0] > p[2]]
+            elif relation.lower() in ("before", "prior to", "ahead of"):
+                kept = [p for p in pairs if p[0] < p[2]]
+            else:
+                kept = pairs
+            reversed_ = bool(pairs) and not kept
+            gaps = _gaps(kept)
         hedge, qty, unit = (m.group(1) or "").lower(), m.group(2), m.group(3)
         n = _quantity(qty)
         if n is None or n in known:
@@ -819,7 +840,11 @@ def relative_times(
         stated = n * per
         text = m.group(0).strip()
         if not gaps:
-            none = f"{text!r}: its citations give no two instants to measure it between"
+            none = (
+                f"{text!r}: the instants its citations give are in the other order"
+                if reversed_
+                else f"{text!r}: its citations give no two instants to measure it between"
+            )
             out.append(Reading(stated, none, seconds=True))
             continue
         if within or hedge in ("under", "just under", "less than"):
@@ -1124,18 +1149,17 @@ def change_reversed(statement: str, cited: list[Cited]) -> str | None:
 # --------------------------------------------------------- a negative wider than its search
 
 _THINGS = (
-    r"services?|functions?|systems?|components?|hosts?|applications?|apps?|tables?|queues?|"
-    r"clusters?|log\s+groups?|resources?|workloads?|instances?|containers?|tasks?|teams?"
+    r"services?|functions?|systems?|components?|applications?|apps?|workloads?|teams?|"
+    r"log\s+groups?|resources?"
 )
 _EVERYWHERE = lazy(
     rf"\b(?:any|every|all|no)\s+other\s+(?:{_THINGS})\b"
     r"|\b(?:in|across|throughout)\s+(?:the\s+)?(?:whole\s+|entire\s+|rest\s+of\s+the\s+)?(?:aws\s+)?"
     r"(?:account|region|fleet|organi[sz]ation|platform|estate)\b"
-    rf"|\banywhere\b|\beverywhere\b|\bnowhere\b|\bnothing\s+else\b"
+    r"|\banywhere\b|\beverywhere\b|\bnowhere\b"
     rf"|\b(?:none|any)\s+of\s+the\s+(?:other\s+)?(?:{_THINGS})\b"
     rf"|\b(?:all|every)\s+(?:the\s+|of\s+the\s+)?(?:other\s+)?(?:{_THINGS})\b"
-    rf"|\bno\s+(?:{_THINGS})\s+(?:in|across|logged|reported|returned|showed|had|saw|emitted|threw|"
-    r"was|were|has|have)\b",
+    rf"|\bno\s+(?:{_THINGS})\s+(?:logged|reported|emitted|threw|showed)\b",
     re.I,
 )
 _LOOKBACK = lazy(

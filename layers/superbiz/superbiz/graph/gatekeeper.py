@@ -31,7 +31,12 @@ R9  UNSUPPORTED_SPECIFIC    every number, timestamp, time, identifier and quoted
     DERIVATION_MISMATCH     a derivation the claim records and this module recomputes;
                             specifics stated together in one clause come from one
                             cited line or record, a statistic named is the one the
-                            metric was read with (`superbiz.graph.agreement`);
+                            metric was read with; a relative time has two cited
+                            instants to be measured between; a comparison with an
+                            earlier period ("than yesterday", "up from normal") has a
+                            cited window or baseline that reaches it; a negative is
+                            no wider than what it searched ("anywhere", "the last
+                            day") (`superbiz.graph.agreement`);
 R10 NO_TELEMETRY            a root cause or observation cites telemetry from the
                             account; knowledge, skills, clock and cases never alone,
                             and never for what only they hold beside a real line (a
@@ -45,8 +50,11 @@ R12 CONTRADICTS_CITATION    it does not reverse what its citation states (a rise
                             the role the citation gives it (threshold, peak, latest),
                             a state over time the latest value allows, a proportion in
                             words the cited values allow, no denial of what a cited
-                            line shows, no cause later than the effect it cites
-                            (`superbiz.graph.agreement`).
+                            line shows, no cause later than the effect it cites, no
+                            change told in reverse ("raised to 500" for 500 -> 60),
+                            no relative time or bound ("more than 2,000") the cited
+                            instants or peak do not meet, no metric's summary told
+                            as another resource's (`superbiz.graph.agreement`).
 
 Recommended actions and gaps are gated too (A1): they may state a specific
 only if a passed claim (or, for a gap, a recorded output) holds it, and a
@@ -90,7 +98,7 @@ from superbiz.patterns import lazy
 from superbiz.records import ToolInvocation
 from superbiz.untrusted import is_instruction_like
 
-RULE_SET_VERSION = "gatekeeper-rules/2.2"
+RULE_SET_VERSION = "gatekeeper-rules/2.3"
 MIN_EXCERPT_CHARS = 8
 
 INVOCATION_NOT_IN_RUN = "R1_INVOCATION_NOT_IN_RUN"
@@ -600,7 +608,8 @@ def check_claim(
             rule_ids.append(rule)
             details.append(why)
         held = _Held()
-        for reading, rule in _readings(claim.statement, bound, derived):
+        focus = lambda text: _focus(text, bound)  # noqa: E731
+        for reading, rule in _readings(claim.statement, bound, derived, focus):
             if reading.why:
                 rule_ids.append(rule)
                 details.append(reading.why)
@@ -844,7 +853,7 @@ def _readings(
     with the rule it breaks when it does not hold (`focus`: an answer's, see
     `agreement.relative_times`)."""
     out = [(r, CONTRADICTS_CITATION) for r in agreement.bounds(statement, cited)] + [
-        (r, CONTRADICTS_CITATION if r.why is None or "apart" in r.why else UNSUPPORTED_SPECIFIC)
+        (r, UNSUPPORTED_SPECIFIC if r.why and "no two instants" in r.why else CONTRADICTS_CITATION)
         for r in agreement.relative_times(statement, cited, derived, focus)
     ]
     # the period a negative looked back over is held by the window searched; one wider
