@@ -644,3 +644,57 @@ def test_answer_check_keeps_honest_sentences(sentence):
     failed = gk.answer_check(sentence, _support())
     # Then nothing is refused
     assert not failed, [f.detail for f in failed]
+
+
+def test_negative_over_the_account_passes_when_the_search_was_account_wide():
+    # Given an empty search of the whole account's changes (no resource named) in 30 minutes
+    nothing = "No changes recorded between 2026-12-01T10:00:00Z and 2026-12-01T10:30:00Z."
+    search = _inv(
+        9,
+        "recent_changes",
+        {"since_minutes": 30},
+        {
+            "start": f"{DAY}T10:00:00Z",
+            "end": f"{DAY}T10:30:00Z",
+            "changes": [],
+            "no_evidence": nothing,
+        },
+    )
+    run = {**RUN, search.invocation_id: search}
+    claim = Claim(
+        claim_id="c1",
+        kind=ClaimKind.NEGATIVE,
+        statement="No change was recorded anywhere in the account between 10:00 and 10:30.",
+        citations=[cite(search, "$.no_evidence", "No changes recorded between")],
+    )
+    # When the Gatekeeper checks a negative over the account
+    outcome = gk.check_claim(claim, run)
+    # Then it passes: the search covered what the negative says
+    assert outcome.passed, outcome.detail
+
+
+def test_metric_told_as_a_function_the_run_met_only_by_its_log_group():
+    # Given a run that searched the log group of a third function, invoice-render-preview
+    preview = _inv(
+        10,
+        "query_logs",
+        {"service": "invoice-render-preview", "template": "errors", "since_minutes": 30},
+        {
+            "log_groups": ["/aws/lambda/invoice-render-preview"],
+            "start": f"{DAY}T10:00:00Z",
+            "end": f"{DAY}T10:30:00Z",
+            "results": [{"timestamp": f"{DAY}T10:05:00Z", "message": "WARN slow render 900ms"}],
+        },
+    )
+    run = {**RUN, preview.invocation_id: preview}
+    claim = Claim(
+        claim_id="c1",
+        kind=ClaimKind.OBSERVATION,
+        statement="Errors on invoice-render-preview peaked at 412.",
+        citations=[C_ERRORS],
+    )
+    # When a claim tells invoice-render's Errors as the preview function's
+    outcome = gk.check_claim(claim, run)
+    # Then it is refused: the metric's dimension names invoice-render
+    assert not outcome.passed
+    assert "R12_CONTRADICTS_CITATION" in outcome.rule_ids

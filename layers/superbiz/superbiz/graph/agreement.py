@@ -63,6 +63,7 @@ class Cited:
     namespace: str = ""
     metric: str = ""
     dimensions: dict[str, str] = field(default_factory=dict)
+    account_wide: bool = False  # the request named no service, group, resource or name
 
     def __post_init__(self) -> None:
         # a list is its elements: a pairing must come from one of them, not from the list
@@ -626,13 +627,22 @@ def scope_of(output: Any, params: Any) -> dict[str, Any]:
     )
     dims = out.get("dimensions") or asked.get("dimensions") or {}
     groups = out.get("log_groups") or asked.get("log_groups") or []
+    narrowed = any(asked.get(k) for k in _NARROWING) or bool(out.get("log_groups"))
     return {
+        "account_wide": not narrowed,
         "window": (start, end) if start and end else None,
         "groups": [g for g in groups if isinstance(g, str)] if isinstance(groups, list) else [],
         "namespace": str(out.get("namespace") or asked.get("namespace") or ""),
         "metric": str(out.get("metric_name") or asked.get("metric_name") or ""),
         "dimensions": {str(k): str(v) for k, v in dims.items()} if isinstance(dims, dict) else {},
     }
+
+
+# what a request names to narrow a search to part of the account
+_NARROWING = (
+    "service", "services", "log_group", "log_groups", "resource", "resources", "names",
+    "name_prefix", "dimensions", "function_name", "filter_pattern", "query",
+)  # fmt: skip
 
 
 def _kind(name: str) -> str:
@@ -642,9 +652,14 @@ def _kind(name: str) -> str:
             "elb": "elasticloadbalancing"}.get(low, low)  # fmt: skip
 
 
+# a log group named after its function or ECS service: /aws/lambda/NAME, /ecs/NAME
+_GROUP_OF = lazy(r"^/(?:aws/(lambda)|ecs)/([\w.-]+)$")
+
+
 def kinds_of(values: Iterable[Any]) -> dict[str, set[str]]:
     """The resources stored values name, each with the AWS services it is a resource of: a
-    metric's dimension values (by its namespace) and a change's resources (by its source)."""
+    metric's dimension values (by its namespace), a change's resources (by its source) and
+    the function or ECS service a log group is named after."""
     out: dict[str, set[str]] = {}
 
     def add(name: Any, kind: str) -> None:
@@ -657,6 +672,10 @@ def kinds_of(values: Iterable[Any]) -> dict[str, set[str]]:
             if isinstance(ns, str) and isinstance(dims, dict):
                 for item in dims.values():
                     add(item, _kind(ns))
+            groups = v.get("log_groups")
+            for group in [v.get("log_group"), *(groups if isinstance(groups, list) else [])]:
+                if isinstance(group, str) and (m := _GROUP_OF.match(group)):
+                    add(m.group(2), "lambda" if m.group(1) else "ecs")
             src = v.get("source")
             if isinstance(src, str) and src.endswith(".amazonaws.com"):
                 add(v.get("resource"), _kind(src))
@@ -1180,13 +1199,14 @@ _PERIOD_SECONDS = {
 
 def negative_too_wide(statement: str, cited: list[Cited], *, negative: bool) -> str | None:
     """A negative wider than what was searched: "no other service in the account", "anywhere",
-    "none of the services" when the citations searched named groups; "in the last day" when
+    "none of the services" when every citation's search was narrowed to named groups,
+    services or resources; "in the last day" when
     the search covered 30 minutes. `negative`: the statement is a negative claim (else only
     a sentence that negates is read)."""
     said = normalise(statement)
     if not negative and not _NEGATES.search(said):
         return None
-    if m := _EVERYWHERE.search(said):
+    if (m := _EVERYWHERE.search(said)) and not any(c.account_wide for c in cited):
         searched = sorted({g for c in cited for g in c.groups}) or ["what the citations show"]
         return f"denies {m.group(0)!r}; the search covered " + ", ".join(searched[:4])
     reading = lookback(said, cited)
