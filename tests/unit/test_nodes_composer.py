@@ -4,9 +4,25 @@ from __future__ import annotations
 
 from node_support import RUN_ID, scripted, verified
 
-from superbiz.contracts import AnswerCheck, FinalAnswer, VerifierOutput, VerifierVerdict
+from superbiz.contracts import (
+    AnswerCheck,
+    Citation,
+    Claim,
+    ClaimKind,
+    ExecutorEvidence,
+    FinalAnswer,
+    VerifierOutput,
+    VerifierVerdict,
+)
 from superbiz.graph.common import latest
-from superbiz.graph.nodes.composer import LOW_CONFIDENCE_NOTE, composer
+from superbiz.graph.nodes.composer import (
+    LOW_CONFIDENCE_NOTE,
+    composer,
+    restated_claims_removed,
+)
+from superbiz.graph.nodes.gatekeeper import gatekeeper_node
+from superbiz.graph.nodes.verified_input import verified_input
+from superbiz.graph.routes import Route
 
 
 def composed(start_run, composer_reply=None, *, verdict=VerifierVerdict.PASS):
@@ -57,3 +73,112 @@ def test_a_low_confidence_answer_carries_its_note(start_run):
     # Then the answer starts with the visible low-confidence note
     assert latest(run.trace(), FinalAnswer).text.startswith(LOW_CONFIDENCE_NOTE)
     assert state.low_confidence and state.termination_reason == "completed_low_confidence"
+
+
+def test_lines_that_restate_a_passed_claim_are_left_out_of_the_answer_check():
+    # Given passed claims, one quoting a log line cut mid-word as the analyzers quote it
+    statements = [
+        '12 log event(s) in /ecs/cart-api show 5xx responses, for example: "xt with path [] threw"',
+        "checkout-api cannot get a database connection",
+    ]
+    answer = "\n".join(
+        [
+            "## Evidence",
+            f"- {statements[0]} [`inv-1` `$.events[0].message`; `inv-2` `$.results[3]`]",
+            f"1. {statements[1]}",
+            "- It is not true that checkout-api cannot get a database connection",
+            "- checkout-api cannot get a database connection since the 4.2.1 deploy",
+            "The pool was resized to 5 at 09:55.",
+        ]
+    )
+    # When the lines held by the Gatekeeper's own claim checks are taken out
+    left = restated_claims_removed(answer, statements)
+    # Then only the restatements go: a claim inside a longer line, or with words added,
+    # stays for the answer check, as does every other sentence
+    assert left.splitlines() == [
+        "## Evidence",
+        "- It is not true that checkout-api cannot get a database connection",
+        "- checkout-api cannot get a database connection since the 4.2.1 deploy",
+        "The pool was resized to 5 at 09:55.",
+    ]
+
+
+def test_an_answer_restating_the_passed_claim_is_kept(start_run):
+    # Given a Composer whose answer restates the passed claim word for word, with its citation
+    restated = {
+        "content": {
+            "answer_markdown": "## Evidence\n\n- checkout-api cannot get a database connection "
+            "[`inv-1` `$.results[0].message`]"
+        }
+    }
+    # When the Composer runs
+    run, _ = composed(start_run, restated)
+    # Then its answer stands as written, and the answer check passed it
+    final = latest(run.trace(), FinalAnswer)
+    assert final.text.startswith("## Evidence\n\n- checkout-api cannot get a database connection")
+    assert run.store.get_run(RUN_ID).self_evaluation["answer_check"]["rendered_by"] == "composer"
+
+
+def test_a_restated_claim_does_not_carry_an_invented_sentence_with_it(start_run):
+    # Given a Composer that restates the passed claim and adds a cause nothing cited
+    padded = {
+        "content": {
+            "answer_markdown": "- checkout-api cannot get a database connection\n\n"
+            "The root cause is a bad deploy of version 4.2.1 by alice at 09:55."
+        }
+    }
+    # When the Composer runs
+    run, _ = composed(start_run, padded)
+    # Then the invented sentence is still refused and the answer is the rendered claims
+    final = latest(run.trace(), FinalAnswer)
+    assert "alice" not in final.text and "database connection" in final.text
+    check = run.store.get_run(RUN_ID).self_evaluation["answer_check"]
+    assert check["rendered_by"] == "deterministic"
+    assert [u["sentence"] for u in check["unsupported"]] == [
+        "The root cause is a bad deploy of version 4.2.1 by alice at 09:55."
+    ]
+
+
+NPE_LINE = (
+    "ERROR c.s.cart.web.ErrorFilter : Request processing failed; nested exception is "
+    'java.lang.NullPointerException: Cannot invoke "com.superbiz.cart.promo.Promotion'
+    '.discountFor(com.superbiz.cart.model.Cart)" because "promotion" is null'
+)
+
+
+def test_the_offline_report_quoting_a_line_that_says_because_is_not_refused(start_run):
+    # Given a passed observation that quotes a stack trace line whose own words say "because"
+    run = start_run()
+    inv = run.invocation(
+        1,
+        {"results": [{"message": NPE_LINE, "timestamp": "2026-11-20T10:05:12Z"}]},
+        evidence_refs=["$.results[0].message"],
+    )
+    claim = Claim(
+        claim_id="c1",
+        kind=ClaimKind.OBSERVATION,
+        statement=f'The logs show unhandled exceptions, for example: "{NPE_LINE[46:]}"',
+        citations=[
+            Citation(
+                source_invocation_id=inv.invocation_id,
+                raw_path="$.results[0].message",
+                evidence_excerpt=NPE_LINE[46:],
+            )
+        ],
+    )
+    run.record("executor", "executor_evidence_v2", ExecutorEvidence(claims=[claim]))
+    gatekeeper_node(run.event(decision=Route.EVIDENCE), run.deps)
+    assert run.store.get_run(RUN_ID).self_evaluation["gatekeeper"]["claims_passed"] == 1
+    verified_input(run.event(), run.deps)
+    run.record(
+        "verifier",
+        "verifier_output",
+        VerifierOutput(verdict=VerifierVerdict.PASS, score=80, allowed_claims=["c1"]),
+    )
+    # When the offline Composer writes the report
+    composer(run.event(), run.deps)
+    # Then the report stands as written: the quoted line's "because" is not read as a cause
+    # the answer states, since the Gatekeeper passed that very statement
+    check = run.store.get_run(RUN_ID).self_evaluation["answer_check"]
+    assert check["rendered_by"] == "composer", check["unsupported"]
+    assert "promotion" in latest(run.trace(), FinalAnswer).text

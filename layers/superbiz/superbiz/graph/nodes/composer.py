@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from superbiz import specifics
+from superbiz import patterns, specifics
 from superbiz.contracts import (
     AnswerCheck,
     Citation,
@@ -149,7 +149,8 @@ def _checked_answer(
         cause_words=support.cause_words,
         cited=support.cited,
     )
-    failed = gatekeeper.answer_check(answer, allowed)
+    statements = [c["statement"] for c in context["allowed_claims"]]
+    failed = gatekeeper.answer_check(restated_claims_removed(answer, statements), allowed)
     check: dict[str, Any] = {
         "passed": not failed,
         "rule_ids": [gatekeeper.ANSWER_UNSUPPORTED] if failed else [],
@@ -171,6 +172,28 @@ def _checked_answer(
         )
         return fixed
     return answer
+
+
+def restated_claims_removed(answer: str, statements: list[str]) -> str:
+    """The answer without the lines that restate a passed claim word for word, for the
+    answer check: the Gatekeeper already held that statement to its own citations, which
+    is stricter than holding it to everything that passed. A line counts when it is the
+    statement alone, as the deterministic report writes it: an optional list marker, the
+    statement, optionally its citations in brackets. A statement inside a longer line
+    ("It is not true that ...") or with words added leaves the line to the answer check."""
+    held = {" ".join(s.split()) for s in statements if s.strip()}
+    if not held:
+        return answer
+    kept = []
+    for line in answer.splitlines():
+        if " ".join(_RESTATED.sub("", line).split()) in held:
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+# a list marker before, and the citations in brackets after, a restated claim
+_RESTATED = patterns.lazy(r"^\s*(?:[-*+]|\d+[.)])\s+|\s+\[`.*`\]\s*$")
 
 
 def enforce_composer_rules(answer: str, low_confidence: bool) -> str:
