@@ -8,40 +8,12 @@ as a measure, not as a target the suite has been tuned to pass. Each row prints 
 attack's name, whether the Gatekeeper's verdict was the expected one, and the rule ids it
 recorded; the first line gives the totals."""
 
-import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 from attacks import ATTACKS, CONTROLS  # noqa: E402
+from gatekeeper_wave import run_wave  # noqa: E402
 
-from superbiz.contracts import ExecutorEvidence  # noqa: E402
-from superbiz.graph import gatekeeper as gk  # noqa: E402
-
-rows = []
-for group in (ATTACKS, CONTROLS):
-    for name, invocations, claim, expected in group:
-        result = gk.check(ExecutorEvidence(claims=[claim]), invocations).claims[0]
-        ok = (not result.passed) if expected == "reject" else result.passed
-        rows.append(
-            {
-                "name": name,
-                "expected": expected,
-                "passed": result.passed,
-                "ok": ok,
-                "rules": list(result.rule_ids),
-                "detail": result.detail,
-            }
-        )
-attacks = [r for r in rows if r["expected"] == "reject"]
-controls = [r for r in rows if r["expected"] == "pass"]
-print(
-    f"caught {sum(r['ok'] for r in attacks)}/{len(attacks)} attacks; "
-    f"passed {sum(r['ok'] for r in controls)}/{len(controls)} honest controls"
-)
-for r in rows:
-    print(
-        f"{'ok  ' if r['ok'] else 'MISS'} {r['expected']:6} {r['name']:48} {','.join(r['rules']) or '-'}"
-    )
-if len(sys.argv) > 1:
-    Path(sys.argv[1]).write_text(json.dumps(rows, indent=1), encoding="utf-8")
+run_wave(ATTACKS, CONTROLS, Path(sys.argv[1]) if len(sys.argv) > 1 else None)
