@@ -513,6 +513,12 @@ def number_value(text: str) -> tuple[Decimal, str] | None:
     return value, unit
 
 
+def unquoted(text: str) -> str:
+    """The text with every quotation ("...", “...”, ‘...’, `...`) left out: what it says
+    in its own words."""
+    return _QUOTED.sub(" ", text)
+
+
 def supported(spec: Specific, ev: Evidence) -> bool:
     if spec.kind == "quoted":
         return _fold(spec.text).lower().strip(" .…") in ev.text

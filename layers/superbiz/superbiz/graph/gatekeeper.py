@@ -996,8 +996,11 @@ def _content(text: str) -> set[str]:
 
 
 def unsupported_cause(text: str, support: Support) -> set[str]:
-    """The words of a cause statement that no passed root cause or hypothesis holds."""
-    if not STATES_CAUSE.search(text):
+    """The words of a cause statement that no passed root cause or hypothesis holds. A
+    cause said only inside a quotation ('fails with "... because "promotion" is null"') is
+    the quoted line's wording, which must itself be in the evidence (`specifics`); the
+    sentence states a cause when its own words do, and then every word counts, quotes too."""
+    if not STATES_CAUSE.search(specifics.unquoted(text)):
         return set()
     words = _content(STATES_CAUSE.sub(" ", text))
     if _NEGATED.search(text) and not _ASSERTS_CAUSE.search(text) and not (words - support.words):
@@ -1162,7 +1165,8 @@ def no_evidence_text(inv: ToolInvocation) -> str:
 
 _CITE_REFS = lazy(r"\[(?:\s*`[^`]*`\s*`[^`]*`\s*;?)+\]")
 _SENTENCES = lazy(r"(?<=[.!?])\s+(?=[A-Z\"'`(*_\[])|\n+")
-_MARKDOWN = lazy(r"^[\s>#*_\-|]+|[*_`]+")
+# markdown around words, not inside one: `latency_ms=11` keeps its underscore, _italic_ goes
+_MARKDOWN = lazy(r"^[\s>#*_\-|]+|[*`]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 # emphasis or code markers inside a word or number join what they split: **98**765 is 98765
 _INLINE_MARK = lazy(r"(?<=[A-Za-z0-9])[*`]+(?=[A-Za-z0-9])")
 
