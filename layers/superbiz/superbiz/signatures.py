@@ -20,8 +20,9 @@ from pydantic import ConfigDict, Field, field_validator
 from superbiz.schema import Schema
 
 Family = Literal["dependency", "application", "data_store", "capacity"]
-# what a refusal's lines show: a call denied (a permission) or throttled (a capacity)
-Refusal = Literal["denied", "throttled"]
+# what a refusal's lines show: a call denied (a permission), throttled (a rate) or
+# refused at a resource's limit (a database's connection limit): the last two are capacities
+Refusal = Literal["denied", "throttled", "limited"]
 # CloudTrail events of the service's own deploys: `deploy` in `triggered_by`
 DEPLOY_EVENTS = re.compile(
     r"^(UpdateService|CreateDeployment|RegisterTaskDefinition|UpdateFunctionCode|"
