@@ -319,8 +319,14 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                     "rows_truncated": bool(by_id[inv_id]["output"].get("truncated")),
                     # what the failing lines name, and who wrote them: what a change must touch
                     "implicated": implicated_names([rows[i] for i in matching]),
-                    # the hosts the exemplar line names (a dependency outside the service)
-                    "hosts": hosts_in(message)[:3],
+                    # the hosts the exemplar line names (a dependency outside the service), not
+                    # the machine that wrote it (a JSON line's "hostname": "ip-10-0-1-2.ec2.internal")
+                    "hosts": [h for h in hosts_in(message) if not _MACHINE_HOST.match(h)][:3],
+                    # the ports the failing calls went to, given or told by the protocol (redis)
+                    "ports": ports_named([rows[i] for i in matching]),
+                    # what a change's own record can carry: the dependency names the lines give
+                    "marks": marks_of([rows[i] for i in matching]),
+                    "writers": sorted(writers_of([rows[i] for i in matching])),
                     # the services inside the account the failing calls went to (a cascade)
                     "dependencies": dependencies_named([rows[i] for i in matching]),
                 },
@@ -411,6 +417,88 @@ def hosts_in(message: str) -> list[str]:
         if host not in hosts:
             hosts.append(host)
     return hosts
+
+
+# an EC2 instance's private DNS name: the machine that wrote a line, not a dependency
+_MACHINE_HOST = lazy(r"^ip-\d+-\d+-\d+-\d+\.")
+# a regional AWS API endpoint (sqs.eu-west-1.amazonaws.com): every call to that service names it
+_AWS_API_HOST = lazy(r"^([a-z0-9-]+\.)?([a-z]{2}(-gov)?-[a-z]+-\d\.)?amazonaws\.com$")
+_IP_PORT = lazy(r"\b(?:\d{1,3}\.){3}\d{1,3}:(\d{2,5})\b")
+_HOST_PORT = lazy(r"\b([a-z0-9][a-z0-9.-]*\.[a-z]{2,}):(\d{2,5})\b", re.I)
+_PORT_FIELD = lazy(r"""\bport["']?\s*[=:]\s*["']?(\d{2,5})\b""", re.I)
+# the port a protocol's client connects to unless told otherwise: a line that names the
+# protocol (a redis client's stack) names the port as surely as host:port does
+_PROTOCOL_PORTS: tuple[tuple[re.Pattern[str], int], ...] = (
+    (lazy(r"(?<![a-z])(redis|jedis|lettuce|ioredis|valkey)(?![a-z])", re.I), 6379),
+    (lazy(r"(?<![a-z])memcached?(?![a-z])", re.I), 11211),
+    (lazy(r"(?<![a-z])(postgres(ql)?|psql|libpq|npgsql|pgx)(?![a-z])", re.I), 5432),
+    (lazy(r"(?<![a-z])(mysql|mariadb)(?![a-z])", re.I), 3306),
+    (lazy(r"(?<![a-z])mongo(db)?(?![a-z])", re.I), 27017),
+    (lazy(r"(?<![a-z])kafka(?![a-z])", re.I), 9092),
+    (lazy(r"(?<![a-z])(rabbitmq|amqp)(?![a-z])", re.I), 5672),
+    (lazy(r"(?<![a-z])(elasticsearch|opensearch)(?![a-z])", re.I), 9200),
+    (lazy(r"(?<![a-z])(mssql|sqlserver)(?![a-z])", re.I), 1433),
+    (lazy(r"(?<![a-z])cassandra(?![a-z])", re.I), 9042),
+)
+_URL = lazy(r"\bhttps?://[^\s\"'<>]+", re.I)
+
+
+def ports_named(rows: list[dict[str, Any]]) -> list[int]:
+    """The ports failing lines connect to: given (10.0.3.14:6379, host:5432, port=3306),
+    or the default port of the protocol they name (a redis client, a mysql driver)."""
+    ports: set[int] = set()
+    for row in rows[:200]:
+        message = row.get("message", "")
+        found = [int(m.group(1)) for m in _IP_PORT.finditer(message)]
+        hosts = set(hosts_in(message))
+        found += [
+            int(m.group(2)) for m in _HOST_PORT.finditer(message) if m.group(1).lower() in hosts
+        ]
+        found += [int(m.group(1)) for m in _PORT_FIELD.finditer(message)]
+        found += [port for rx, port in _PROTOCOL_PORTS if rx.search(message)]
+        ports.update(p for p in found if 0 < p < 65536)
+    return sorted(ports)
+
+
+def writers_of(rows: list[dict[str, Any]]) -> set[str]:
+    """The services that wrote the lines (log group and stream names)."""
+    writers: set[str] = set()
+    for row in rows[:200]:
+        group = row.get("log_group", "").rstrip("/").rsplit("/", 1)[-1].lower()
+        stream = row.get("log_stream", "")
+        writers |= {group, stream.split("/", 1)[0].lower() if "/" in stream else ""}
+    return writers - {""}
+
+
+def marks_of(rows: list[dict[str, Any]]) -> list[str]:
+    """The names of what the failing calls went to, specific enough that a change whose
+    record carries one points the service at it: hosts (not the writer's machine, not an
+    AWS API endpoint), the last part of URLs and ARNs, named queues, tables, buckets. The
+    writers' own names are left out: every deploy of a service carries its name."""
+    marks: set[str] = set()
+    for row in rows[:200]:
+        message = row.get("message", "")
+        for host in hosts_in(message):
+            if not _MACHINE_HOST.match(host) and not _AWS_API_HOST.match(host):
+                marks.add(host)
+        for url in _URL.findall(message):
+            tail = url.rstrip("/.,;)").rsplit("/", 1)[-1]
+            if "/" in url.split("://", 1)[1]:
+                marks.add(tail)
+        for arn in _ARN.findall(message):
+            marks.add(re.split(r"[:/]", arn.rstrip(".,;)"))[-1])
+        for match in _NAMED.finditer(message):
+            marks.add(match.group(1).rstrip(".,;)"))
+    writers = writers_of(rows)
+    return sorted(
+        m
+        for m in marks
+        # a name with a separator or a digit (notify-outbound-v2, orders_db), not a word
+        if len(m) >= 5
+        and re.search(r"[-_.]|\d", m)
+        and not m.isdigit()
+        and m.lower() not in writers
+    )
 
 
 def implicated_names(rows: list[dict[str, Any]]) -> list[str]:
@@ -543,16 +631,50 @@ def cause_before_symptom(found: list[Finding]) -> list[Finding]:
                 finding.data["effect_of_label"] = other.data["label"]
                 break
 
-    def rank(f: Finding) -> tuple[int, int, str, int]:
+    for finding in sigs:
+        if "effect_of" in finding.data or not finding.data.get("specific"):
+            continue
+        later = next((o for o in sigs if _passed_before(finding, o)), None)
+        if later is not None:
+            finding.data["passed_before"] = later.data["signature"]
+            finding.data["passed_before_label"] = later.data["label"]
+
+    def rank(f: Finding) -> tuple[int, int, int, str, int]:
         return (
             not f.data.get("specific"),
             "effect_of" in f.data,
+            "passed_before" in f.data,
             f.data.get("first_at") or "",
             -int(f.data.get("count") or 0),
         )
 
     ordered = iter(sorted(sigs, key=rank))
     return [next(ordered) if f.kind == "error_signature" else f for f in found]
+
+
+# a burst of one failure this short, over before another began, is a passing event (a
+# restart's refused connections), not what the service is failing with now
+TRANSIENT_MINUTES = 5.0
+
+
+def _span(f: Finding) -> float:
+    return (_parse(f.data["last_at"]) - _parse(f.data["first_at"])).total_seconds() / 60
+
+
+def _passed_before(finding: Finding, other: Finding) -> bool:
+    """Whether `finding`'s lines were a short burst that ended before `other`, a specific
+    upstream failure that lasts longer, began: `other` is what fails now."""
+    if other is finding or not other.data.get("specific") or not other.data.get("upstream"):
+        return False
+    if "effect_of" in other.data or other.data["signature"] == finding.data["signature"]:
+        return False
+    try:
+        ended_before = _parse(finding.data["last_at"]) < _parse(other.data["first_at"])
+        return (
+            ended_before and _span(finding) <= TRANSIENT_MINUTES and _span(other) > _span(finding)
+        )
+    except (KeyError, ValueError):
+        return False
 
 
 # harmless changes: they never trigger a failure (tags, log levels, descriptions)
@@ -581,6 +703,17 @@ _UNNAMED_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"^(nat|rtb|acl|vpce|igw|eigw|tgw|pcx)-[0-9a-f]+$|NatGateway|Route|NetworkAcl|"
             r"VpcEndpoint|InternetGateway",
             re.I,
+        ),
+    ),
+    (
+        # a database or cache's configuration or its restart: a client's line gives the
+        # address it connects to, rarely the instance, cluster or parameter group
+        "data_store",
+        lazy(
+            r"^(ModifyDB(Cluster)?ParameterGroup|ModifyDB(Instance|Cluster)|RebootDB(Instance|Cluster)|"
+            r"FailoverDBCluster|FailoverGlobalCluster|StopDB(Instance|Cluster)|"
+            r"ModifyCacheParameterGroup|ModifyCacheCluster|ModifyReplicationGroup|"
+            r"RebootCacheCluster|TestFailover|FailoverShard)$",
         ),
     ),
     (
@@ -623,8 +756,22 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
         for t in touched
         for n in names
     )
+    carried = carried_names(change, leading)
+    if carried:
+        # the change sets what the failing calls use (a URL, a host, a queue, a port): it is
+        # implicated whatever its type, which the catalogue may not list as a trigger
+        return True, (
+            f"its record carries {', '.join(carried[:2])}, which the failing lines name"
+            + (f", and {event} can produce {sig.label}" if sig.can_be_triggered_by(event) else "")
+        )
     if not sig.can_be_triggered_by(event):
         return False, f"{event} cannot produce {sig.label}"
+    ports = sorted(set(leading.data.get("ports") or []) & served_ports(change))
+    if not touches and ports:
+        return True, (
+            f"{event} changes a data store that serves port {ports[0]}, which the failing "
+            f"lines connect to, and can produce {sig.label}"
+        )
     if not touches:
         kind = unnamed_kind(change)
         if kind is not None and kind in sig.implicates:
@@ -642,6 +789,55 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
             f"it touches none of what the failing lines name ({shown}) or the alarm watches",
         )
     return True, f"{event} touches what the failing lines name and can produce {sig.label}"
+
+
+# the ports each data store's clients connect to, by the CloudTrail source of its changes
+_SERVED_PORTS: dict[str, frozenset[int]] = {
+    "rds": frozenset({5432, 3306, 1433, 1521, 50000}),
+    "elasticache": frozenset({6379, 11211}),
+    "memorydb": frozenset({6379}),
+    "docdb-elastic": frozenset({27017}),
+    "kafka": frozenset({9092, 9094, 9096, 9098}),
+    "es": frozenset({443, 9200}),
+    "mq": frozenset({5671, 5672, 61617, 8883}),
+}
+_NETWORK_KINDS = ("security_group", "network")
+_DETAIL_PORT = lazy(r"(?i:port)\w*\W{1,3}(?:from\W{1,3})?(\d{2,5})\b")
+
+
+def served_ports(change: dict[str, Any]) -> set[int]:
+    """The ports a changed data store serves: the default ports of its engine family,
+    or the port its record gives."""
+    source = str(change.get("source", "")).split(".", 1)[0].lower()
+    ports = set(_SERVED_PORTS.get(source, ()))
+    if ports:
+        ports |= {int(m.group(1)) for m in _DETAIL_PORT.finditer(change.get("detail") or "")}
+    return ports
+
+
+def carried_names(change: dict[str, Any], leading: Finding) -> list[str]:
+    """What the failing lines name that the change's record sets, other than the service
+    itself: a host or URL in an environment variable, a queue or bucket it points at, the
+    port of a firewall rule. Such a change points the service at what fails."""
+    detail = change.get("detail") or ""
+    if not detail:
+        return []
+    own = {_short(t) for t in (change.get("resource", ""), *change.get("resources", [])) if t}
+    carried = [
+        m for m in leading.data.get("marks") or [] if m.lower() not in own and _carries(detail, m)
+    ]
+    if unnamed_kind(change) in _NETWORK_KINDS:
+        # a rule for a port is a rule for whatever listens on it
+        carried += [
+            f"port {p}"
+            for p in leading.data.get("ports") or []
+            if re.search(rf"(?<![\w.]){p}(?![\w.])", detail)
+        ]
+    return carried
+
+
+def _carries(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-]|\.\w)", text, re.I) is not None
 
 
 _SUFFIXED = lazy(r"[-_.](dlq|deadletter|dead-letter|dl|retry|fifo|errors?)$")
@@ -688,16 +884,18 @@ _CAPACITY_CHANGE = lazy(
 )
 _ATTRIBUTE_CHANGE = lazy(
     r"^(SetQueueAttributes|SetTopicAttributes|UpdateTable|UpdateStage|UpdateService|"
-    r"UpdateFunctionConfiguration|ModifyCacheCluster|ModifyReplicationGroup|UpdateEventSourceMapping)$"
+    r"UpdateFunctionConfiguration|ModifyCacheCluster|ModifyReplicationGroup|UpdateEventSourceMapping|"
+    r"ModifyDB(Cluster)?ParameterGroup|ModifyDB(Instance|Cluster)|ModifyCacheParameterGroup)$"
 )
 _POLICY_DETAIL = lazy(r"\bpolicy\b|\bPrincipal\b|\bEffect\b", re.I)
 _CAPACITY_DETAIL = lazy(
     r"capacity|throughput|billing ?mode|\bPROVISIONED\b|PAY_PER_REQUEST|concurren|throttl|"
-    r"rate ?limit|burst|quota|max ?size|maxConcurrency",
+    r"rate ?limit|burst|quota|max ?size|maxConcurrency|max_?connections|max_user_connections|"
+    r"maxclients|connection ?limit",
     re.I,
 )
 # the kind of change that can leave calls refused the way a signature's lines show
-CATEGORY_OF_REFUSAL = {"denied": "permission", "throttled": "capacity"}
+CATEGORY_OF_REFUSAL = {"denied": "permission", "throttled": "capacity", "limited": "capacity"}
 # a permission or a capacity is exercised only when the call is next made (a task's
 # start-up, the next peak): its first refusal may come long after the change
 LINKED_WINDOW_MINUTES = 180
@@ -806,6 +1004,7 @@ def change_correlation(
             if not 0 <= minutes <= (LINKED_WINDOW_MINUTES if link else CHANGE_WINDOW_MINUTES):
                 continue
             relevant, why = change_relevance(change, leading)
+            carried = carried_names(change, leading) if relevant and leading is not None else []
             weighed.append(
                 {
                     "inv": inv["invocation_id"],
@@ -817,6 +1016,14 @@ def change_correlation(
                     "relevant": relevant,
                     "why": why,
                     "link": link if relevant else None,
+                    "carried": carried,
+                    # a change of only the service that wrote the lines, when its calls to a
+                    # dependency fail: it weighs less than a change of the dependency
+                    "writer_only": relevant
+                    and not carried
+                    and leading is not None
+                    and leading.data.get("family") == "dependency"
+                    and _writer_only(change, leading),
                 }
             )
     linked = sorted((w for w in weighed if w["link"]), key=lambda w: w["minutes"])
@@ -825,6 +1032,11 @@ def change_correlation(
         # changes (a deploy near the onset) are weighed and not blamed
         top = linked[0]["change"]
         for w in weighed:
+            if w["relevant"] and not w["link"] and _applies(w["change"], top, w["at_iso"]):
+                # a setting left to apply at the next restart took effect with this one
+                w["also"] = linked[0]
+                w["applied"] = True
+                continue
             if w["relevant"] and not w["link"]:
                 w["relevant"] = False
                 w["also"] = linked[0]
@@ -845,6 +1057,19 @@ def change_correlation(
             + ("first refused call" if w["link"] else "onset")
             + f" at {at_iso}"
         )
+        if relevant and w.get("applied"):
+            top = w["also"]["change"]
+            when += (
+                f"; it applied {top['event']} on {top.get('resource', '')} of {top['t']}, "
+                "set to apply at the next reboot"
+            )
+        if relevant and w["carried"]:
+            # what ties it to the errors, in the record's own words
+            when += "; it sets " + ", ".join(
+                f"port {quoted(c.removeprefix('port '))}" if c.startswith("port ") else quoted(c)
+                for c in w["carried"][:2]
+            )
+            when += ", as the failing calls use"
         correlated.append(
             Finding(
                 kind="change_before_onset" if relevant else "change_considered",
@@ -853,7 +1078,11 @@ def change_correlation(
                 else f"{when}; considered, not implicated: {w['why']}.",
                 citations=[
                     _cite(
-                        w["inv"], f"$.changes[{w['i']}]", change.get("detail") or change["event"]
+                        w["inv"],
+                        f"$.changes[{w['i']}]",
+                        change.get("detail") or change["event"],
+                        # the excerpt keeps the name the record carries
+                        _around(w["carried"][0]) if w["carried"] else None,
                     ),
                     w["at_ref"],
                     # the linked change its reason names
@@ -870,19 +1099,65 @@ def change_correlation(
                     "onset": at_iso,
                     "why": w["why"],
                     "link": w["link"],
+                    "carried": w["carried"],
+                    "writer_only": w["writer_only"],
+                    "restart": is_restart(change),
+                    "applied": bool(w.get("applied")),
                 },
             )
         )
 
-    def rank(f: Finding) -> tuple[bool, bool, bool, float]:
+    def rank(f: Finding) -> tuple[bool, bool, bool, bool, bool, float]:
         return (
             f.kind != "change_before_onset",
             not f.data.get("link"),
+            # of twin changes, the one whose record carries what the errors name
+            not f.data.get("carried"),
+            bool(f.data.get("writer_only")),
             "no log line can name" in f.data["why"],
             f.data["minutes_before_onset"],
         )
 
     return sorted(correlated, key=rank)
+
+
+# a restart or failover: it passes, it is not undone
+_RESTART = lazy(
+    r"^(Reboot\w*|Failover\w*|TestFailover|Stop(DB)?(Instance|Cluster)s?|StopInstances|"
+    r"RebootInstances|StartDB(Instance|Cluster))$"
+)
+
+
+def is_restart(change: dict[str, Any]) -> bool:
+    """Whether a change restarts or fails over what it touches (nothing to revert)."""
+    return _RESTART.match(signatures.operation(change.get("event", ""))) is not None
+
+
+_PENDING_REBOOT = lazy(r"pending[-_ ]?reboot", re.I)
+
+
+def _applies(change: dict[str, Any], setting: dict[str, Any], until: str) -> bool:
+    """Whether `change` restarted a data store after `setting` was set to apply at the
+    next reboot, and before `until`: the restart is when the setting took effect."""
+    if not (is_restart(change) and unnamed_kind(change) == "data_store"):
+        return False
+    if not _PENDING_REBOOT.search(setting.get("detail") or ""):
+        return False
+    try:
+        return _parse(setting["t"]) <= _parse(change["t"]) <= _parse(until)
+    except (KeyError, ValueError):
+        return False
+
+
+def _around(name: str) -> re.Pattern[str]:
+    return re.compile(re.escape(name.removeprefix("port ")), re.I)
+
+
+def _writer_only(change: dict[str, Any], leading: Finding) -> bool:
+    """Whether what a change touches is only the service that wrote the failing lines."""
+    writers = set(leading.data.get("writers") or [])
+    touched = [t for t in (change.get("resource", ""), *change.get("resources", [])) if t]
+    return bool(touched) and all(_short(t) in writers for t in touched)
 
 
 def quoted(text: str) -> str:

@@ -838,6 +838,14 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             f" The {e.data['label']} that followed from {e.data['first_at']} are its effect."
             for e in effects
         )
+        # a short burst of another failure that was over before this one began (a restart's
+        # refused connections): said, and not taken for the cause
+        passed = [f for f in signatures if f.data.get("passed_before") == d["signature"]][:1]
+        consequence += "".join(
+            f" The {e.data['label']} from {e.data['first_at']} to {e.data['last_at']} "
+            "stopped before these began."
+            for e in passed
+        )
         timing = ""
         if anomalies:
             text, derivation = _timing(anomalies[0], d["first_at"])
@@ -848,8 +856,20 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             c = trigger.data["change"]
             after = (
                 f" It began {trigger.data['minutes_before_onset']:g} minute(s) after {c['event']} on "
-                f"{c['resource']} at {c['t']} ({c.get('detail', '')}), the likely trigger."
+                f"{c['resource']} at {c['t']} ({c.get('detail', '')}), the likely trigger"
+                + (
+                    " (a restart)."
+                    if trigger.data.get("restart") and "restart" in d["cause"].lower()
+                    else "."
+                )
             )
+            # the restart that applied it, when the catalogue's account of the failure
+            # speaks of a setting applied
+            applied = next((f for f in changes[1:] if f.data.get("applied")), None)
+            told = f"{d['label']} {d['cause']} {signatures_by_name()[d['signature']].evidence}"
+            if applied is not None and "applied" in told:
+                a = applied.data["change"]
+                after += f" {a['event']} on {a['resource']} at {a['t']} applied it."
             derivations += _onset_derivations(trigger)
         stalled = by_kind.get("stalled_call", [])[:1] if d["signature"] == "lambda_timeout" else []
         waiting = (
@@ -867,12 +887,22 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             + [a.citations[0] for a in anomalies[:1]]
             + [a.citations[0] for a in alarms[:1]]
             + (trigger.citations if trigger else [])
+            + [f.citations[0] for f in changes[1:] if f.data.get("applied")][:1]
             + [c for f in stalled for c in f.citations]
-            + [e.citations[1] for e in effects],
+            + [e.citations[1] for e in effects]
+            + [c for e in passed for c in e.citations],
             derivations,
         )
         actions = list(d["actions"])
-        if trigger is not None:
+        if trigger is not None and trigger.data.get("restart"):
+            # a restart or failover is over, not undone: what is left is to see it recovered
+            c = trigger.data["change"]
+            actions.insert(
+                0,
+                f"Check that {c['resource']} is back after {c['event']} at {c['t']} and that the "
+                "clients reconnected",
+            )
+        elif trigger is not None:
             actions.insert(
                 0,
                 # undo the change itself, whatever it was (re-enable a disabled key, restore a
@@ -899,7 +929,10 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             errors.derivations + _onset_derivations(trigger),
         )
         actions = [
-            f"Roll back {c['resource']} to the version before {c['event']} at {c['t']} ({c.get('detail', '')})",
+            # a change that set what fails (a URL, a queue) is reverted; a deploy is rolled back
+            f"Revert {c['event']} on {c['resource']} at {c['t']} ({c.get('detail', '')})"
+            if trigger.data.get("carried")
+            else f"Roll back {c['resource']} to the version before {c['event']} at {c['t']} ({c.get('detail', '')})",
             *errors.data["actions"],
         ]
         add(

@@ -1,0 +1,313 @@
+"""Which change the errors point at: a change whose record carries what the failing
+lines name, the twin whose rule is for the port the calls use, a dependency's restart
+or failover, and a lowered connection limit. No AWS: analyzer inputs are built here."""
+
+from __future__ import annotations
+
+from superbiz import analyzers
+from superbiz.contracts import ClaimKind, GateVerdict
+from superbiz.graph import gatekeeper
+from superbiz.models.offline import build_evidence
+from superbiz.records import ToolInvocation
+
+
+def _logs(group: str, lines: list[tuple[str, str]]) -> dict:
+    return {
+        "invocation_id": "inv_0001_abcdef",
+        "tool": "query_logs",
+        "params": {},
+        "success": True,
+        "empty": False,
+        "output": {
+            "results": [{"timestamp": t, "log_group": group, "message": m} for t, m in lines],
+            "truncated": False,
+            "log_groups": [group],
+            "start": "2026-11-20T09:20:00Z",
+            "end": "2026-11-20T10:40:00Z",
+        },
+    }
+
+
+def _changes(*changes: tuple[str, str, str, str, str]) -> dict:
+    """(t, source, event, resource, detail) each."""
+    return {
+        "invocation_id": "inv_0003_abcdef",
+        "tool": "recent_changes",
+        "params": {},
+        "success": True,
+        "empty": False,
+        "output": {
+            "changes": [
+                {"t": t, "source": s, "event": e, "resource": r, "user": "u", "detail": d}
+                for t, s, e, r, d in changes
+            ]
+        },
+    }
+
+
+def _as_invocation(view: dict) -> ToolInvocation:
+    return ToolInvocation(
+        seq=1,
+        invocation_id=view["invocation_id"],
+        call_id="c",
+        tool_name=view["tool"],
+        output=view["output"],
+        empty=view["empty"],
+        success=view["success"],
+    )
+
+
+def _trigger(found: list[analyzers.Finding]) -> str | None:
+    first = next((f for f in found if f.kind == "change_before_onset"), None)
+    return f"{first.data['change']['event']} {first.data['change']['resource']}" if first else None
+
+
+def _considered(found: list[analyzers.Finding]) -> list[str]:
+    return [f.data["change"]["event"] for f in found if f.kind == "change_considered"]
+
+
+def _every_minute(start: int, end: int, line: str) -> list[tuple[str, str]]:
+    return [(f"2026-11-20T10:{m:02d}:30Z", line) for m in range(start, end)]
+
+
+NOT_FOUND = (
+    '{"level":50,"hostname":"ip-10-60-4-236.ec2.internal","err":{"message":'
+    '"getaddrinfo ENOTFOUND ledger-svc.prod.corp.internal"},"msg":"ledger call failed"}'
+)
+
+
+def test_a_task_definition_whose_environment_names_the_unresolvable_host_is_the_trigger():
+    # Given a host that does not resolve, a task definition registered before whose
+    # environment holds that host (an event no DNS rule lists), and a deploy of another service
+    invs = [
+        _logs("/ecs/billing-api", _every_minute(2, 9, NOT_FOUND)),
+        _changes(
+            (
+                "2026-11-20T09:58:00Z",
+                "ecs.amazonaws.com",
+                "UpdateService",
+                "ledger-service",
+                "service=ledger-service, taskDefinition ledger-service:4 -> ledger-service:5",
+            ),
+            (
+                "2026-11-20T10:01:00Z",
+                "ecs.amazonaws.com",
+                "RegisterTaskDefinition",
+                "arn:aws:ecs:us-east-1:123456789012:task-definition/billing-api:9",
+                "family=billing-api, environment=[{name=LEDGER_URL, "
+                "value=http://ledger-svc.prod.corp.internal:8080}]",
+            ),
+        ),
+    ]
+    # When the analyzers and the offline model read them
+    found = analyzers.findings(invs)
+    evidence = build_evidence(found)
+    # Then the task definition is the trigger and the other service's deploy is not
+    assert _trigger(found).startswith("RegisterTaskDefinition")
+    assert _considered(found) == ["UpdateService"]
+    # and the failing host, not the machine that wrote the line, is the one named
+    cause = next(c for c in evidence.claims if c.kind is ClaimKind.ROOT_CAUSE)
+    assert "ledger-svc.prod.corp.internal" in cause.statement
+    assert "ip-10-60-4-236" not in cause.statement
+    assert "RegisterTaskDefinition" in cause.statement
+    result = gatekeeper.check(evidence, [_as_invocation(i) for i in invs])
+    assert result.verdict is GateVerdict.PASS, result
+
+
+def test_a_deploy_that_carries_only_the_services_own_name_is_not_tied_by_it():
+    # Given a name-resolution failure and the failing service's own deploy, whose
+    # record names the service and nothing the failing calls went to
+    invs = [
+        _logs("/ecs/billing-api", _every_minute(2, 9, NOT_FOUND)),
+        _changes(
+            (
+                "2026-11-20T10:01:00Z",
+                "ecs.amazonaws.com",
+                "UpdateService",
+                "billing-api",
+                "service=billing-api, taskDefinition billing-api:8 -> billing-api:9",
+            )
+        ),
+    ]
+    # When the analyzers weigh it
+    found = analyzers.findings(invs)
+    # Then it is not the trigger: a deploy of the caller cannot make a name unresolvable
+    assert _trigger(found) is None
+    assert _considered(found) == ["UpdateService"]
+
+
+REDIS_TIMEOUT = (
+    "ERROR session lookup failed redis.clients.jedis.exceptions.JedisConnectionException: "
+    "Failed to connect to any host. Suppressed: java.net.SocketTimeoutException: Connect timed out"
+)
+
+
+def _twin_revokes(first_port: int, second_port: int) -> dict:
+    return _changes(
+        (
+            "2026-11-20T09:58:04Z",
+            "ec2.amazonaws.com",
+            "RevokeSecurityGroupIngress",
+            "sg-0aa1",
+            f"groupId=sg-0aa1 (cache-a-sg), ipPermissions=[{{ipProtocol=tcp, fromPort={first_port}, toPort={first_port}}}]",
+        ),
+        (
+            "2026-11-20T09:58:30Z",
+            "ec2.amazonaws.com",
+            "RevokeSecurityGroupIngress",
+            "sg-0bb2",
+            f"groupId=sg-0bb2 (cache-b-sg), ipPermissions=[{{ipProtocol=tcp, fromPort={second_port}, toPort={second_port}}}]",
+        ),
+    )
+
+
+def test_of_twin_ingress_revokes_the_one_on_the_port_the_redis_client_uses_is_the_trigger():
+    # Given connect timeouts from a redis client (no host or port in the lines) and two
+    # revokes seconds apart: 6379 first, 11211 (memcached) closer to the onset
+    invs = [
+        _logs("/ecs/session-api", _every_minute(0, 8, REDIS_TIMEOUT)),
+        _twin_revokes(6379, 11211),
+    ]
+    # When the analyzers weigh them
+    found = analyzers.findings(invs)
+    evidence = build_evidence(found)
+    # Then the revoke of the redis port is the trigger, whichever came last
+    assert _trigger(found) == "RevokeSecurityGroupIngress sg-0aa1"
+    cause = next(c for c in evidence.claims if c.kind is ClaimKind.ROOT_CAUSE)
+    assert "sg-0aa1" in cause.statement and "sg-0bb2" not in cause.statement
+    result = gatekeeper.check(evidence, [_as_invocation(i) for i in invs])
+    assert result.verdict is GateVerdict.PASS, result
+
+
+def test_of_twin_ingress_revokes_the_port_decides_not_the_order():
+    # Given the same revokes in the other order of ports
+    found = analyzers.findings(
+        [_logs("/ecs/session-api", _every_minute(0, 8, REDIS_TIMEOUT)), _twin_revokes(11211, 6379)]
+    )
+    # Then the later one, now on 6379, is the trigger
+    assert _trigger(found) == "RevokeSecurityGroupIngress sg-0bb2"
+
+
+def test_the_ports_failing_lines_use_are_given_or_told_by_the_protocol():
+    rows = [
+        {"message": "dial tcp 10.20.4.17:3306: connect: connection timed out"},
+        {"message": "connect to db.prod.internal:5433 failed"},
+        {"message": "redis.clients.jedis.exceptions.JedisConnectionException"},
+        {"message": "at Socket.connect(Socket.java:633) 2026-11-20 10:01:02"},
+    ]
+    assert analyzers.ports_named(rows) == [3306, 5433, 6379]
+
+
+LIMIT = '{"err":{"type":"DatabaseError","message":"sorry, too many clients already"}}'
+REFUSED = '{"err":{"message":"connect ECONNREFUSED 10.42.200.17:5432"}}'
+PARAMETERS = (
+    "dBParameterGroupName=orders-pg15, parameters=[{parameterName=max_connections, "
+    "parameterValue=100, applyMethod=pending-reboot}]"
+)
+
+
+def test_a_connection_limit_lowered_by_a_parameter_group_is_the_trigger_not_the_deploy():
+    # Given refused connections for a minute while the database restarts, then "too many
+    # clients" for good; a max_connections cut, the service's deploy and the reboot before
+    refused = [(f"2026-11-20T10:00:{s:02d}Z", REFUSED) for s in (5, 20, 40)]
+    invs = [
+        _logs("/ecs/orders-api", refused + _every_minute(1, 20, LIMIT)),
+        _changes(
+            (
+                "2026-11-20T09:52:31Z",
+                "rds.amazonaws.com",
+                "ModifyDBParameterGroup",
+                "orders-pg15",
+                PARAMETERS,
+            ),
+            (
+                "2026-11-20T09:58:10Z",
+                "ecs.amazonaws.com",
+                "UpdateService",
+                "orders-api",
+                "service=orders-api, taskDefinition orders-api:112 -> orders-api:113",
+            ),
+            (
+                "2026-11-20T10:00:01Z",
+                "rds.amazonaws.com",
+                "RebootDBInstance",
+                "orders-pg",
+                "dBInstanceIdentifier=orders-pg",
+            ),
+        ),
+    ]
+    # When the analyzers and the offline model read them
+    found = analyzers.findings(invs)
+    evidence = build_evidence(found)
+    # Then the lasting limit refusals lead, the restart's refused connections do not
+    sigs = [f.data["signature"] for f in found if f.kind == "error_signature"]
+    assert sigs[0] == "db_connection_limit"
+    # and the parameter group change is the trigger, the reboot what applied it, and the
+    # deploy only considered
+    assert _trigger(found) == "ModifyDBParameterGroup orders-pg15"
+    assert _considered(found) == ["UpdateService"]
+    cause = next(c for c in evidence.claims if c.kind is ClaimKind.ROOT_CAUSE)
+    assert "max_connections" in cause.statement and "orders-api:113" not in cause.statement
+    assert "RebootDBInstance on orders-pg at 2026-11-20T10:00:01Z applied it" in cause.statement
+    assert not any("UpdateService" in a for a in evidence.recommended_actions)
+    result = gatekeeper.check(evidence, [_as_invocation(i) for i in invs])
+    assert result.verdict is GateVerdict.PASS, result
+
+
+def test_a_failover_of_the_cache_the_calls_connect_to_is_the_trigger_not_the_deploy():
+    # Given refused connections to the redis port for a minute, the service's deploy three
+    # minutes before and a failover of an ElastiCache group just before them
+    refused = '{"err":"Error: connect ECONNREFUSED 10.30.2.41:6379","status":503}'
+    invs = [
+        _logs(
+            "/ecs/basket-service", [(f"2026-11-20T10:04:{s:02d}Z", refused) for s in (5, 25, 45)]
+        ),
+        _changes(
+            (
+                "2026-11-20T10:01:00Z",
+                "ecs.amazonaws.com",
+                "UpdateService",
+                "basket-service",
+                "service=basket-service, taskDefinition basket-service:57 -> basket-service:58",
+            ),
+            (
+                "2026-11-20T10:03:58Z",
+                "elasticache.amazonaws.com",
+                "TestFailover",
+                "basket-cache",
+                "replicationGroupId=basket-cache",
+            ),
+        ),
+    ]
+    # When the analyzers and the offline model read them
+    found = analyzers.findings(invs)
+    evidence = build_evidence(found)
+    # Then the failover is the trigger, and nobody is told to revert it or the deploy
+    assert _trigger(found) == "TestFailover basket-cache"
+    assert not any("Revert" in a for a in evidence.recommended_actions)
+    result = gatekeeper.check(evidence, [_as_invocation(i) for i in invs])
+    assert result.verdict is GateVerdict.PASS, result
+
+
+def test_a_restart_of_a_database_does_not_explain_refused_calls_to_another_port():
+    # Given refused connections to an HTTP dependency on 8080 and a database reboot
+    refused = "Error: connect ECONNREFUSED 10.0.2.15:8080"
+    found = analyzers.findings(
+        [
+            _logs(
+                "/ecs/storefront", [(f"2026-11-20T10:04:{s:02d}Z", refused) for s in (5, 25, 45)]
+            ),
+            _changes(
+                (
+                    "2026-11-20T10:03:58Z",
+                    "rds.amazonaws.com",
+                    "RebootDBInstance",
+                    "orders-pg",
+                    "dBInstanceIdentifier=orders-pg",
+                )
+            ),
+        ]
+    )
+    # Then the reboot is only considered
+    assert _trigger(found) is None
+    assert _considered(found) == ["RebootDBInstance"]
