@@ -838,7 +838,8 @@ def relative_times(
     out = []
     for m, within in found:
         gaps, reversed_ = every, False
-        if focus is not None:
+        # "N minutes later" looks back to an event told before it, not to the text after it
+        if focus is not None and (within or m.group(4).lower() not in ("later", "earlier")):
             lf, rt = focus(said[: m.start()]), focus(said[m.end() :])
             left, right = _instants(lf), _instants(rt)
             pairs = [(a, ca, b, cb) for a, ca in left for b, cb in right if a != b]
