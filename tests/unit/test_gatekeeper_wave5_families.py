@@ -396,6 +396,12 @@ HONEST = [
     ("unit bytes as bytes", "The PDF rendered for INV-88213 was 48213 bytes.", [C_RENDER], {}),
     ("unit seconds as seconds", "INV-88213 waited 12 seconds in the queue.", [C_RENDER], {}),
     ("unit backoff in ms", "The retry of INV-88213 backed off for 250 ms.", [C_RETRY], {}),
+    (
+        "a wait before, not a relative time",
+        "INV-88213 waited 12 seconds before rendering.",
+        [C_RENDER],
+        {},
+    ),
     ("pair as written", "The line gives render_ms=2950 for INV-88213.", [C_RENDER], {}),
     ("unit of the REPORT line", "The REPORT line shows a duration of 3003.12 ms.", [C_REPORT], {}),
     ("structured key in its unit", "The health check took 870 ms.", [C_HEALTH], {}),
@@ -698,3 +704,38 @@ def test_metric_told_as_a_function_the_run_met_only_by_its_log_group():
     # Then it is refused: the metric's dimension names invoice-render
     assert not outcome.passed
     assert "R12_CONTRADICTS_CITATION" in outcome.rule_ids
+
+
+@pytest.mark.parametrize(
+    ("statement", "passes"),
+    [
+        (
+            "PutProvisionedConcurrencyConfig raised the provisionedConcurrentExecutions of invoice-render.",
+            False,
+        ),
+        (
+            "PutProvisionedConcurrencyConfig cut the provisioned concurrent executions of invoice-render.",
+            True,
+        ),
+    ],
+)
+def test_direction_of_a_change_named_by_its_field_in_camel_case(statement, passes):
+    # Given a change recorded as provisionedConcurrentExecutions 10 -> 2
+    record = {
+        "t": f"{DAY}T10:01:00Z",
+        "source": "lambda.amazonaws.com",
+        "event": "PutProvisionedConcurrencyConfig",
+        "resource": "invoice-render",
+        "detail": "functionName=invoice-render, provisionedConcurrentExecutions 10 -> 2",
+    }
+    changes = _inv(11, "recent_changes", {"resources": ["invoice-render"]}, {"changes": [record]})
+    claim = Claim(
+        claim_id="c1",
+        kind=ClaimKind.OBSERVATION,
+        statement=statement,
+        citations=[cite(changes, "$.changes[0].detail", "provisionedConcurrentExecutions 10 -> 2")],
+    )
+    # When the Gatekeeper reads the direction the statement gives the field
+    outcome = gk.check_claim(claim, {**RUN, changes.invocation_id: changes})
+    # Then a rise told of a cut is refused, the cut told as a cut passes
+    assert outcome.passed is passes, outcome.detail

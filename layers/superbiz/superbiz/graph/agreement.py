@@ -770,6 +770,11 @@ _RELATIVE = lazy(
     r"earlier|prior\s+to|ahead\s+of)\b",
     re.I,
 )
+_LASTED = lazy(
+    r"\b(?:for|took|takes?|taking|lasted|lasting|waited|waits?|waiting|spent|spends?|spending|"
+    r"held|holds?|holding|stalled|hung|ran|runs?|running|blocked|slept|sleeps?|idled?)\s+$",
+    re.I,
+)
 _WITHIN = lazy(
     rf"\bwithin\s+(?:{_HEDGE}\s+)?{_QTY}[\s-]*{_DURATION_UNIT}\s+(?:of|after|before|from)\b", re.I
 )
@@ -826,7 +831,9 @@ def relative_times(
     relative time is about, one from what the text after it is about, in the order its word
     gives ("A 30 seconds before B" where A's instants all follow B's is refused)."""
     said = normalise(statement)
-    found = [(m, False) for m in _RELATIVE.finditer(said)]
+    # "held it for 2.87 seconds before answering" is how long something lasted, not a time
+    # between two events
+    found = [(m, False) for m in _RELATIVE.finditer(said) if not _LASTED.search(said, 0, m.start())]
     found += [(m, True) for m in _WITHIN.finditer(said)]
     if not found:
         return []
@@ -1156,7 +1163,8 @@ def change_reversed(statement: str, cited: list[Cited]) -> str | None:
             continue
         if _PLAIN_NUMBER.search(near):
             continue
-        words = {w.lower() for w in re.findall(r"[A-Za-z]+", near.split(" to ")[0] + " " + before)}
+        # the field's words, camel case split as the citation's are (writeCapacityUnits)
+        words = {w.lower() for w in _FIELD_PART.findall(near.split(" to ")[0] + " " + before)}
         named = [t for t in told if t.field and t.field & words and t.old != t.new]
         if named and all((t.old < t.new) is not up for t in named):
             t = named[0]
@@ -1179,7 +1187,8 @@ _EVERYWHERE = lazy(
     r"|\banywhere\b|\beverywhere\b|\bnowhere\b"
     rf"|\b(?:none|any)\s+of\s+the\s+(?:other\s+)?(?:{_THINGS})\b"
     rf"|\b(?:all|every)\s+(?:the\s+|of\s+the\s+)?(?:other\s+)?(?:{_THINGS})\b"
-    rf"|\bno\s+(?:{_THINGS})\s+(?:logged|reported|emitted|threw|showed)\b",
+    rf"|\bno\s+(?:{_THINGS})\s+(?:logged|reported|emitted|threw|showed)\b"
+    rf"|\b(?:no|any|every|all)\s+(?:{_THINGS})\s+(?:other\s+than|besides|except|apart\s+from)\b",
     re.I,
 )
 _LOOKBACK = lazy(
