@@ -17,6 +17,7 @@ the answer check's concern; what it states as data is checked here.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -381,9 +382,16 @@ def evidence_of(texts: list[str], values: Iterable[object] = ()) -> Evidence:
                 # a number bound to a key that names its unit (latency_ms=2870) is of that
                 # unit; else, in a value that names its unit ("TargetResponseTime p99
                 # (Seconds)"), of that unit and no other
-                keyed = _KEY_BEFORE.search(text, max(0, m.start() - 64), m.start())
-                unit = (key_unit(keyed.group(1)) if keyed else None) or declared or ""
-                if keyed and key_unit(keyed.group(1)):
+                start = m.start()
+                before = text[max(0, start - 3) : start]
+                keyed = (
+                    _KEY_BEFORE.search(text, max(0, start - 64), start)
+                    if "=" in before or ":" in before
+                    else None
+                )
+                named = key_unit(keyed.group(1)) if keyed else None
+                unit = named or declared or ""
+                if named:
                     ev.keyed.add(number)
             if unit in _TIME_UNITS:
                 ev.seconds.add(number * _TIME_UNITS[unit])
@@ -663,6 +671,7 @@ _CAMEL_UNIT = lazy(
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def key_unit(key: str) -> str | None:
     """The unit a key names for its value: latency_ms, timeout_s, pdf_bytes, durationSeconds,
     memoryMiB; a key that is only a unit (`ms`, `bytes`); None for any other key. A one-letter

@@ -511,9 +511,11 @@ def check_claim(
     invocations: Mapping[str, ToolInvocation],
     declared: Mapping[str, Observations] | None = None,
     seen: str | None = None,
+    kinds: dict[str, set[str]] | None = None,
 ) -> ClaimOutcome:
     """`seen`: where the services and actors a claim may name are found besides its cited
-    values (`seen_text`; by default the invocations' own)."""
+    values (`seen_text`; by default the invocations' own); `kinds`: the resources the run
+    met, by AWS service (`run_kinds`; by default the invocations' own)."""
     declared = _declared() if declared is None else declared
     seen = seen_text(invocations.values()) if seen is None else seen
     checked = [_check_citation(c, claim, invocations, declared) for c in claim.citations]
@@ -601,9 +603,7 @@ def check_claim(
             rule_ids.append(CONTRADICTS_CITATION)
             details.append(order)
         bound = [c.cited for c in good if c.cited is not None]
-        kinds = agreement.kinds_of(
-            v for inv in invocations.values() for v in (inv.output, inv.input_params)
-        )
+        kinds = run_kinds(invocations.values()) if kinds is None else kinds
         for rule, why in _disagreements(claim, bound, derived, kinds):
             rule_ids.append(rule)
             details.append(why)
@@ -1077,6 +1077,11 @@ def _declared() -> dict[str, Observations]:
     return declared_observations()
 
 
+def run_kinds(invocations: Iterable[ToolInvocation]) -> dict[str, set[str]]:
+    """The resources a run's tools met, each with the AWS services it is a resource of."""
+    return agreement.kinds_of(v for inv in invocations for v in (inv.output, inv.input_params))
+
+
 def seen_text(invocations: Iterable[ToolInvocation], asked: str = "") -> str:
     """What the run met, lower-case: what it was asked and its tools' inputs and whole
     outputs (a log group, a metric's dimensions, a line). A service or actor a claim names
@@ -1098,10 +1103,11 @@ def check(
     invs = list(invocations)
     by_id = {inv.invocation_id: inv for inv in invs}
     seen = seen_text(invs, asked)
+    kinds = run_kinds(invs)
     outcomes: list[ClaimOutcome] = []
     texts_of: dict[str, list[str]] = {}
     for claim in evidence.claims:
-        outcome = check_claim(claim, by_id, declared, seen)
+        outcome = check_claim(claim, by_id, declared, seen, kinds)
         outcomes.append(outcome)
         texts_of[claim.claim_id] = [
             cited_text(c, by_id)
