@@ -83,3 +83,33 @@ def test_a_quote_does_not_carry_an_unsupported_cause_or_an_altered_line(sentence
     failed = gk.answer_check(sentence, support())
     # Then it is refused
     assert failed and why in failed[0].detail, [f.detail for f in failed]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # citations as models write them: in parentheses, without backticks, several at once
+        "cart-api answered 500 on GET /v1/carts/c-876751 (inv_0001_aaaaaa $.results[0].message).",
+        "cart-api answered 500 on GET /v1/carts/c-876751 ( `inv_0001_aaaaaa` `$.results[0].message` ; inv_0001_aaaaaa $.results[1] ).",
+        "cart-api answered 500 on GET /v1/carts/c-876751 [inv_0001_aaaaaa, $.results[0].message].",
+        # what the investigation could not establish is no cause of the incident
+        "No root cause was identified.",
+        "Nothing in the evidence explains the 500s, and the agent did not establish a cause.",
+        "Low confidence: the checks cannot explain why cart-api answered 500.",
+    ],
+)
+def test_citation_references_and_what_was_not_established_are_not_read_as_causes(sentence):
+    # Given passed claims with no root cause among them
+    # When the Composer cites as models do, or says the cause is not established
+    failed = gk.answer_check(sentence, support())
+    # Then nothing is refused: a reference is not a word of the answer, an absence no cause
+    assert failed == [], [f.detail for f in failed]
+
+
+def test_a_cause_beside_a_citation_in_parentheses_is_still_read():
+    # Given the same passed claims, none of them a cause
+    sentence = "The 500s are caused by a memory leak (inv_0001_aaaaaa $.results[0].message)."
+    # When a sentence asserts a cause of its own and cites a real line for it
+    failed = gk.answer_check(sentence, support())
+    # Then the cause is refused; the citation lends it nothing
+    assert failed and "states a cause" in failed[0].detail

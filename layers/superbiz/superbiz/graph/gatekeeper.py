@@ -164,6 +164,9 @@ GENERIC_WORDS = frozenset(
     led leads drove drive drives driving driven behind produced produces made make makes making
     were just thus hence therefore shortly immediately soon moment moments response responses
     respond responded responding answered answering
+    utc gmt agent identify identified identifies explain explains explained explaining
+    determine determined determines unclear unknown nothing anything cannot can't don't
+    doesn't didn't isn't wasn't aren't weren't settle settles settled low
     """.split()  # noqa: SIM905 (a word list reads best as text)
 )
 # "the root cause is X", "caused by X": a cause asserted, whatever negation follows
@@ -174,7 +177,7 @@ _ASSERTS_CAUSE = lazy(
 )
 _NEGATED = lazy(
     r"\b(?:no|not|could not|cannot|can't|wasn't|were not|was not|isn't|nothing)\b[^.]{0,60}"
-    r"\b(?:establish\w*|determin\w*|identif\w*|found|confirm\w*)\b",
+    r"\b(?:establish\w*|determin\w*|identif\w*|found|confirm\w*|explain\w*)\b",
     re.IGNORECASE,
 )
 
@@ -1169,7 +1172,15 @@ def no_evidence_text(inv: ToolInvocation) -> str:
 
 # ------------------------------------------------------------------ the answer
 
-_CITE_REFS = lazy(r"\[(?:\s*`[^`]*`\s*`[^`]*`\s*;?)+\]")
+# a citation as the answer gives it, which is not a word of the answer: the report's own
+# [`inv` `path`; ...], and the forms models write, an invocation id with or without its path,
+# backticks, brackets or parentheses ("(inv_0003_9ca1f7 $.results[0].message; ...)")
+_JSONPATH = r"\$(?:\.[A-Za-z_][\w-]*|\[\d+\]|\['[^'\n]*'\]|\[\*\])*"
+_INVOCATION_REF = rf"`?inv_\d{{4}}_[0-9a-z]{{6}}`?(?:[\s,]*`?{_JSONPATH}`?)?"
+_CITE_REFS = lazy(
+    r"\[(?:\s*`[^`]*`\s*`[^`]*`\s*;?)+\]|"
+    rf"[\[(]\s*(?:{_INVOCATION_REF}\s*[;,]?\s*)+[\])]|{_INVOCATION_REF}"
+)
 _SENTENCES = lazy(r"(?<=[.!?])\s+(?=[A-Z\"'`(*_\[])|\n+")
 # markdown around words, not inside one: `latency_ms=11` keeps its underscore, _italic_ goes
 _MARKDOWN = lazy(r"^[\s>#*_\-|]+|[*`]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
