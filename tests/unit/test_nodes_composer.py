@@ -182,3 +182,34 @@ def test_the_offline_report_quoting_a_line_that_says_because_is_not_refused(star
     check = run.store.get_run(RUN_ID).self_evaluation["answer_check"]
     assert check["rendered_by"] == "composer", check["unsupported"]
     assert "promotion" in latest(run.trace(), FinalAnswer).text
+
+
+def test_the_answer_may_name_what_the_engineer_asked_about(start_run):
+    # Given a question about a release the evidence never mentions
+    run = start_run(
+        "Is the 3.14.0 release why checkout-api returns 5xx errors?",
+        model=scripted(
+            {
+                "composer": [
+                    {
+                        "content": {
+                            "answer_markdown": "checkout-api cannot get a database connection. "
+                            "Nothing in the evidence links the 3.14.0 release to it."
+                        }
+                    }
+                ]
+            }
+        ),
+    )
+    verified(run)
+    run.record(
+        "verifier",
+        "verifier_output",
+        VerifierOutput(verdict=VerifierVerdict.PASS, score=80, allowed_claims=["c1"]),
+    )
+    # When the Composer answers the question in its own terms
+    composer(run.event(), run.deps)
+    # Then the release's version is not refused as a number no claim holds
+    check = run.store.get_run(RUN_ID).self_evaluation["answer_check"]
+    assert check["rendered_by"] == "composer", check["unsupported"]
+    assert "3.14.0" in latest(run.trace(), FinalAnswer).text

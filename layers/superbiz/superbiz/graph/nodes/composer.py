@@ -142,9 +142,11 @@ def _checked_answer(
     deterministic rendering of the passed claims (rule A2), and why."""
     rendered = render_report(context)
     fixed = enforce_composer_rules(rendered.answer_markdown, context["low_confidence"])
-    # the fixed notes and the rendered report (passed claims, actions, gaps) are allowed text
+    # the fixed notes and the rendered report (passed claims, actions, gaps) are allowed text,
+    # and so is what the engineer asked ("was it the 3.14.0 release?"): the answer may name it
+    asked = " ".join([trace.run.query, specifics.text_of(trace.run.alarm or {})])
     allowed = gatekeeper.Support(
-        evidence=specifics.evidence_of([support.evidence.text, fixed.lower()]),
+        evidence=specifics.evidence_of([support.evidence.text, fixed.lower(), asked.lower()]),
         words=support.words | gatekeeper.words(fixed),
         cause_words=support.cause_words,
         cited=support.cited,
