@@ -934,7 +934,7 @@ _BOUND_WORD_BEFORE = lazy(
     rf"\b(?:{_AT_MOST}|{_AT_LEAST}|{_LOWER}|{_UPPER})\s+(?:about\s+|roughly\s+|some\s+)?$", re.I
 )
 _ROLE_OF_BOUND = (
-    ("baseline", lazy(r"\b(?:baseline|before|normal(?:ly)?|usual(?:ly)?)\b", re.I)),
+    ("baseline", lazy(r"\b(?:baseline|normal(?:ly)?|usual(?:ly)?)\b", re.I)),
     ("latest", lazy(r"\b(?:latest|now|currently|still)\b", re.I)),
     ("low", lazy(r"\b(?:low|lowest|minimum|fell|dropped|dipped|came\s+down)\b", re.I)),
     ("peak", lazy(r"\b(?:peak\w*|highest|maximum|max)\b", re.I)),
