@@ -96,6 +96,7 @@ def test_a_quote_does_not_carry_an_unsupported_cause_or_an_altered_line(sentence
         "No root cause was identified.",
         "Nothing in the evidence explains the 500s, and the agent did not establish a cause.",
         "Low confidence: the checks cannot explain why cart-api answered 500.",
+        "Nothing abnormal was found, and that change is not named as the likely trigger.",
     ],
 )
 def test_citation_references_and_what_was_not_established_are_not_read_as_causes(sentence):

@@ -213,3 +213,71 @@ def test_the_answer_may_name_what_the_engineer_asked_about(start_run):
     check = run.store.get_run(RUN_ID).self_evaluation["answer_check"]
     assert check["rendered_by"] == "composer", check["unsupported"]
     assert "3.14.0" in latest(run.trace(), FinalAnswer).text
+
+
+def _cause_run(start_run, query: str, answer: str):
+    """A run whose one passed claim is a root cause citing the pool's error line, and a
+    Composer that answers `answer`."""
+    run = start_run(query, model=scripted({"composer": [{"content": {"answer_markdown": answer}}]}))
+    inv = run.logs()
+    claim = Claim(
+        claim_id="c1",
+        kind=ClaimKind.ROOT_CAUSE,
+        statement="HikariPool-1 has no connection available",
+        citations=[
+            Citation(
+                source_invocation_id=inv.invocation_id,
+                raw_path="$.results[0].message",
+                evidence_excerpt="Connection is not available",
+            )
+        ],
+    )
+    run.record("executor", "executor_evidence_v2", ExecutorEvidence(claims=[claim]))
+    gatekeeper_node(run.event(decision=Route.EVIDENCE), run.deps)
+    verified_input(run.event(), run.deps)
+    run.record(
+        "verifier",
+        "verifier_output",
+        VerifierOutput(verdict=VerifierVerdict.PASS, score=80, allowed_claims=["c1"]),
+    )
+    composer(run.event(), run.deps)
+    return run.store.get_run(RUN_ID).self_evaluation["answer_check"]
+
+
+def test_a_cause_may_be_told_in_the_words_of_the_line_it_cites(start_run):
+    # Given a passed root cause citing "HikariPool-1 - Connection is not available, request
+    # timed out after 30000ms"
+    # When the Composer tells the cause in the cited line's words
+    check = _cause_run(
+        start_run,
+        "Why is checkout-api returning 5xx errors?",
+        "The root cause: HikariPool-1 had no connection available, so each request timed "
+        "out after 30000ms.",
+    )
+    # Then the answer stands
+    assert check["rendered_by"] == "composer", check["unsupported"]
+
+
+def test_a_cause_in_words_neither_the_cause_nor_its_line_holds_is_still_refused(start_run):
+    # Given the same passed root cause
+    # When the Composer tells another cause in words of its own
+    check = _cause_run(
+        start_run,
+        "Why is checkout-api returning 5xx errors?",
+        "The root cause is a memory leak in HikariPool-1.",
+    )
+    # Then it is refused
+    assert check["rendered_by"] == "deterministic"
+
+
+def test_an_absence_may_be_told_in_the_words_of_the_question(start_run):
+    # Given a question in the engineer's words ("hang")
+    # When the Composer says the checks do not explain it
+    check = _cause_run(
+        start_run,
+        "Why does checkout-api hang for customers?",
+        "HikariPool-1 has no connection available. Nothing in the checks explains "
+        "every hang the customers see.",
+    )
+    # Then the answer stands
+    assert check["rendered_by"] == "composer", check["unsupported"]

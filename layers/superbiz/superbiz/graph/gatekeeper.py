@@ -167,6 +167,8 @@ GENERIC_WORDS = frozenset(
     utc gmt agent identify identified identifies explain explains explained explaining
     determine determined determines unclear unknown nothing anything cannot can't don't
     doesn't didn't isn't wasn't aren't weren't settle settles settled low
+    change changes changed report reports reported reporting abnormal unusual anomalous
+    name names named pick picks picked matter matters mattered
     """.split()  # noqa: SIM905 (a word list reads best as text)
 )
 # "the root cause is X", "caused by X": a cause asserted, whatever negation follows

@@ -113,6 +113,9 @@ def _answer_support(trace: RunTrace, claims: list[dict[str, Any]]) -> _AnswerSup
                 value = gatekeeper.cited_value(Citation.model_validate(c), by_id)
                 texts.append(value.text)
                 cited.append(value)
+                # a passed cause may be told in the words of the records it cites
+                if claim["kind"] in ("root_cause", "hypothesis"):
+                    causes.append(value.text)
         if claim["kind"] in ("root_cause", "hypothesis"):
             causes.append(claim["statement"])
     outputs = [
@@ -147,7 +150,7 @@ def _checked_answer(
     asked = " ".join([trace.run.query, specifics.text_of(trace.run.alarm or {})])
     allowed = gatekeeper.Support(
         evidence=specifics.evidence_of([support.evidence.text, fixed.lower(), asked.lower()]),
-        words=support.words | gatekeeper.words(fixed),
+        words=support.words | gatekeeper.words(fixed) | gatekeeper.words(asked),
         cause_words=support.cause_words,
         cited=support.cited,
     )
