@@ -307,6 +307,12 @@ HOSTILE = [
         {},
     ),
     ("bound on the latest", "Errors are now above 400 a minute.", [C_ERRORS], {}),
+    (
+        "bound met only by another cited series",
+        "More than 1,000 errors a minute were recorded on invoice-render.",
+        [C_ERRORS, C_BACKFILL],
+        {},
+    ),
     # 5. comparisons with an uncited earlier period
     (
         "uncited yesterday",

@@ -941,18 +941,27 @@ _ROLE_OF_BOUND = (
 )
 
 
-def bounds(statement: str, cited: list[Cited]) -> list[Reading]:
-    """Each bound a statement gives ("more than 2,000", "over 2k", "at least 450", "fewer
-    than 500", "stayed under 100") against the value its citations bind in the role the
-    clause names (the peak unless it names the baseline, the latest or the low): a bound
-    the cited values do not meet is a number the citations contradict; one they meet needs
-    no literal number in them. Citations that bind no such values decide nothing."""
-    said = normalise(statement)
+def _bound_roles(cited: list[Cited]) -> dict[str, set[Decimal]]:
     bound: dict[str, set[Decimal]] = {}
     for c in cited:
         for role, values in roles(c).items():
             bound.setdefault(role, set()).update(values)
-    if not bound:
+    return bound
+
+
+def bounds(
+    statement: str, cited: list[Cited], focus: Callable[[str], list[Cited]] | None = None
+) -> list[Reading]:
+    """Each bound a statement gives ("more than 2,000", "over 2k", "at least 450", "fewer
+    than 500", "stayed under 100") against the value its citations bind in the role the
+    clause names (the peak unless it names the baseline, the latest or the low): a bound
+    the cited values do not meet is a number the citations contradict; one they meet needs
+    no literal number in them. Citations that bind no such values decide nothing. The
+    series read are those of the metric the clause names (the Errors series, not the
+    Duration one), else those `focus` finds the clause about, else all of them."""
+    said = normalise(statement)
+    every = _bound_roles(cited)
+    if not every:
         return []
     out = []
     for m in _BOUND_PHRASE.finditer(said):
@@ -962,6 +971,10 @@ def bounds(statement: str, cited: list[Cited]) -> list[Reading]:
         if m.group(3):
             value *= 1000
         clause = _clause_around(said, m.start(), m.end())
+        named = [
+            c for c in cited if c.metric and re.search(rf"\b{re.escape(c.metric)}\b", clause, re.I)
+        ]
+        bound = _bound_roles(named) or (_bound_roles(focus(clause)) if focus else {}) or every
         role = next((r for r, p in _ROLE_OF_BOUND if p.search(clause)), "peak")
         held = bound.get(role) or (bound.get("latest") if role == "low" else None)
         if role == "peak":

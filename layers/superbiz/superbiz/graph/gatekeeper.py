@@ -857,7 +857,7 @@ def _readings(
     """The bounds and relative times a statement gives, computed from its citations, each
     with the rule it breaks when it does not hold (`focus`: an answer's, see
     `agreement.relative_times`)."""
-    out = [(r, CONTRADICTS_CITATION) for r in agreement.bounds(statement, cited)] + [
+    out = [(r, CONTRADICTS_CITATION) for r in agreement.bounds(statement, cited, focus)] + [
         (r, UNSUPPORTED_SPECIFIC if r.why and "no two instants" in r.why else CONTRADICTS_CITATION)
         for r in agreement.relative_times(statement, cited, derived, focus)
     ]
