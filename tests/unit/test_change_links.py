@@ -311,3 +311,25 @@ def test_a_restart_of_a_database_does_not_explain_refused_calls_to_another_port(
     # Then the reboot is only considered
     assert _trigger(found) is None
     assert _considered(found) == ["RebootDBInstance"]
+
+
+def test_a_statement_timeout_set_by_a_parameter_group_no_line_names_is_the_trigger():
+    # Given statements cancelled at their timeout and, a minute before, a parameter group
+    # change of statement_timeout (client lines never name a parameter group)
+    cancelled = "ERROR: canceling statement due to statement timeout"
+    found = analyzers.findings(
+        [
+            _logs("/ecs/reports-api", _every_minute(2, 9, cancelled)),
+            _changes(
+                (
+                    "2026-11-20T10:01:05Z",
+                    "rds.amazonaws.com",
+                    "ModifyDBParameterGroup",
+                    "prod-pg15-analytics",
+                    "parameters=[{parameterName=statement_timeout, parameterValue=15000}]",
+                )
+            ),
+        ]
+    )
+    # Then the parameter group change is the trigger
+    assert _trigger(found) == "ModifyDBParameterGroup prod-pg15-analytics"
