@@ -114,3 +114,45 @@ def test_a_cause_beside_a_citation_in_parentheses_is_still_read():
     failed = gk.answer_check(sentence, support())
     # Then the cause is refused; the citation lends it nothing
     assert failed and "states a cause" in failed[0].detail
+
+
+NAT_CAUSE = "DeleteNatGateway on nat-0b7e3f19 at 12:58:44 removed the route to the internet."
+TAG_CLEARED = (
+    "TagResource on fx-rates-sync at 12:40:02 was considered, not implicated: tagging cannot "
+    "produce connection timeouts."
+)
+
+
+def cleared_support() -> gk.Support:
+    """A passed root cause (the NAT gateway deleted) and a passed claim clearing a tag change."""
+    statements = [NAT_CAUSE, TAG_CLEARED]
+    return gk.Support.of(statements, [NAT_CAUSE], [], statements)
+
+
+def test_an_answer_may_repeat_why_a_passed_claim_cleared_a_change():
+    # Given a passed claim that cleared the tag change, and why
+    # When the Composer repeats it in its own sentence
+    failed = gk.answer_check(
+        "The TagResource was considered and is not implicated, because tagging cannot "
+        "produce connection timeouts.",
+        cleared_support(),
+    )
+    # Then it stands
+    assert failed == [], [f.detail for f in failed]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # the passed cause cleared with another claim's reason
+        "DeleteNatGateway is not implicated, because tagging cannot produce connection timeouts.",
+        # a reason no passed claim gives
+        "The TagResource is not implicated, because the service never reads its tags.",
+    ],
+)
+def test_an_answer_may_not_clear_the_passed_cause_or_invent_a_reason(sentence):
+    # Given the same passed claims
+    # When the Composer clears the cause, or clears a change for a reason of its own
+    failed = gk.answer_check(sentence, cleared_support())
+    # Then it is refused
+    assert failed and "states a cause" in failed[0].detail, [f.detail for f in failed]

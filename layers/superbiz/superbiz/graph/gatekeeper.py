@@ -168,8 +168,16 @@ GENERIC_WORDS = frozenset(
     determine determined determines unclear unknown nothing anything cannot can't don't
     doesn't didn't isn't wasn't aren't weren't settle settles settled low
     change changes changed report reports reported reporting abnormal unusual anomalous
-    name names named pick picks picked matter matters mattered
+    name names named pick picks picked matter matters mattered min mins read reads whether
+    open clear link links linked logs mode customer customers user users
     """.split()  # noqa: SIM905 (a word list reads best as text)
+)
+# a statement that clears a change or a suspect of the incident
+CLEARS = lazy(
+    r"\bnot (?:implicated|the cause|responsible|related)\b|\bunrelated\b|"
+    r"\bcannot (?:produce|cause|explain)\b|\bcan't (?:produce|cause|explain)\b|"
+    r"\bdid(?: not|n't) cause\b",
+    re.IGNORECASE,
 )
 # "the root cause is X", "caused by X": a cause asserted, whatever negation follows
 _ASSERTS_CAUSE = lazy(
@@ -178,7 +186,8 @@ _ASSERTS_CAUSE = lazy(
     re.IGNORECASE,
 )
 _NEGATED = lazy(
-    r"\b(?:no|not|could not|cannot|can't|wasn't|were not|was not|isn't|nothing)\b[^.]{0,60}"
+    r"\b(?:no|not|none|could not|cannot|can't|don't|doesn't|didn't|wasn't|were not|was not|"
+    r"isn't|nothing)\b[^.]{0,60}"
     r"\b(?:establish\w*|determin\w*|identif\w*|found|confirm\w*|explain\w*)\b",
     re.IGNORECASE,
 )
@@ -955,16 +964,26 @@ class Support:
     cause_words: set[str]  # content words of passed root causes and hypotheses
     # the values passed claims cite, for what they bind (roles, latest and peak, records)
     cited: list[agreement.Cited] = field(default_factory=list)
+    # content words of passed claims that clear something ("considered, not implicated: a
+    # TagResource cannot produce connection timeouts"): the answer may repeat why
+    cleared_words: set[str] = field(default_factory=set)
 
     @classmethod
     def of(
-        cls, texts: list[str], cause_texts: list[str], cited: list[agreement.Cited] | None = None
+        cls,
+        texts: list[str],
+        cause_texts: list[str],
+        cited: list[agreement.Cited] | None = None,
+        statements: list[str] | None = None,
     ) -> Support:
+        """`statements`: the passed claims' own statements (not what they cite, which a log
+        line could word), of which those that clear something give `cleared_words`."""
         return cls(
             evidence=specifics.evidence_of(texts, [c.value for c in cited or []]),
             words=words(" ".join(texts)),
             cause_words=words(" ".join(cause_texts)),
             cited=cited or [],
+            cleared_words=words(" ".join(t for t in statements or [] if CLEARS.search(t))),
         )
 
 
@@ -1010,7 +1029,17 @@ def unsupported_cause(text: str, support: Support) -> set[str]:
     words = _content(STATES_CAUSE.sub(" ", text))
     if _NEGATED.search(text) and not _ASSERTS_CAUSE.search(text) and not (words - support.words):
         return set()  # "no root cause could be established"
-    return words - support.cause_words
+    missing = words - support.cause_words
+    # it repeats why a passed claim cleared something, and clears nothing a passed cause
+    # names ("DeleteNatGateway is not implicated, because tagging cannot ..." is still read)
+    if (
+        missing
+        and CLEARS.search(text)
+        and not missing - support.cleared_words
+        and not (words & support.cause_words) - support.cleared_words
+    ):
+        return set()
+    return missing
 
 
 def check_text(

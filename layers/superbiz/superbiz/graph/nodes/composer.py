@@ -127,9 +127,10 @@ def _answer_support(trace: RunTrace, claims: list[dict[str, Any]]) -> _AnswerSup
         for inv in trace.invocations
         if inv.success and isinstance(inv.output, dict)
     ]
+    statements = [claim["statement"] for claim in claims]
     return _AnswerSupport(
-        answer=gatekeeper.Support.of(texts, causes, cited),
-        gaps=gatekeeper.Support.of(texts + outputs, causes, cited),
+        answer=gatekeeper.Support.of(texts, causes, cited, statements),
+        gaps=gatekeeper.Support.of(texts + outputs, causes, cited, statements),
     )
 
 
@@ -153,6 +154,7 @@ def _checked_answer(
         words=support.words | gatekeeper.words(fixed) | gatekeeper.words(asked),
         cause_words=support.cause_words,
         cited=support.cited,
+        cleared_words=support.cleared_words,
     )
     statements = [c["statement"] for c in context["allowed_claims"]]
     failed = gatekeeper.answer_check(restated_claims_removed(answer, statements), allowed)
