@@ -117,7 +117,13 @@ _NUMBER = lazy(
     r"(?<![\w.])([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?:\s?(%|(?:percent|ms|milliseconds?|"
     r"s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|[kKMGT]i?B|bytes?|x|k|K)\b)|(?=\W|$))"
 )
-_QUOTED = lazy(r'"([^"\n]{3,400})"|“([^”\n]{3,400})”|‘([^’\n]{3,400})’|`([^`\n]{3,400})`')
+# a quotation: in double, curly or back quotes, or in single quotes that open after a space,
+# a bracket or a colon and close before one (an apostrophe inside a word, can't, opens none)
+_QUOTED = lazy(
+    r'"([^"\n]{3,400})"|“([^”\n]{3,400})”|‘([^’\n]{3,400})’|`([^`\n]{3,400})`|'
+    r"(?:(?<=^)|(?<=[\s(\[:]))'(?!\s)((?:[^'\n]|(?<=[A-Za-z])'(?=[A-Za-z])){3,400}?)"
+    r"(?<!\s)'(?=[\s.,;:!?)\]]|$)"
+)
 _EVIDENCE_NUMBER = lazy(r"(?<![\d.])(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?([a-zA-Z%]+))?")
 
 # tokens with digits that name a kind of thing, not a fact of this incident
@@ -428,7 +434,7 @@ def extract(statement: str) -> list[Specific]:
             found.append((start, Specific(kind, m.group(group))))
 
     for m in _QUOTED.finditer(original):
-        group = next(i for i in range(1, 5) if m.group(i) is not None)
+        group = next(i for i in range(1, 6) if m.group(i) is not None)
         # the whole quotation is one specific; its inside is not searched again
         start, end = m.span()
         if free(start, end):

@@ -169,7 +169,7 @@ GENERIC_WORDS = frozenset(
     doesn't didn't isn't wasn't aren't weren't settle settles settled low
     change changes changed report reports reported reporting abnormal unusual anomalous
     name names named pick picks picked matter matters mattered min mins read reads whether
-    open clear link links linked logs mode customer customers user users
+    open clear link links linked logs mode customer customers user users ran throughout
     """.split()  # noqa: SIM905 (a word list reads best as text)
 )
 # a statement that clears a change or a suspect of the incident
@@ -230,7 +230,10 @@ DESTRUCTIVE = lazy(
     r"(?:queues?|topics?|tables?|buckets?|databases?|streams?)\b|\btear\s+(?:\w+\s+){0,3}?down\b"
     r"|\bnuke\b"
     # verbs that end whatever they name, with or without an object word
-    r"|\b(?:decommission|de-?provision|dismantle|obliterate|sunset)\s+(?:the\s+|all\s+)?[\w./:@'-]+",
+    r"|\b(?:decommission|de-?provision|dismantle|obliterate|sunset)\s+(?:the\s+|all\s+)?[\w./:@'-]+"
+    # a deletion put off is a deletion: a key, a secret, a stack scheduled to go
+    r"|\bschedul\w*\s+(?:[\w./:@'-]+\s+){0,4}?for\s+(?:deletion|removal|destruction)\b"
+    r"|\bschedule[\s_-]?key[\s_-]?deletion\b",
     re.IGNORECASE,
 )
 # a statement that speaks to the agent, the checks or the reader instead of about the
@@ -253,6 +256,14 @@ _TO_THE_AGENT = lazy(
     r"must|shall|needs?\s+to|has\s+to|is\s+to|can\s+now|may\s+now)\s+[a-z]+"
     r"|\b(?:mark|close|resolve|flag|consider|declare|deem)\s+(?:this|the)\s+(?:incident|alarm|ticket|case|run|"
     r"investigation|issue)\s+(?:as\s+)?(?:resolved|closed|done|verified|fixed|complete)\b"
+    # a vocative to whoever checks it, and a word that the checks are done or not needed
+    r"|\b(?:for|to)\s+(?:whoever|anyone\s+who|anybody\s+who)\s+(?:reviews|reads|checks|verifies|"
+    r"validates|audits)\b"
+    r"|\b(?:needs?|requires?)\s+no\s+(?:further\s+)?(?:check\w*|verif\w*|review\w*|validat\w*)"
+    r"|\bneeds?\s+not\s+(?:to\s+)?be\s+(?:checked|verified|reviewed|validated)\b"
+    # the same, said in the languages an on-call team may write in
+    r"|\b(?:an\s+den\s+)?(?:prüfer\w*|gutachter\w*)\b|\bals\s+(?:geprüft|gelöst|erledigt)\b"
+    r"|\b(?:au|pour\s+le)\s+(?:vérificateur|correcteur|relecteur)\b|\bal\s+(?:revisor|verificador)\b"
     r"|\b(?:treat|consider|accept|record|mark)\s+(?:this|these|the)\s+(?:claims?|findings?|"
     r"evidence|answer|diagnosis|conclusions?)\s+as\s+(?:verified|confirmed|proven|true|final|"
     r"valid|correct|passed)\b",
