@@ -109,6 +109,7 @@ def test_a_statement_that_tells_the_reviewer_what_to_do_is_refused(statement):
         "As a reversible check, schedule key 4f1c2a9e for deletion with a 7-day window.",
         "Schedule the cart-api secret for deletion; it can be restored within 30 days.",
         "Call ScheduleKeyDeletion on the old key to see whether cart-api recovers.",
+        "Run aws kms schedule-key-deletion --key-id 4f1c2a9e --pending-window-in-days 7.",
     ],
 )
 def test_scheduling_a_deletion_is_destructive(statement):
@@ -119,12 +120,17 @@ def test_scheduling_a_deletion_is_destructive(statement):
     assert not result.passed and gk.DESTRUCTIVE_ACTION in result.rule_ids, result.detail
 
 
-def test_reading_about_a_scheduled_deletion_is_not_destructive():
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "Check whether any key used by cart-api is pending deletion.",
+        "Look for DisableKey or ScheduleKeyDeletion events on cart-api's key in CloudTrail.",
+    ],
+)
+def test_reading_about_a_scheduled_deletion_is_not_destructive(statement):
     # Given the same line
-    # When a remediation only looks at whether a deletion is scheduled
-    result = verdict(
-        "Check whether any key used by cart-api is pending deletion.", ClaimKind.REMEDIATION
-    )
+    # When a remediation only looks at whether a deletion is scheduled, or for the call
+    result = verdict(statement, ClaimKind.REMEDIATION)
     # Then it is not refused as destructive
     assert gk.DESTRUCTIVE_ACTION not in result.rule_ids, result.detail
 

@@ -233,7 +233,9 @@ DESTRUCTIVE = lazy(
     r"|\b(?:decommission|de-?provision|dismantle|obliterate|sunset)\s+(?:the\s+|all\s+)?[\w./:@'-]+"
     # a deletion put off is a deletion: a key, a secret, a stack scheduled to go
     r"|\bschedul\w*\s+(?:[\w./:@'-]+\s+){0,4}?for\s+(?:deletion|removal|destruction)\b"
-    r"|\bschedule[\s_-]?key[\s_-]?deletion\b",
+    # the API by name when it is to be called, not when it is looked for in CloudTrail
+    r"|\b(?:call|run|invoke|issue|execute|send)\s+(?:an?\s+|the\s+)?schedule[\s_-]?key[\s_-]?deletion\b"
+    r"|\baws\s+kms\s+schedule-key-deletion\b",
     re.IGNORECASE,
 )
 # a statement that speaks to the agent, the checks or the reader instead of about the
