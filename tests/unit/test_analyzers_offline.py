@@ -10,6 +10,7 @@ import pytest
 from superbiz import analyzers
 from superbiz.contracts import ClaimKind, GateVerdict
 from superbiz.graph import gatekeeper
+from superbiz.models import offline as offline_module
 from superbiz.models.base import ModelRequest
 from superbiz.models.offline import OfflineModel, build_evidence, services_in
 from superbiz.records import ToolInvocation
@@ -977,3 +978,63 @@ def test_a_cause_read_from_a_query_cut_at_its_row_limit_passes_and_says_so_as_a_
     assert result.verdict is GateVerdict.PASS, result
     assert any(c.kind is ClaimKind.ROOT_CAUSE for c in evidence.claims)
     assert any("row limit" in m for m in evidence.missing_info)
+
+
+def test_the_exemplar_is_the_earliest_line_whichever_query_returned_it():
+    # Given a query cut at its row limit (its newest lines only) and a later query over the
+    # window before its first line, both showing the same refused connection
+    newest = logs(*(["ECONNREFUSED 10.0.0.1:5432"] * 3), inv_id="inv_0001_abcdef")
+    newest["output"]["truncated"] = True
+    for i, row in enumerate(newest["output"]["results"]):
+        row["timestamp"] = f"2026-11-20T10:1{i}:00Z"
+    earlier = logs(*(["ECONNREFUSED 10.0.0.1:5432"] * 2), inv_id="inv_0101_abcdef")
+    # When the analyzers read both
+    (signature,) = [f for f in analyzers.findings([newest, earlier]) if f.kind == "error_signature"]
+    # Then the signature is timed and cited from the query that holds its first line
+    assert signature.data["first_at"] == "2026-11-20T10:00:00Z"
+    assert signature.citations[0].source_invocation_id == "inv_0101_abcdef"
+
+
+def _executor_ctx(view: dict, *more: dict) -> dict:
+    return {"tool_names": ["query_logs"], "invocations": [view, *more]}
+
+
+def _logs_view(first_seen: str, *, truncated: bool, end: str | None = None) -> dict:
+    return {
+        "tool": "query_logs",
+        "success": True,
+        "params": {"stream_contains": "cart-api", "minutes": 60, "limit": 1000}
+        | ({"end": end} if end else {}),
+        "view": {
+            "start": "2026-11-26T15:05:00Z",
+            "end": "2026-11-26T16:05:00Z",
+            "truncated": truncated,
+            "clusters": [{"first_seen": first_seen}, {"first_seen": "2026-11-26T15:50:00Z"}],
+        },
+    }
+
+
+def test_a_query_cut_at_its_row_limit_is_asked_again_up_to_its_first_line():
+    # Given a log query that hit its row limit, its first line at 15:46:41
+    cut = _logs_view("2026-11-26T15:46:41.564Z", truncated=True)
+    # When the offline Executor looks for follow-ups
+    calls = offline_module._earlier_lines(_executor_ctx(cut))
+    # Then it asks for the same lines over the window before that first line, once
+    assert [(c.tool, c.params) for c in calls] == [
+        (
+            "query_logs",
+            {
+                "stream_contains": "cart-api",
+                "limit": 1000,
+                "start": "2026-11-26T15:05:00Z",
+                "end": "2026-11-26T15:46:41.564Z",
+            },
+        )
+    ]
+    asked = _logs_view("2026-11-26T15:31:41Z", truncated=False, end="2026-11-26T15:46:41.564Z")
+    assert offline_module._earlier_lines(_executor_ctx(cut, asked)) == []
+    # and a query that was not cut, or whose first line opens its window, is not asked again
+    whole = _logs_view("2026-11-26T15:46:41.564Z", truncated=False)
+    assert offline_module._earlier_lines(_executor_ctx(whole)) == []
+    opens = _logs_view("2026-11-26T15:05:00Z", truncated=True)
+    assert offline_module._earlier_lines(_executor_ctx(opens)) == []

@@ -48,10 +48,11 @@ class SignatureHit:
     # first occurrence of each message template: (invocation_id, row index, message)
     templates: dict[str, tuple[str, int, str]] = field(default_factory=dict)
     template_counts: dict[str, int] = field(default_factory=dict)
+    template_first: dict[str, str] = field(default_factory=dict)  # its earliest timestamp
 
     @property
     def exemplar(self) -> tuple[str, int, str] | None:
-        """The first line of the most common template: the line that typifies the signature."""
+        """The earliest line of the most common template: the line that typifies the signature."""
         if not self.template_counts:
             return None
         top = max(self.template_counts, key=lambda t: self.template_counts[t])
@@ -93,7 +94,12 @@ def log_signatures(invocations: list[dict[str, Any]]) -> list[SignatureHit]:
             hit.last_at = max(hit.last_at, ts)
             hit.log_groups.add(row.get("log_group", ""))
             shape = template(row["message"])
-            hit.templates.setdefault(shape, (inv["invocation_id"], i, row["message"]))
+            # the earliest line of each template, whichever query returned it: a query cut
+            # at its row limit holds only the newest lines, a query before it the first
+            known = hit.template_first.get(shape)
+            if known is None or (ts and ts < known):
+                hit.templates[shape] = (inv["invocation_id"], i, row["message"])
+                hit.template_first[shape] = ts
             hit.template_counts[shape] = hit.template_counts.get(shape, 0) + 1
     order = {s.name: n for n, s in enumerate(signatures.catalogue())}
     return sorted(

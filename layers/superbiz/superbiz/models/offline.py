@@ -245,6 +245,7 @@ class OfflineModel:
             if not known:
                 follow += _beyond_the_service(ctx)
             follow += _services_elsewhere(ctx)
+            follow += _earlier_lines(ctx)
             follow += _confirming_metrics(ctx)
             follow += _resources_of_the_refused(ctx)
             lookup = _knowledge_lookup(ctx)
@@ -523,6 +524,39 @@ def _searched_services(invocations: list[dict[str, Any]]) -> set[str]:
         for i in invocations
         if i["tool"] == "query_logs"
     }
+
+
+def _earlier_lines(ctx: dict[str, Any]) -> list[ToolCall]:
+    """The same search again, up to its first returned line, for each log query cut at its
+    row limit: Logs Insights answers newest first, so a cut query's first line need not be
+    the first there was, and the change that came before the real onset would be judged
+    against a later one. Once per cut (a query ending where another's first line is)."""
+    if "query_logs" not in ctx.get("tool_names", []):
+        return []
+    invocations = ctx["invocations"]
+    ends = {str(i["params"].get("end")) for i in invocations if i["tool"] == "query_logs"}
+    calls: list[ToolCall] = []
+    for inv in invocations:
+        view = inv.get("view") or {}
+        if inv["tool"] != "query_logs" or not inv.get("success") or not view.get("truncated"):
+            continue
+        seen = [c["first_seen"] for c in view.get("clusters", []) if c.get("first_seen")]
+        start = view.get("start")
+        if not seen or not start:
+            continue
+        first = min(seen)
+        if parse_iso(first) <= parse_iso(start) or first in ends:
+            continue
+        ends.add(first)
+        params = {k: v for k, v in inv["params"].items() if k not in ("minutes", "start", "end")}
+        calls.append(
+            ToolCall(
+                call_id=f"earlier-{len(calls)}",
+                tool="query_logs",
+                params=params | {"start": start, "end": first},
+            )
+        )
+    return calls[:MAX_FOLLOWED_SERVICES]
 
 
 def _services_elsewhere(ctx: dict[str, Any]) -> list[ToolCall]:
