@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from node_support import RUN_ID, scripted, verified
+from node_support import LOG_LINE, RUN_ID, scripted, verified
 
 from superbiz.contracts import (
     AnswerCheck,
@@ -23,6 +23,7 @@ from superbiz.graph.nodes.composer import (
 from superbiz.graph.nodes.gatekeeper import gatekeeper_node
 from superbiz.graph.nodes.verified_input import verified_input
 from superbiz.graph.routes import Route
+from superbiz.records import invocation_id_for
 
 
 def composed(start_run, composer_reply=None, *, verdict=VerifierVerdict.PASS):
@@ -146,41 +147,55 @@ NPE_LINE = (
 )
 
 
-def test_the_offline_report_quoting_a_line_that_says_because_is_not_refused(start_run):
-    # Given a passed observation that quotes a stack trace line whose own words say "because"
-    run = start_run()
-    inv = run.invocation(
+def _composed_over(start_run, message: str, claim: Claim, *, query: str | None = None, answer=None):
+    """A run whose logs call returned `message` and whose one claim (citing it, at
+    $.results[0].message) went through the Gatekeeper, VerifiedInput and a PASS from the
+    Verifier before the Composer answered: `answer`, or the offline model's report."""
+    script = {"composer": [{"content": {"answer_markdown": answer}}]} if answer else {}
+    run = start_run(query or "Why is checkout-api returning 5xx errors?", model=scripted(script))
+    run.invocation(
         1,
-        {"results": [{"message": NPE_LINE, "timestamp": "2026-11-20T10:05:12Z"}]},
+        {"results": [{"message": message, "timestamp": "2026-11-20T10:05:12Z"}]},
         evidence_refs=["$.results[0].message"],
-    )
-    claim = Claim(
-        claim_id="c1",
-        kind=ClaimKind.OBSERVATION,
-        statement=f'The logs show unhandled exceptions, for example: "{NPE_LINE[46:]}"',
-        citations=[
-            Citation(
-                source_invocation_id=inv.invocation_id,
-                raw_path="$.results[0].message",
-                evidence_excerpt=NPE_LINE[46:],
-            )
-        ],
     )
     run.record("executor", "executor_evidence_v2", ExecutorEvidence(claims=[claim]))
     gatekeeper_node(run.event(decision=Route.EVIDENCE), run.deps)
-    assert run.store.get_run(RUN_ID).self_evaluation["gatekeeper"]["claims_passed"] == 1
     verified_input(run.event(), run.deps)
     run.record(
         "verifier",
         "verifier_output",
         VerifierOutput(verdict=VerifierVerdict.PASS, score=80, allowed_claims=["c1"]),
     )
-    # When the offline Composer writes the report
     composer(run.event(), run.deps)
+    return run
+
+
+def _claim(kind: ClaimKind, statement: str, excerpt: str) -> Claim:
+    return Claim(
+        claim_id="c1",
+        kind=kind,
+        statement=statement,
+        citations=[
+            Citation(
+                source_invocation_id=invocation_id_for(RUN_ID, 1),
+                raw_path="$.results[0].message",
+                evidence_excerpt=excerpt,
+            )
+        ],
+    )
+
+
+def test_the_offline_report_quoting_a_line_that_says_because_is_not_refused(start_run):
+    # Given a passed observation that quotes a stack trace line whose own words say "because"
+    statement = f'The logs show unhandled exceptions, for example: "{NPE_LINE[46:]}"'
+    claim = _claim(ClaimKind.OBSERVATION, statement, NPE_LINE[46:])
+    # When the offline Composer writes the report
+    run = _composed_over(start_run, NPE_LINE, claim)
     # Then the report stands as written: the quoted line's "because" is not read as a cause
     # the answer states, since the Gatekeeper passed that very statement
-    check = run.store.get_run(RUN_ID).self_evaluation["answer_check"]
-    assert check["rendered_by"] == "composer", check["unsupported"]
+    evaluation = run.store.get_run(RUN_ID).self_evaluation
+    assert evaluation["gatekeeper"]["claims_passed"] == 1
+    assert evaluation["answer_check"]["rendered_by"] == "composer", evaluation["answer_check"]
     assert "promotion" in latest(run.trace(), FinalAnswer).text
 
 
@@ -217,30 +232,13 @@ def test_the_answer_may_name_what_the_engineer_asked_about(start_run):
 
 def _cause_run(start_run, query: str, answer: str):
     """A run whose one passed claim is a root cause citing the pool's error line, and a
-    Composer that answers `answer`."""
-    run = start_run(query, model=scripted({"composer": [{"content": {"answer_markdown": answer}}]}))
-    inv = run.logs()
-    claim = Claim(
-        claim_id="c1",
-        kind=ClaimKind.ROOT_CAUSE,
-        statement="HikariPool-1 has no connection available",
-        citations=[
-            Citation(
-                source_invocation_id=inv.invocation_id,
-                raw_path="$.results[0].message",
-                evidence_excerpt="Connection is not available",
-            )
-        ],
+    Composer that answers `answer`; the answer check's record."""
+    claim = _claim(
+        ClaimKind.ROOT_CAUSE,
+        "HikariPool-1 has no connection available",
+        "Connection is not available",
     )
-    run.record("executor", "executor_evidence_v2", ExecutorEvidence(claims=[claim]))
-    gatekeeper_node(run.event(decision=Route.EVIDENCE), run.deps)
-    verified_input(run.event(), run.deps)
-    run.record(
-        "verifier",
-        "verifier_output",
-        VerifierOutput(verdict=VerifierVerdict.PASS, score=80, allowed_claims=["c1"]),
-    )
-    composer(run.event(), run.deps)
+    run = _composed_over(start_run, LOG_LINE, claim, query=query, answer=answer)
     return run.store.get_run(RUN_ID).self_evaluation["answer_check"]
 
 
