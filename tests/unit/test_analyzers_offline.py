@@ -1038,3 +1038,52 @@ def test_a_query_cut_at_its_row_limit_is_asked_again_up_to_its_first_line():
     assert offline_module._earlier_lines(_executor_ctx(whole)) == []
     opens = _logs_view("2026-11-26T15:05:00Z", truncated=True)
     assert offline_module._earlier_lines(_executor_ctx(opens)) == []
+
+
+ENDPOINT_DENIED = (
+    "ERROR AccessDeniedException: User: arn:aws:sts::123456789012:assumed-role/stock-writer/x "
+    "is not authorized to perform: dynamodb:UpdateItem on resource: "
+    "arn:aws:dynamodb:us-east-1:123456789012:table/stock-levels because no VPC endpoint "
+    "policy allows the dynamodb:UpdateItem action"
+)
+
+
+def test_a_denial_through_a_vpc_endpoint_policy_links_the_endpoint_policy_change():
+    # Given calls denied "because no VPC endpoint policy allows", an endpoint policy change
+    # four minutes before, and a change to the table itself, which cannot deny a call
+    found = analyzers.findings(
+        [
+            logs(*[ENDPOINT_DENIED] * 3),
+            _change(
+                "vpce-0a1b2c3d4e5f60718",
+                "ModifyVpcEndpoint",
+                'vpcEndpointId=vpce-0a1b2c3d4e5f60718, policyDocument={"Statement":[{"Effect":'
+                '"Allow","Action":"dynamodb:*","Resource":"arn:aws:dynamodb:*:*:table/stock-level"}]}',
+                t="2026-11-20T09:56:00Z",
+            ),
+        ]
+    )
+    # Then the endpoint's policy change is the trigger of the denials
+    (signature,) = [f for f in found if f.kind == "error_signature"]
+    assert signature.data["signature"] == "vpc_endpoint_policy_denied"
+    assert [f.data["change"]["event"] for f in found if f.kind == "change_before_onset"] == [
+        "ModifyVpcEndpoint"
+    ]
+
+
+def test_a_denial_by_an_identity_policy_does_not_blame_an_endpoint_change():
+    # Given calls denied by the role's own policy, and an endpoint policy change before them
+    line = ENDPOINT_DENIED.replace("no VPC endpoint policy", "no identity-based policy")
+    found = analyzers.findings(
+        [
+            logs(*[line] * 3),
+            _change(
+                "vpce-0a1b2c3d4e5f60718",
+                "ModifyVpcEndpoint",
+                'vpcEndpointId=vpce-0a1b2c3d4e5f60718, policyDocument={"Statement":[]}',
+                t="2026-11-20T09:56:00Z",
+            ),
+        ]
+    )
+    # Then the endpoint change is considered, not blamed
+    assert not [f for f in found if f.kind == "change_before_onset"]

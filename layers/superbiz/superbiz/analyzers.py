@@ -900,6 +900,7 @@ _CAPACITY_DETAIL = lazy(
     r"maxclients|connection ?limit",
     re.I,
 )
+_ENDPOINT_POLICY_EVENTS = frozenset({"ModifyVpcEndpoint", "CreateVpcEndpoint"})
 # the kind of change that can leave calls refused the way a signature's lines show
 CATEGORY_OF_REFUSAL = {"denied": "permission", "throttled": "capacity", "limited": "capacity"}
 # a permission or a capacity is exercised only when the call is next made (a task's
@@ -915,6 +916,9 @@ def change_category(change: dict[str, Any]) -> str:
         return "permission"
     if _CAPACITY_CHANGE.match(event):
         return "capacity"
+    # a VPC endpoint's policy decides which calls pass through it
+    if event in _ENDPOINT_POLICY_EVENTS and _POLICY_DETAIL.search(detail):
+        return "permission"
     if _ATTRIBUTE_CHANGE.match(event):
         if event in ("SetQueueAttributes", "SetTopicAttributes") and _POLICY_DETAIL.search(detail):
             return "permission"
