@@ -313,3 +313,64 @@ def test_a_search_embeds_the_expanded_query(tmp_path: Path):
     kb.search("link keeps toggling", top_k=1, mode="dense")
     # Then the embedded text also holds the runbook's word for it
     assert embedder.embedded == ["link keeps toggling (flapping)"]
+
+
+# -- what the engineer rules out ------------------------------------------------------------
+
+RECEIVE = """# NodeNetworkReceiveErrs
+
+## Meaning
+A network interface reports many receive errors.
+"""
+
+TRANSMIT = """# NodeNetworkTransmitErrs
+
+## Meaning
+A network interface reports many transmit errors.
+"""
+
+
+def test_what_a_query_rules_out_is_not_searched_for() -> None:
+    from superbiz.knowledge.lexical import ruled_out
+
+    # Given descriptions that name the twin symptom only to rule it out
+    # Then the ruled-out mention is dropped and the rest is kept word for word
+    assert ruled_out("rx errors climbing on eth0, tx fine, pods time out") == (
+        "rx errors climbing on eth0, pods time out"
+    )
+    assert ruled_out("the receive counters stay clean while TX errors climb") == (
+        "while TX errors climb"
+    )
+    assert (
+        ruled_out("root volume at 96%, not growing, just full") == "root volume at 96%, just full"
+    )
+    assert ruled_out("job still running after 3h, not failed but never completes") == (
+        "job still running after 3h, but never completes"
+    )
+    # And a negation that is itself the symptom stays: "not ready", "no leader"
+    for query in (
+        "node is not ready since the reboot",
+        "etcd has no leader",
+        "the clock is not synchronising",
+        "pods not scheduled on the new nodes",
+    ):
+        assert ruled_out(query) == query
+
+
+def test_a_twin_ruled_out_by_name_does_not_win(tmp_path: Path):
+    # Given twin runbooks that differ in one word: receive or transmit
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    (root / "NodeNetworkReceiveErrs.md").write_text(RECEIVE)
+    (root / "NodeNetworkTransmitErrs.md").write_text(TRANSMIT)
+    kb = KnowledgeBase(LocalIndex(tmp_path / "index"), BagOfWords(dimension=256))
+    kb.ingest_path(root)
+    # When an engineer reports receive errors and says transmit is fine, in both orders
+    for query in (
+        "receive errors on eth0 keep climbing, transmit looks fine",
+        "transmit counters are clean but receive errors keep climbing on eth0",
+        "rx errs climbing on eth0",
+    ):
+        hits = best_per_document(kb.search(query, top_k=2))
+        # Then the receive runbook comes first
+        assert hits[0].chunk.source == "NodeNetworkReceiveErrs.md", query

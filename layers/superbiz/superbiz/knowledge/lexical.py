@@ -12,7 +12,10 @@ stopwords are dropped. A query that describes a symptom in words no runbook uses
 ("bouncing up and down", "chrony", "x509") also asks for the runbooks' word for
 it ("flapping", "clock", "certificate"): `SYMPTOM_TERMS`, a small general
 operations vocabulary; the embedded query carries the same words
-(`superbiz.knowledge.service.dense_query`).
+(`superbiz.knowledge.service.dense_query`). A description often names the twin
+symptom only to rule it out ("rx errors climbing, tx fine", "not growing, just
+full"); `ruled_out` drops such mentions before either list is searched, so the
+word that sets two near-twin runbooks apart is not counted for the wrong one.
 """
 
 from __future__ import annotations
@@ -179,6 +182,8 @@ SYMPTOM_TERMS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("mdstat", "mdadm"), "raid"),
     (("replica", "replicas"), "instance"),
     (("every", "each"), "all"),
+    (("rx",), "receive"),
+    (("tx",), "transmit"),
     (("disk", "disks"), "space"),  # a disk that fills up is out of bytes unless inodes are named
 )
 _SPACES = re.compile(r"[^a-z0-9-]+")
@@ -197,3 +202,34 @@ def symptom_words(text: str) -> list[str]:
 def symptom_expansion(text: str) -> list[str]:
     """`symptom_words` as index tokens, each once."""
     return list(dict.fromkeys(t for words in symptom_words(text) for t in tokenize(words)))
+
+
+# "tx fine", "the receive counters stay clean", "latency looks ok": one word said to be
+# well (with a counter-like noun after it), then a state of health. Only that word goes: the
+# clause around it often names the subject ("kube-proxy pods running fine but ...") or the
+# scope ("the other two deliver ok"), which the search still needs.
+_CLEARED = re.compile(
+    r"\b(?:the\s+)?[A-Za-z0-9][\w-]*"
+    r"(?:\s+(?:counters?|side|traffic|path|rate|numbers|metrics?|errors|graphs?))?"
+    r"\s+(?:(?:is|are|look|looks|stay|stays|seem|seems|remain|remains|still)\s+)?"
+    r"(?:fine|ok|okay|clean|normal|healthy|good)\b",
+    re.IGNORECASE,
+)
+# "not growing, just full", "not failed but never completes": a word negated to contrast it
+# with what follows. A bare negation is often the symptom itself ("not ready", "no leader"),
+# so only the contrastive form is read as ruling something out.
+_CONTRASTED = re.compile(
+    r"\b(?:not|n't)\s+[A-Za-z][\w-]*(?=\s*,?\s*(?:just|but|only|merely|simply)\b)",
+    re.IGNORECASE,
+)
+_LOOSE_COMMAS = re.compile(r"\s*,(?:\s*,)+|\s+,")
+
+
+def ruled_out(text: str) -> str:
+    """The query without the mentions it rules out (`_CLEARED`, `_CONTRASTED`), the rest
+    word for word; the query itself when nothing is ruled out or nothing would be left."""
+    kept = _CONTRASTED.sub("", _CLEARED.sub("", text))
+    if kept == text:
+        return text
+    kept = " ".join(_LOOSE_COMMAS.sub(",", kept).split()).strip(" ,;")
+    return kept if _WORD.search(kept) else text

@@ -30,7 +30,7 @@ from superbiz.knowledge.chunking import (
     is_folder_file,
 )
 from superbiz.knowledge.fusion import convex_fusion
-from superbiz.knowledge.lexical import is_identifier_query, symptom_words
+from superbiz.knowledge.lexical import is_identifier_query, ruled_out, symptom_words
 from superbiz.schema import Schema
 
 SearchMode = Literal["hybrid", "bm25", "dense"]
@@ -205,6 +205,7 @@ class KnowledgeBase:
                 "the knowledge index is empty: run superbiz kb ingest PATH first"
             )
         k = max(k_candidates, top_k)
+        query = ruled_out(query)
         lexical = self.index.lexical(query, k) if mode in ("hybrid", "bm25") else None
         vector = (
             self.index.vector(self.embedder.embed([dense_query(query)])[0], k)
