@@ -124,6 +124,7 @@ _QUOTED = lazy(
     r"(?:(?<=^)|(?<=[\s(\[:]))'(?!\s)((?:[^'\n]|(?<=[A-Za-z])'(?=[A-Za-z])){3,400}?)"
     r"(?<!\s)'(?=[\s.,;:!?)\]]|$)"
 )
+QUOTATION = _QUOTED
 _EVIDENCE_NUMBER = lazy(r"(?<![\d.])(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?([a-zA-Z%]+))?")
 
 # tokens with digits that name a kind of thing, not a fact of this incident
@@ -648,9 +649,30 @@ _UNIT_NAMES = {
 }  # fmt: skip
 
 
+# metrics whose unit CloudWatch fixes by their name (the AWS documentation of each
+# namespace), so a summary labelled with one ("TargetResponseTime (p99, 60s) rose ...") is
+# in that unit even when it does not say so. Names whose unit differs by namespace (API
+# Gateway's Latency is in milliseconds, the classic ELB's in seconds) are not here.
+_METRIC_UNITS = {
+    "TargetResponseTime": "s", "ApproximateAgeOfOldestMessage": "s", "ReadLatency": "s",
+    "WriteLatency": "s", "ReplicaLag": "s", "Duration": "ms", "IteratorAge": "ms",
+    "InitDuration": "ms", "PostRuntimeExtensionsDuration": "ms", "AuroraReplicaLag": "ms",
+    "SuccessfulRequestLatency": "ms", "GetRecords.IteratorAgeMilliseconds": "ms",
+    "CPUUtilization": "%", "MemoryUtilization": "%", "EngineCPUUtilization": "%",
+    "FreeableMemory": "b", "FreeStorageSpace": "b",
+}  # fmt: skip
+# a metric's summary label: its name, then its statistic and period in brackets
+_METRIC_LABEL = lazy(
+    r"(?<![\w.])(" + "|".join(re.escape(n) for n in _METRIC_UNITS) + r")\s*\([\w.]+,\s*\d+s\)"
+)
+
+
 def _declared_unit(text: str) -> str | None:
-    """The one unit a value names for its numbers, if it names exactly one."""
+    """The one unit a value names for its numbers, if it names exactly one; else the unit
+    of the one metric whose summary it is, where the metric's name fixes it."""
     named = {_UNIT_NAMES[m] for m in _CLOUDWATCH_UNIT.findall(text)}
+    if not named:
+        named = {_METRIC_UNITS[m] for m in _METRIC_LABEL.findall(text)}
     unit = named.pop() if len(named) == 1 else None
     return unit if unit in _TIME_UNITS or unit in _SIZE_UNITS or unit == "%" else None
 

@@ -64,6 +64,7 @@ class Cited:
     metric: str = ""
     dimensions: dict[str, str] = field(default_factory=dict)
     account_wide: bool = False  # the request named no service, group, resource or name
+    source: str = ""  # the invocation the value is of
 
     def __post_init__(self) -> None:
         # a list is its elements: a pairing must come from one of them, not from the list
@@ -353,10 +354,11 @@ _DENIAL = lazy(
     re.I,
 )
 _QUOTED = lazy(r'"[^"]*"|“[^”]*”|`[^`]*`')
+# (a word of a hyphenated name is none of these: "read-only" bounds nothing)
 _BOUNDED = lazy(
-    r"\b(?:until|before|after|since|prior|except|other\s+than|besides|apart\s+from|only|longer|"
+    r"(?<![\w-])(?:until|before|after|since|prior|except|other\s+than|besides|apart\s+from|only|longer|"
     r"more|fewer|less|over|above|below|under|exceed\w*|beyond|again|(?<!at\s)all|every|just|but|"
-    r"although|though|whereas|while|instead)\b",
+    r"although|though|whereas|while|instead)(?![\w-])",
     re.I,
 )
 _CLAUSE_END = lazy(r"\b(?:but|while|whereas|although|though|yet|however|and\s+then)\b", re.I)
@@ -442,6 +444,20 @@ def _held(token: str, record: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(token.lower())}(?![\w-])", record.lower()) is not None
 
 
+_RECORD = lazy(r"^\$(?:\.[A-Za-z_][\w-]*)+\[\d+\]")
+
+
+def _whole_records(cited: list[Cited]) -> list[str]:
+    """Citations of parts of one record (a trace's segment and its downstream call, both
+    under `$.traces[0]`) read as that one record: what they hold, they hold together."""
+    parts: dict[tuple[str, str], list[str]] = {}
+    for c in cited:
+        m = _RECORD.match(c.path)
+        if c.source and m and not c.searched_nothing:
+            parts.setdefault((c.source, m.group(0)), []).append(c.text)
+    return ["\n".join(texts) for texts in parts.values() if len(texts) > 1]
+
+
 def mispaired(statement: str, cited: list[Cited]) -> str | None:
     """Specifics stated together in one clause ("502s from payments-gw came from host B in
     zone B") that the cited lines hold only apart: each is in some cited line, no one line
@@ -449,6 +465,7 @@ def mispaired(statement: str, cited: list[Cited]) -> str | None:
     records = [r for c in cited if not c.searched_nothing for r in c.records]
     if len(records) < 2:
         return None
+    records += _whole_records(cited)
     for part in _JOINS.split(normalise(_QUOTED.sub(" ; ", statement))):
         if not part or len(part.strip()) < 5:
             continue

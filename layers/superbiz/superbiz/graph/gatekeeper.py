@@ -93,6 +93,7 @@ from superbiz.contracts import (
     TextOutcome,
 )
 from superbiz.graph import agreement
+from superbiz.graph import reading as record_reading
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.patterns import lazy
 from superbiz.records import ToolInvocation
@@ -428,6 +429,7 @@ def _cited(
         path=path,
         searched_nothing=searched_nothing,
         at=agreement.record_instant(inv.output, parts),
+        source=inv.invocation_id,
         **agreement.scope_of(inv.output, inv.input_params),
     )
 
@@ -582,6 +584,14 @@ def check_claim(
                 rule_ids.append(DERIVATION_MISMATCH)
                 details.append(why)
                 continue
+            if derivation.op is DerivationOp.SUM and (
+                limit := record_reading.threshold_in_sum(
+                    derivation.inputs, [c.cited for c in good if c.cited is not None]
+                )
+            ):
+                rule_ids.append(DERIVATION_MISMATCH)
+                details.append(limit)
+                continue
             if (value := _number(derivation.value)) is not None:
                 derived.add(value)
             if derivation.op is DerivationOp.RATIO_PERCENT and (
@@ -621,7 +631,18 @@ def check_claim(
         if reversed_:
             rule_ids.append(CONTRADICTS_CITATION)
             details.append(reversed_)
-        state = alarm_state_contradicted(claim.statement, [c.text for c in good])
+        state = alarm_state_contradicted(
+            claim.statement, [c.text for c in good]
+        ) or current_alarm_state_contradicted(
+            claim.statement,
+            [
+                (
+                    invocations[c.outcome.source_invocation_id],
+                    jsonpath.canonical(c.outcome.raw_path),
+                )
+                for c in good
+            ],
+        )
         if state:
             rule_ids.append(CONTRADICTS_CITATION)
             details.append(state)
@@ -755,19 +776,77 @@ _SAYS_ALARM = lazy(
 )
 
 
+# an alarm's state told in the past ("after being in ALARM from 14:03", "was OK until 09:14"):
+# a history that shows the alarm entering that state holds it
+_PAST_ALARM = lazy(
+    r"\b(?:was|were|had\s+been|after\s+being|been|being|went\s+into|entered)\s+"
+    r"(?:in\s+)?(?:the\s+)?(?:state\s+)?ALARM\b"
+)
+_PAST_OK = lazy(
+    r"\b(?:was|were|had\s+been|after\s+being|been|being)\s+(?:in\s+)?(?:the\s+)?(?:state\s+)?OK\b"
+)
+_ENTERED_ALARM = lazy(r"\bto\s+ALARM\b")
+_ENTERED_OK = lazy(r"\bto\s+OK\b|\bfrom\s+OK\b")
+
+
 def alarm_state_contradicted(statement: str, cited: list[str]) -> str | None:
     """An alarm said to be OK (not firing) when every state its citations show is ALARM,
-    or the other way round. A citation holding both states (a history) decides nothing."""
+    or the other way round. A citation holding both states (a history) decides nothing, and
+    a state told in the past is held by a cited history that shows the alarm entering it."""
     states = {
         line.strip()
         for text in cited
         for line in text.splitlines()
         if line.strip() in _ALARM_STATES
     }
-    if states == {"ALARM"} and _SAYS_OK.search(statement):
+    said = statement
+    if any(_ENTERED_ALARM.search(t) for t in cited):
+        said = _PAST_ALARM.sub(" ", said)
+    if any(_ENTERED_OK.search(t) for t in cited):
+        said = _PAST_OK.sub(" ", said)
+    if states == {"ALARM"} and _SAYS_OK.search(said):
         return "states the alarm was OK (not firing); the cited alarm is in state ALARM"
-    if states == {"OK"} and _SAYS_ALARM.search(_SAYS_OK.sub(" ", statement)):
+    if states == {"OK"} and _SAYS_ALARM.search(_SAYS_OK.sub(" ", said)):
         return "states the alarm was firing (ALARM); the cited alarm is in state OK"
+    return None
+
+
+# an alarm's state now, in present-tense words
+_NOW_ALARM = lazy(
+    r"\b(?:is|are|remains?|stays?)\s+(?:still\s+|now\s+|currently\s+)?(?:in\s+)?(?:the\s+)?"
+    r"(?:state\s+)?ALARM\b|\b(?:still|now|currently)\s+(?:in\s+)?ALARM\b"
+    r"|\b(?:is|are)\s+(?:still\s+|now\s+|currently\s+)?(?:firing|alarming)\b|\bstill\s+firing\b"
+)
+_NOW_OK = lazy(
+    r"\b(?:is|are|remains?|stays?)\s+(?:still\s+|now\s+|currently\s+|back\s+)?(?:in\s+)?"
+    r"(?:the\s+)?(?:state\s+)?OK\b|\bback\s+to\s+OK\b|\b(?:is|are)\s+no\s+longer\s+"
+    r"(?:firing|in\s+ALARM)\b|\b(?:is|are)\s+not\s+(?:firing|in\s+ALARM)\b"
+)
+_ALARM_PATH = lazy(r"^\$\.alarms\[(\d+)\]")
+
+
+def current_alarm_state_contradicted(
+    statement: str, citations: list[tuple[ToolInvocation, str]]
+) -> str | None:
+    """An alarm said to be in a state now ("is still in ALARM", "is back to OK") that the
+    alarm whose record the citation lies in is not in: a history line ("Alarm updated from
+    OK to ALARM") is what the alarm did then, and its record's `state` is what it is now."""
+    now: set[str] = set()
+    for inv, path in citations:
+        m = _ALARM_PATH.match(path)
+        alarms = inv.output.get("alarms") if isinstance(inv.output, dict) else None
+        if inv.tool_name != "query_alarms" or m is None or not isinstance(alarms, list):
+            continue
+        index = int(m.group(1))
+        alarm = alarms[index] if index < len(alarms) else None
+        if isinstance(alarm, dict) and isinstance(alarm.get("state"), str):
+            now.add(alarm["state"])
+    if not now:
+        return None
+    if now == {"OK"} and _NOW_ALARM.search(_NOW_OK.sub(" ", statement)):
+        return "states the alarm is in ALARM now; the alarm the citation lies in is OK"
+    if now == {"ALARM"} and _NOW_OK.search(statement):
+        return "states the alarm is OK now; the alarm the citation lies in is in ALARM"
     return None
 
 
@@ -777,20 +856,20 @@ _ORDER_WORD = lazy(r"\b(before|preceded|prior to|ahead of|after|followed)\b", re
 
 def order_contradicted(statement: str) -> str | None:
     """ "A at T1 came before B at T2" with T1 later than T2 (or "after" with T1 earlier):
-    the two instants the statement itself gives say the opposite of its ordering word."""
+    the two instants the statement itself gives say the opposite of its ordering word. A
+    time of day ("11:48") counts as well as a full instant, at the precision written: 11:48
+    is after 11:47:26 whatever second it means; 11:47 may be either."""
     for sentence in re.split(r"(?<=[.;!?])\s+", normalise(statement)):
-        found = specifics.instants_in(sentence)
-        spots = sorted((sentence.find(written), at, written) for at, written, _ in found)
-        spots = [s for s in spots if s[0] >= 0]
-        for (start, first, written), (end, second, _) in zip(spots, spots[1:], strict=False):
-            between = sentence[start + len(written) : end]
+        found = record_reading.spots(sentence)
+        for first, second in zip(found, found[1:], strict=False):
+            between = sentence[first.start + len(first.written) : second.start]
             words = _ORDER_WORD.findall(between)
-            if len(between) > 160 or len(words) != 1 or first == second:
+            if len(between) > 160 or len(words) != 1:
                 continue
             later = words[0].lower() in ("after", "followed")
-            if (first > second) is not later:
+            if record_reading.surely_later(first, second) is (not later):
                 return (
-                    f"states {first:%H:%M:%S} came {words[0].lower()} {second:%H:%M:%S}; "
+                    f"states {first.written} came {words[0].lower()} {second.written}; "
                     "the instants it gives say the opposite"
                 )
     return None
@@ -813,7 +892,12 @@ def _disagreements(
     checks = [
         (CONTRADICTS_CITATION, agreement.role_swapped(statement, cited)),
         (CONTRADICTS_CITATION, agreement.state_contradicted(statement, cited)),
-        (CONTRADICTS_CITATION, agreement.proportion_contradicted(statement, cited, ratios)),
+        (
+            CONTRADICTS_CITATION,
+            agreement.proportion_contradicted(
+                statement, cited, [*ratios, *record_reading.ratios_at_one_instant(cited)]
+            ),
+        ),
         (UNSUPPORTED_SPECIFIC, agreement.mispaired(statement, cited)),
         (UNSUPPORTED_SPECIFIC, agreement.statistic_swapped(statement, cited)),
         (CONTRADICTS_CITATION, agreement.change_reversed(statement, cited)),
@@ -825,7 +909,20 @@ def _disagreements(
                 statement, cited, negative=claim.kind is ClaimKind.NEGATIVE
             ),
         ),
+        (UNSUPPORTED_SPECIFIC, record_reading.absence_wider_than_search(statement, cited)),
     ]
+    if claim.kind is not ClaimKind.REMEDIATION:
+        checks.append((UNSUPPORTED_SPECIFIC, record_reading.one_told_as_all(statement, cited)))
+        checks.append(
+            (CONTRADICTS_CITATION, record_reading.onset_before_failures(statement, cited))
+        )
+        checks.append(
+            (CONTRADICTS_CITATION, record_reading.described_denial_shown(statement, cited))
+        )
+        checks.append((CONTRADICTS_CITATION, record_reading.success_told_failed(statement, cited)))
+        checks.append(
+            (UNSUPPORTED_SPECIFIC, record_reading.quoted_with_wrong_record(statement, cited))
+        )
     if claim.kind is not ClaimKind.REMEDIATION:
         checks.append((CONTRADICTS_CITATION, agreement.denial_shown(statement, cited)))
     if claim.kind is ClaimKind.ROOT_CAUSE:
@@ -864,6 +961,7 @@ def disagreement(sentence: str, cited: list[agreement.Cited]) -> str | None:
             agreement.resource_swapped(clause, cited, kinds, by_name=False)
             or agreement.uncited_period(clause, cited)
             or agreement.negative_too_wide(clause, cited, negative=False)
+            or record_reading.one_told_as_all(clause, focus)
         )
         if why:
             return why
@@ -1014,6 +1112,9 @@ def words(text: str) -> set[str]:
 
 def _stem(word: str) -> str:
     word = word.strip("'-")
+    # a plural of an -ing or -ed noun is that noun: postings is posting, is post
+    if word.endswith(("ings", "eds")) and len(word) >= 8:
+        word = word[:-1]
     for suffix in ("ing", "ies", "es", "ed", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             word = word[: -len(suffix)]
