@@ -37,3 +37,37 @@ def test_a_rise_wins_over_a_fall_and_near_saturation_counts():
     )
     assert summary["direction"] == "rise"
     assert summary["onset_at"] == "2026-11-20T10:06:00Z"
+
+
+# -- a series that stops ------------------------------------------------------------------
+# CloudWatch publishes a count (a rule's MatchedEvents, a function's Invocations) only when
+# something happened: traffic that stops leaves no zero behind, only the end of the series.
+
+
+def test_a_series_that_stops_long_before_the_window_ends_says_so():
+    # Given a rule matching about ten events a minute until 10:36, then nothing until 11:40
+    points = series([9, 11, 10, 8, 12, 10, 9, 10, 11, 10] * 3 + [9, 10, 8, 11, 10, 9, 7])
+    end = T0 + timedelta(minutes=100)
+    # When it is summarised over its window
+    summary, notable = summarise(points, "MatchedEvents (Sum, 60s)", end=end, period=60)
+    # Then the summary names the last datapoint and how long the series has been silent
+    assert summary["stopped_after"] == "2026-11-20T10:36:00Z"
+    assert summary["text"].endswith(
+        "No datapoints after 2026-11-20T10:36:00Z: the series stopped 64 minutes before "
+        "the window's end at 2026-11-20T11:40:00Z."
+    )
+    # And the last datapoint is among the notable ones an answer may cite
+    assert len(points) - 1 in notable
+
+
+def test_the_last_periods_missing_to_ingestion_lag_are_not_a_stop():
+    # Given a series whose last datapoint is ten minutes old, or sparse datapoints of a
+    # count reported only now and then (every twenty minutes)
+    live = series([10] * 30)
+    sparse = [(T0 + timedelta(minutes=20 * i), 1.0) for i in range(4)]
+    # When each is summarised
+    fresh, _ = summarise(live, "Invocations (Sum, 60s)", end=T0 + timedelta(minutes=39), period=60)
+    rare, _ = summarise(sparse, "Errors (Sum, 60s)", end=T0 + timedelta(minutes=150), period=60)
+    # Then neither is said to have stopped
+    assert fresh["stopped_after"] is None and "No datapoints after" not in fresh["text"]
+    assert rare["stopped_after"] is None

@@ -23,6 +23,12 @@ _EPSILON = 1e-9
 _RISE_FRACTION = 0.1  # an onset is at least a tenth of the way from baseline to peak
 _BASELINE_FRACTION = 0.05  # and at least 5 % above the baseline (88 % -> 100 % disk counts)
 _MAD_TO_SIGMA = 1.4826  # scales the median absolute deviation to a standard deviation
+# A series "stopped" when its last datapoint is older than this many periods (and at least
+# STOP_MIN_SECONDS) at the window's end: CloudWatch's last period or two can lag, but a
+# count (MatchedEvents, Invocations) that is published every period and then not at all has
+# lost its traffic, which leaves no zero behind to see a fall in.
+STOP_PERIODS = 3
+STOP_MIN_SECONDS = 900
 
 
 class QueryMetricsInput(TimeWindow):
@@ -90,6 +96,7 @@ class QueryMetricsTool:
                 "peak_at": None,
                 "latest": None,
                 "onset_at": None,
+                "stopped_after": None,
                 "text": f"{_label(params)} had no datapoints between {iso(start)} and {iso(end)}.",
             }
             output["no_evidence"] = (
@@ -99,7 +106,7 @@ class QueryMetricsTool:
             output["known_dimension_sets"] = _known_dimension_sets(cloudwatch, params)
             return ToolResult.nothing_found(output, output["no_evidence"])
 
-        summary, notable = summarise(points, _label(params))
+        summary, notable = summarise(points, _label(params), end=end, period=params.period)
         output["summary"] = summary
         refs = [
             "$.summary.text",
@@ -110,12 +117,20 @@ class QueryMetricsTool:
         ]
         if summary["onset_at"] is not None:
             refs.append("$.summary.onset_at")
+        if summary["stopped_after"] is not None:
+            refs.append("$.summary.stopped_after")
         indexes = range(len(points)) if len(points) <= MAX_POINT_REFS else sorted(notable)
         refs.extend(f"$.points[{i}].v" for i in indexes)
         return ToolResult(output=output, evidence_refs=refs, preview=summary["text"])
 
 
-def summarise(points: list[tuple[datetime, float]], label: str) -> tuple[dict[str, Any], set[int]]:
+def summarise(
+    points: list[tuple[datetime, float]],
+    label: str,
+    *,
+    end: datetime | None = None,
+    period: int = 60,
+) -> tuple[dict[str, Any], set[int]]:
     """Baseline from the first third, onset as the first point clearly above it.
 
     "Clearly above" means exceeding the baseline by the largest of: three
@@ -126,7 +141,9 @@ def summarise(points: list[tuple[datetime, float]], label: str) -> tuple[dict[st
     0/1 error count before a jump to 200) and one-point blips do not. With no
     rise, a fall is looked for the same way (free storage or healthy hosts
     dropping). Once an onset is found the baseline is the median of the points
-    before it. Returns the summary and the indexes of its notable points.
+    before it. A regular series (a datapoint about every period) whose last datapoint
+    is long before the window's `end` has stopped (`stopped_after`, `_stopped_after`).
+    Returns the summary and the indexes of its notable points.
     """
     values = [v for _, v in points]
     head = values[: max(1, len(values) // 3)]
@@ -187,6 +204,13 @@ def summarise(points: list[tuple[datetime, float]], label: str) -> tuple[dict[st
             f"({len(values)} datapoints from {iso(points[0][0])} to {iso(points[-1][0])}); "
             f"peak {fmt_number(peak)} at {peak_at}; latest {fmt_number(latest)}."
         )
+    stopped = _stopped_after(points, end, period)
+    if stopped is not None and end is not None:
+        silent = round((end - stopped).total_seconds() / 60)
+        text += (
+            f" No datapoints after {iso(stopped)}: the series stopped {silent} minutes before "
+            f"the window's end at {iso(end)}."
+        )
     summary = {
         "datapoints": len(values),
         "baseline": clean_number(baseline),
@@ -196,12 +220,31 @@ def summarise(points: list[tuple[datetime, float]], label: str) -> tuple[dict[st
         "onset_at": iso(points[onset][0]) if onset is not None else None,
         "direction": direction,
         "low": clean_number(values[low_index]),
+        "stopped_after": iso(stopped) if stopped is not None else None,
         "text": text,
     }
     notable = {0, peak_index, low_index, len(values) - 1} | (
         {onset} if onset is not None else set()
     )
     return summary, notable
+
+
+def _stopped_after(
+    points: list[tuple[datetime, float]], end: datetime | None, period: int
+) -> datetime | None:
+    """The last datapoint's time when a regular series went silent long before `end`.
+
+    Regular: consecutive datapoints are at most two periods apart at the median, so a
+    count reported only now and then (errors once in a while) is never said to stop."""
+    if end is None or len(points) < 3:
+        return None
+    gaps = [(b - a).total_seconds() for (a, _), (b, _) in zip(points, points[1:], strict=False)]
+    if statistics.median(gaps) > 2 * period:
+        return None
+    last = points[-1][0]
+    if (end - last).total_seconds() <= max(STOP_PERIODS * period, STOP_MIN_SECONDS):
+        return None
+    return last
 
 
 def _fetch(
