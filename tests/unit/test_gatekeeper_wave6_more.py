@@ -11,7 +11,8 @@ inventory-api after a deploy of inventory-api; its p99 is read in seconds.
    another; an alarm's threshold added into a count; a proportion in words that the values
    two cited series give at one instant do not allow;
 4. the meaning of a real record: a cited failure denied ("no read-only transaction
-   errors"), a change recorded as done told as failed, a quoted line given to another task;
+   errors"), a change recorded as done told as failed (or failed as done), a quoted line
+   given to another task;
 5. an alarm's state now: a history line ("Alarm updated from OK to ALARM") told as the
    state the alarm is in now, when its record says otherwise; a past state the history
    shows is not a claim about now;
@@ -376,6 +377,10 @@ TIMEOUT = "upstream timeout from inventory-api"
             [line(2, "PutObject s3://order-receipts/2026/12/01/r-5521.pdf failed")],
         ),
         ("Every endpoint of orders-svc answered 504 from inventory-api.", [line(1, TIMEOUT)]),
+        (
+            "Every one of the orders-svc tasks timed out against inventory-api.",
+            [row(3, TIMEOUT)],
+        ),
     ],
 )
 def test_what_one_resource_shows_told_of_all_of_its_kind_is_refused(statement, citations):
@@ -492,12 +497,31 @@ DEPLOY = change(0, "taskDefinition=inventory-api:77")
             [row(1, TIMEOUT), DEPLOY],
         ),
         (
+            "orders-svc's first 504 at 10:21:09 was followed by the inventory-api:77 deploy "
+            "at 10:12:40.",
+            [row(1, TIMEOUT), DEPLOY],
+        ),
+        (
+            "The inventory-api:77 deploy at 10:12:40 came later than orders-svc's first 504 "
+            "at 10:21:09.",
+            [DEPLOY, row(1, TIMEOUT)],
+        ),
+        (
             "orders-svc has been timing out against inventory-api since 10:12, when "
             "inventory-api:77 went out.",
             [DEPLOY, row(1, TIMEOUT)],
         ),
         (
             "orders-svc's errors began at 10:12:40 with the inventory-api:77 deploy.",
+            [DEPLOY, row(1, TIMEOUT)],
+        ),
+        (
+            "orders-svc started timing out against inventory-api at 10:12:40, right after "
+            "inventory-api:77.",
+            [DEPLOY, row(1, TIMEOUT)],
+        ),
+        (
+            "orders-svc's first failure against inventory-api was at 10:12:40.",
             [DEPLOY, row(1, TIMEOUT)],
         ),
     ],
@@ -516,6 +540,16 @@ def test_an_order_or_onset_its_instants_contradict_is_refused(statement, citatio
         (
             "orders-svc's first 504 at 10:21:09 came after the inventory-api:77 deploy at "
             "10:12:40.",
+            [row(1, TIMEOUT), DEPLOY],
+        ),
+        (
+            "The inventory-api:77 deploy at 10:12:40 was followed by orders-svc's first 504 "
+            "at 10:21:09.",
+            [DEPLOY, row(1, TIMEOUT)],
+        ),
+        (
+            "orders-svc's first 504 at 10:21:09 was preceded by the inventory-api:77 deploy "
+            "at 10:12:40.",
             [row(1, TIMEOUT), DEPLOY],
         ),
         (
@@ -570,6 +604,17 @@ ALARM = Citation(
     [
         ("orders-alb's p99 response time peaked at 3.2 ms at 10:22.", [P99_TEXT], ()),
         ("At 10:22 the slowest 1% of orders-alb requests took 3.2 milliseconds.", [P99_TEXT], ()),
+        (
+            "orders-alb's p99 response time was 2.1 ms at 10:21.",
+            [
+                Citation(
+                    source_invocation_id=P99.invocation_id,
+                    raw_path="$.points[21]",
+                    evidence_excerpt="2026-12-01T10:21:00Z",
+                )
+            ],
+            (),
+        ),
         (
             "orders-svc returned 146 5xx responses at the 10:22 peak.",
             [ERRORS_TEXT, ALARM],
@@ -647,6 +692,16 @@ READ_ONLY = "cannot execute INSERT in a read-only transaction"
             [row(1, TIMEOUT)],
         ),
         ("orders-svc saw zero read-only transaction failures.", [row(5, READ_ONLY)]),
+        ("orders-svc's logs show no sign of errors from POST /v1/orders.", [row(5, READ_ONLY)]),
+        (
+            "erin@corp rolled inventory-api back to inventory-api:76 at 10:26:05; the "
+            "UpdateService went through.",
+            [change(1, "FAILED AccessDeniedException")],
+        ),
+        (
+            "erin@corp updated inventory-api to inventory-api:76 at 10:26:05.",
+            [change(1, "FAILED AccessDeniedException")],
+        ),
         (
             "deploy-bot's UpdateService of inventory-api:77 at 10:12:40 failed, so "
             "inventory-api:77 never ran.",
@@ -688,6 +743,12 @@ def test_a_record_told_as_its_opposite_or_anothers_is_refused(statement, citatio
             "AccessDeniedException.",
             [change(1, "FAILED AccessDeniedException")],
         ),
+        (
+            "erin@corp tried to roll inventory-api back to inventory-api:76 at 10:26:05 and "
+            "was denied.",
+            [change(1, "FAILED AccessDeniedException")],
+        ),
+        ("orders-svc's logs show no sign of DNS errors from inventory-api.", [row(1, TIMEOUT)]),
         (
             "deploy-bot's UpdateService of inventory-api:77 at 10:12:40 went through, and "
             "orders-svc's calls to inventory-api failed from 10:21:09.",

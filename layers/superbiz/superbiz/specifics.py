@@ -653,7 +653,7 @@ _UNIT_NAMES = {
 # namespace), so a summary labelled with one ("TargetResponseTime (p99, 60s) rose ...") is
 # in that unit even when it does not say so. Names whose unit differs by namespace (API
 # Gateway's Latency is in milliseconds, the classic ELB's in seconds) are not here.
-_METRIC_UNITS = {
+METRIC_UNITS = _METRIC_UNITS = {
     "TargetResponseTime": "s", "ApproximateAgeOfOldestMessage": "s", "ReadLatency": "s",
     "WriteLatency": "s", "ReplicaLag": "s", "Duration": "ms", "IteratorAge": "ms",
     "InitDuration": "ms", "PostRuntimeExtensionsDuration": "ms", "AuroraReplicaLag": "ms",

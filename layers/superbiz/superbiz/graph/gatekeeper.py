@@ -851,7 +851,13 @@ def current_alarm_state_contradicted(
 
 
 # an ordering word between two instants of one sentence, and nothing else of the kind
-_ORDER_WORD = lazy(r"\b(before|preceded|prior to|ahead of|after|followed)\b", re.IGNORECASE)
+_ORDER_WORD = lazy(
+    r"\b(before|preceded\s+by|preceded|prior to|ahead of|earlier than|after|followed\s+by|"
+    r"followed|later than)\b",
+    re.IGNORECASE,
+)
+# "A at T1, followed by B at T2": A came first; "A at T1 followed B at T2": A came after
+_LATER_WORDS = ("after", "followed", "later than", "preceded by")
 
 
 def order_contradicted(statement: str) -> str | None:
@@ -866,7 +872,7 @@ def order_contradicted(statement: str) -> str | None:
             words = _ORDER_WORD.findall(between)
             if len(between) > 160 or len(words) != 1:
                 continue
-            later = words[0].lower() in ("after", "followed")
+            later = " ".join(words[0].lower().split()) in _LATER_WORDS
             if record_reading.surely_later(first, second) is (not later):
                 return (
                     f"states {first.written} came {words[0].lower()} {second.written}; "
@@ -920,6 +926,8 @@ def _disagreements(
             (CONTRADICTS_CITATION, record_reading.described_denial_shown(statement, cited))
         )
         checks.append((CONTRADICTS_CITATION, record_reading.success_told_failed(statement, cited)))
+        checks.append((CONTRADICTS_CITATION, record_reading.failure_told_done(statement, cited)))
+        checks.append((UNSUPPORTED_SPECIFIC, record_reading.metric_unit_changed(statement, cited)))
         checks.append(
             (UNSUPPORTED_SPECIFIC, record_reading.quoted_with_wrong_record(statement, cited))
         )

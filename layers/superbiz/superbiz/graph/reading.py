@@ -63,7 +63,9 @@ _MODIFIER = (
     r"(?:(?!(?:to|on|in|of|from|for|at|by|with|via|into|against|that|which|who)\b)[\w@.'’-]+\s+)"
 )
 _EVERY = lazy(
-    rf"\b(?:every|each|all(?:\s+of)?(?:\s+(?:the|its|their))?|both)\s+{_MODIFIER}{{0,3}}?"
+    rf"\b(?:every|each|all(?:\s+of)?(?:\s+(?:the|its|their))?|both)"
+    r"(?:\s+(?:single|one\s+of\s+(?:the|its|their)))?\s+"
+    rf"{_MODIFIER}{{0,3}}?"
     rf"({_KIND_WORDS})\b"
     rf"|\b(?:a\s+single|any)\s+{_MODIFIER}{{0,2}}?({_KIND_WORDS})\b[^.;]{{0,60}}\banywhere\b",
     re.I,
@@ -233,7 +235,14 @@ _ONSET_AT = lazy(
     rf"\b(?:{_FAILURE_WORD})\b[^.;]{{0,80}}?\b(?:since|from|began\s+at|started\s+at|"
     r"beginning\s+at|starting\s+at|onset\s+at)\s+(?:about\s+|around\s+|roughly\s+)?"
     r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)"
-    r"(?![\d:]|[.,]\d)(?!\s*(?:to|until|till|through|and|-|–)\s*\d)",
+    r"(?![\d:]|[.,]\d)(?!\s*(?:to|until|till|through|and|-|–)\s*\d)"
+    # "started failing at 09:05", "the first error was at 09:05"
+    rf"|\b(?:began|started|start)\s+(?:to\s+)?(?:{_FAILURE_WORD}|erroring|throwing|returning)"
+    r"\b[^.;]{0,40}?\bat\s+(?:about\s+|around\s+)?"
+    r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)(?![\d:]|[.,]\d)"
+    rf"|\bfirst\s+(?:{_FAILURE_WORD})\b[^.;]{{0,30}}?\b(?:at|was\s+at|came\s+at)\s+"
+    r"(?:about\s+|around\s+)?"
+    r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)(?![\d:]|[.,]\d)",
     re.I,
 )
 _LINE_FAILS = lazy(
@@ -281,7 +290,7 @@ def onset_before_failures(statement: str, cited: list[Cited]) -> str | None:
         first.date(),
     )
     for m in _ONSET_AT.finditer(normalise(statement)):
-        told = next(iter(spots(m.group(1))), None)
+        told = next(iter(spots(next(g for g in m.groups() if g))), None)
         if told is None:
             continue
         if told.day is None:
@@ -401,8 +410,9 @@ def ratios_at_one_instant(cited: list[Cited]) -> list[Decimal]:
 # "no upstream timeouts from X", "zero read-only transaction errors": a denied kind of
 # failure with the words that say which; the bare forms ("no errors") are `denial_shown`'s
 _DESCRIBED_DENIAL = lazy(
-    r"\b(?:no|zero|not\s+any|without\s+any|without)\s+"
-    r"((?:(?!(?:more|further|new|other|single|such)\b)[\w/'-]+\s+){1,3}?)"
+    r"\b(?:no\s+(?:sign|trace|evidence)\s+of(?:\s+any)?|free\s+of(?:\s+any)?|not\s+a\s+single|"
+    r"not\s+one|no|zero|not\s+any|without\s+any|without)\s+"
+    r"((?:(?!(?:more|further|new|other|single|such)\b)[\w/'-]+\s+){0,3}?)"
     r"(errors?|exceptions?|failures?|faults?|timeouts?|time-outs?)\b([^.;:!?]{0,100})",
     re.I,
 )
@@ -426,7 +436,13 @@ def described_denial_shown(statement: str, cited: list[Cited]) -> str | None:
     for m in _DESCRIBED_DENIAL.finditer(said):
         words = [w for w in m.group(1).split() if len(w) >= 3 and w.lower() not in _FILLER]
         tail = agreement._CLAUSE_END.split(m.group(3), maxsplit=1)[0]
-        if not words or agreement._BOUNDED.search(f"{m.group(1)} {tail}"):
+        # a bare "no errors" is `denial_shown`'s; "no sign of errors" is read here
+        bare = re.match(
+            r"(?:no|zero|not\s+any|without\s+any|without)\s+(?!(?:sign|trace|evidence)\s+of\b)",
+            m.group(0),
+            re.I,
+        )
+        if (bare and not words) or agreement._BOUNDED.search(f"{m.group(1)} {tail}"):
             continue
         # a failure or fault is shown by any error line; a timeout, by one that says so
         kind = (
@@ -513,4 +529,85 @@ def quoted_with_wrong_record(statement: str, cited: list[Cited]) -> str | None:
         for thing in things:
             if not any(agreement._held(thing, r) for r in holding):
                 return f"gives the quoted line to {thing}; no cited record holds them together"
+    return None
+
+
+def metric_unit_changed(statement: str, cited: list[Cited]) -> str | None:
+    """A number of a metric whose name fixes its unit (TargetResponseTime in seconds) told in
+    another unit of time: "4.8 ms" where the cited value gives 4.8 of a metric in seconds,
+    whatever part of the metric (its peak, one point) the citation is."""
+    held: dict[str, set[Decimal]] = {}
+    for c in cited:
+        unit = specifics.METRIC_UNITS.get(c.metric)
+        if unit in specifics.TIME_UNITS:
+            held.setdefault(unit, set()).update(_numbers_in(c.text))
+    if not held:
+        return None
+    for spec in specifics.extract(statement):
+        parsed = specifics.number_value(spec.text) if spec.kind == "number" else None
+        if parsed is None or parsed[1] not in specifics.TIME_UNITS:
+            continue
+        value, told = parsed
+        seconds = value * specifics.TIME_UNITS[told]
+        for unit, numbers in held.items():
+            scale = specifics.TIME_UNITS[unit]
+            if value in numbers and seconds / scale not in numbers and told != unit:
+                return f"tells {spec.text!r}; the metric it cites is in {unit}, so {value} is {value} {unit}"
+    return None
+
+
+# a change told as done: "succeeded", "went through", "re-enabled the key"
+_DONE = lazy(
+    r"\b(?:succeeded|successful(?:ly)?|went\s+through|was\s+applied|took\s+effect|completed|"
+    r"is\s+(?:enabled|restored|back|fixed)\s+again|is\s+again\s+\w+)\b",
+    re.I,
+)
+_NOT_DONE = lazy(
+    r"\b(?:fail\w*|denied|den(?:y|ies)|error\w*|exception|refus\w*|reject\w*|attempt\w*|tried|"
+    r"tries|try|unauthori[sz]ed|not\s+authori[sz]ed|could\s+not|couldn't|did\s+not|didn't|"
+    r"was\s+not|wasn't|never)\b|AccessDenied",
+    re.I,
+)
+_VERB_OF_EVENT = lazy(r"^([A-Z][a-z]+)")
+
+
+def _done_forms(event: str) -> re.Pattern[str] | None:
+    """The past tense of the verb an API call is named by: EnableKey is (re-)enabled,
+    ModifyRule modified, StopInstances stopped."""
+    m = _VERB_OF_EVENT.match(event)
+    if m is None or len(m.group(1)) < 3:
+        return None
+    verb = m.group(1).lower()
+    if verb.endswith("e"):
+        past = verb + "d"
+    elif verb.endswith("y") and verb[-2] not in "aeiou":
+        past = verb[:-1] + "ied"
+    elif re.search(r"[^aeiou][aeiou][bdgmnprt]$", verb) and len(verb) <= 4:
+        past = verb + verb[-1] + "ed"
+    else:
+        past = verb + "ed"
+    return re.compile(rf"\b(?:re-?)?{past}\b", re.I)
+
+
+def failure_told_done(statement: str, cited: list[Cited]) -> str | None:
+    """A cited change CloudTrail records as failed (an error code) told as done: "bob@corp
+    re-enabled the key at 09:31:47, so it is enabled again" for an EnableKey denied with
+    AccessDeniedException. A statement that says it failed, was denied or was attempted
+    tells it as it is."""
+    said = normalise(statement)
+    if _NOT_DONE.search(said):
+        return None
+    for c in cited:
+        value = c.value
+        if c.tool != "recent_changes" or not isinstance(value, dict) or not _change_failed(value):
+            continue
+        event = value.get("event")
+        if not isinstance(event, str):
+            continue
+        forms = _done_forms(event)
+        if _DONE.search(said) or (forms is not None and forms.search(said)):
+            return (
+                f"tells the {event} at {value.get('t', '?')} as done; the citation records it "
+                f"as failed ({value.get('error_code') or 'FAILED'})"
+            )
     return None
