@@ -524,6 +524,11 @@ DEPLOY = change(0, "taskDefinition=inventory-api:77")
             "orders-svc's first failure against inventory-api was at 10:12:40.",
             [DEPLOY, row(1, TIMEOUT)],
         ),
+        (
+            "Since inventory-api:77 went out at 10:12:40, orders-svc has been timing out "
+            "against inventory-api.",
+            [DEPLOY, row(1, TIMEOUT)],
+        ),
     ],
 )
 def test_an_order_or_onset_its_instants_contradict_is_refused(statement, citations):
@@ -555,6 +560,15 @@ def test_an_order_or_onset_its_instants_contradict_is_refused(statement, citatio
         (
             "orders-svc has been timing out against inventory-api since 10:21:09.",
             [row(1, TIMEOUT)],
+        ),
+        (
+            "Since 10:21:09 orders-svc has been timing out against inventory-api.",
+            [row(1, TIMEOUT)],
+        ),
+        (
+            "Since the inventory-api:77 deploy at 10:12:40, orders-svc logged 504s from "
+            "inventory-api.",
+            [DEPLOY, row(1, TIMEOUT)],
         ),
         (
             "inventory-api:77 was deployed at 10:12:40; orders-svc's 504s began at 10:21:09.",
@@ -701,6 +715,16 @@ READ_ONLY = "cannot execute INSERT in a read-only transaction"
         (
             "erin@corp updated inventory-api to inventory-api:76 at 10:26:05.",
             [change(1, "FAILED AccessDeniedException")],
+        ),
+        (
+            "erin@corp's UpdateService of inventory-api succeeded.",
+            [
+                Citation(
+                    source_invocation_id=CHANGES.invocation_id,
+                    raw_path="$.changes[1].event",
+                    evidence_excerpt="UpdateService",
+                )
+            ],
         ),
         (
             "deploy-bot's UpdateService of inventory-api:77 at 10:12:40 failed, so "

@@ -65,6 +65,9 @@ class Cited:
     dimensions: dict[str, str] = field(default_factory=dict)
     account_wide: bool = False  # the request named no service, group, resource or name
     source: str = ""  # the invocation the value is of
+    # the whole record (a list element of the output) the value is or is part of: a
+    # change's, when the citation is one of its fields
+    record: Any = None
 
     def __post_init__(self) -> None:
         # a list is its elements: a pairing must come from one of them, not from the list

@@ -417,6 +417,17 @@ def _check_citation(
     )
 
 
+def _record_of(output: Any, parts: list[Any]) -> Any:
+    """The list element a cited path lies in (`$.changes[4]` for `$.changes[4].event`)."""
+    index = next((i for i, p in enumerate(parts) if isinstance(p, int)), None)
+    if index is None:
+        return None
+    try:
+        return jsonpath.resolve(output, jsonpath.format_path(parts[: index + 1]))
+    except jsonpath.PathError:
+        return None
+
+
 def _cited(
     inv: ToolInvocation, value: Any, path: str, parts: list[Any], *, searched_nothing: bool = False
 ) -> agreement.Cited:
@@ -430,6 +441,7 @@ def _cited(
         searched_nothing=searched_nothing,
         at=agreement.record_instant(inv.output, parts),
         source=inv.invocation_id,
+        record=_record_of(inv.output, parts),
         **agreement.scope_of(inv.output, inv.input_params),
     )
 

@@ -230,7 +230,8 @@ _FAILURE_WORD = (
     r"rejecting|rejected|refus\w*|denied|throttl\w*|unavailable|down|outage|broken"
 )
 # ("from 10:00 to 10:30" is a window, not an onset; "since the deploy at 10:12, orders-svc
-# logged 504s" says when they were seen, not when they began, and is not read)
+# logged 504s" says when they were seen, not when they began, and is not read; "... has been
+# timing out" is)
 _ONSET_AT = lazy(
     rf"\b(?:{_FAILURE_WORD})\b[^.;]{{0,80}}?\b(?:since|from|began\s+at|started\s+at|"
     r"beginning\s+at|starting\s+at|onset\s+at)\s+(?:about\s+|around\s+|roughly\s+)?"
@@ -240,6 +241,10 @@ _ONSET_AT = lazy(
     rf"|\b(?:began|started|start)\s+(?:to\s+)?(?:{_FAILURE_WORD}|erroring|throwing|returning)"
     r"\b[^.;]{0,40}?\bat\s+(?:about\s+|around\s+)?"
     r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)(?![\d:]|[.,]\d)"
+    # "since the deploy at 10:12:40, orders-svc has been timing out"
+    r"|\bsince\s+(?:[^.;]{0,50}?\bat\s+)?"
+    r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)(?![\d:]|[.,]\d)"
+    rf"[^.;]{{0,60}}?\b(?:has|have)\s+been\s+(?:{_FAILURE_WORD}|erroring|throwing|returning)\b"
     rf"|\bfirst\s+(?:{_FAILURE_WORD})\b[^.;]{{0,30}}?\b(?:at|was\s+at|came\s+at)\s+"
     r"(?:about\s+|around\s+)?"
     r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)(?![\d:]|[.,]\d)",
@@ -490,7 +495,7 @@ def success_told_failed(statement: str, cited: list[Cited]) -> str | None:
     denied or never applied: "carol@corp's ModifyRule at 11:47:26 failed"."""
     said = normalise(statement)
     for c in cited:
-        value = c.value
+        value = c.record if isinstance(c.record, dict) else c.value
         if c.tool != "recent_changes" or not isinstance(value, dict) or _change_failed(value):
             continue
         event = value.get("event")
@@ -598,7 +603,7 @@ def failure_told_done(statement: str, cited: list[Cited]) -> str | None:
     if _NOT_DONE.search(said):
         return None
     for c in cited:
-        value = c.value
+        value = c.record if isinstance(c.record, dict) else c.value
         if c.tool != "recent_changes" or not isinstance(value, dict) or not _change_failed(value):
             continue
         event = value.get("event")
