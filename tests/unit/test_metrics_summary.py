@@ -51,11 +51,13 @@ def test_a_series_that_stops_long_before_the_window_ends_says_so():
     # When it is summarised over its window
     summary, notable = summarise(points, "MatchedEvents (Sum, 60s)", end=end, period=60)
     # Then the summary names the last datapoint and how long the series has been silent
-    assert summary["stopped_after"] == "2026-11-20T10:36:00Z"
-    assert summary["text"].endswith(
-        "No datapoints after 2026-11-20T10:36:00Z: the series stopped 64 minutes before "
-        "the window's end at 2026-11-20T11:40:00Z."
+    # (the last datapoint counts the minute from 10:36, so the silence starts at 10:37)
+    assert summary["silent_from"] == "2026-11-20T10:37:00Z"
+    assert summary["silence"] == (
+        "MatchedEvents (Sum, 60s) has no datapoints from 2026-11-20T10:37:00Z to the "
+        "window's end at 2026-11-20T11:40:00Z (63 minutes)."
     )
+    assert summary["text"].endswith(summary["silence"])
     # And the last datapoint is among the notable ones an answer may cite
     assert len(points) - 1 in notable
 
@@ -69,5 +71,5 @@ def test_the_last_periods_missing_to_ingestion_lag_are_not_a_stop():
     fresh, _ = summarise(live, "Invocations (Sum, 60s)", end=T0 + timedelta(minutes=39), period=60)
     rare, _ = summarise(sparse, "Errors (Sum, 60s)", end=T0 + timedelta(minutes=150), period=60)
     # Then neither is said to have stopped
-    assert fresh["stopped_after"] is None and "No datapoints after" not in fresh["text"]
-    assert rare["stopped_after"] is None
+    assert fresh["silent_from"] is None and "no datapoints" not in fresh["text"]
+    assert rare["silent_from"] is None

@@ -349,6 +349,9 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
             )
     found = cause_before_symptom(found)
     found += change_correlation(invocations, anomalies, found)
+    if not any(f.kind == "error_signature" for f in found):
+        found += routing_changes(invocations)
+        found += silenced_by_change(invocations)
     found += knowledge_matches(invocations)
     found += stalled_calls(invocations)
     for inv in invocations:
@@ -1129,6 +1132,127 @@ def change_correlation(
         )
 
     return sorted(correlated, key=rank)
+
+
+# What decides where events, messages or requests go: a rule's pattern or targets, a
+# subscription's filter, a trigger, a function's concurrency, a bucket's notifications, a
+# route. Such a change can stop traffic reaching a consumer without any error anywhere; a
+# code deploy of the consumer cannot stop what arrives at it.
+ROUTING_EVENTS = lazy(
+    r"^(PutRule|DisableRule|DeleteRule|PutTargets|RemoveTargets|SetSubscriptionAttributes|"
+    r"Unsubscribe|UpdateEventSourceMapping|DeleteEventSourceMapping|PutFunctionConcurrency|"
+    r"PutBucketNotification(Configuration)?|RemovePermission|UpdateSchedule|DeleteSchedule|"
+    r"PutSubscriptionFilter|DeleteSubscriptionFilter|UpdateStage|UpdateRoute|DeleteRoute|"
+    r"UpdateIntegration|DeleteIntegration|ChangeResourceRecordSets|DisableStageTransition|"
+    r"UpdatePipe|StopPipe|PutEventSelectors|UpdateFunctionEventInvokeConfig)$"
+)
+# the sentence superbiz.tools.metrics writes for a series that went silent
+_SILENCE = lazy(r"has no datapoints from \S+ to the window's end")
+
+
+def silence_in(text: str) -> bool:
+    """Whether a cited text states that a metric's series went silent."""
+    return _SILENCE.search(text) is not None
+
+
+# how long before a series went silent a routing change may have landed: inside the last
+# datapoint's period (a partial count) or the one before
+SILENCE_LEAD_PERIODS = 2
+
+
+def routing_changes(invocations: list[dict[str, Any]]) -> list[Finding]:
+    """Every routing change (`ROUTING_EVENTS`) recorded, for a model to read the traffic of
+    what it touched (the bounded views a model reads may leave a change out)."""
+    return [
+        Finding(
+            kind="routing_change",
+            summary=f"{c['event']} on {c.get('resource', '')} at {c['t']}",
+            citations=[
+                _cite(inv["invocation_id"], f"$.changes[{i}]", c.get("detail") or c["event"])
+            ],
+            data={"change": c},
+        )
+        for inv in invocations
+        if _usable(inv, "recent_changes")
+        for i, c in enumerate(inv["output"].get("changes", []))
+        if ROUTING_EVENTS.match(signatures.operation(c.get("event", "")))
+        and not c.get("error_code")
+    ]
+
+
+def silenced_by_change(invocations: list[dict[str, Any]]) -> list[Finding]:
+    """A routing change (`ROUTING_EVENTS`) of the very resource whose traffic went silent.
+
+    A metric summary with `silent_from` (superbiz.tools.metrics) is a count that stopped;
+    the change is linked when its own resource is one of the metric's dimensions and it
+    landed before the silence began, within SILENCE_LEAD_PERIODS periods. A change of another resource, however close in time, is not: a
+    sibling rule changed in the same deploy whose own count goes on is not the cause."""
+    changes = [
+        (inv["invocation_id"], i, c)
+        for inv in invocations
+        if _usable(inv, "recent_changes")
+        for i, c in enumerate(inv["output"].get("changes", []))
+        if ROUTING_EVENTS.match(signatures.operation(c.get("event", "")))
+        and not c.get("error_code")
+    ]
+    direct: list[tuple[dict[str, Any], tuple[str, int, dict[str, Any]]]] = []
+    pointed: list[tuple[dict[str, Any], tuple[str, int, dict[str, Any]]]] = []
+    for inv in invocations:
+        summary = (inv.get("output") or {}).get("summary") or {}
+        if not _usable(inv, "query_metrics") or not summary.get("silent_from"):
+            continue
+        values = {str(v).lower() for v in (inv["output"].get("dimensions") or {}).values() if v}
+        silent = _parse(summary["silent_from"])
+        lead = SILENCE_LEAD_PERIODS * int(inv["output"].get("period") or 60)
+        for w in changes:
+            if not 0 <= (silent - _parse(w[2]["t"])).total_seconds() <= lead:
+                continue
+            if _names_of(w[2]) & values:
+                direct.append((inv, w))
+            elif any(len(v) >= 4 and _carries(w[2].get("detail") or "", v) for v in values):
+                pointed.append((inv, w))
+    # the change of a silent resource itself; only when there is none, one whose record
+    # points at a silent resource (a subscription whose endpoint is the silent queue, a
+    # mapping naming the function): a sibling's change that targets the same consumer
+    # does not outrank the change of the rule whose own count stopped
+    found: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for inv, (change_inv, i, change) in direct or pointed:
+        key = (change["t"], change.get("resource", ""))
+        if key in seen:
+            continue
+        seen.add(key)
+        summary, output = inv["output"]["summary"], inv["output"]
+        found.append(
+            Finding(
+                kind="change_silenced",
+                summary=(
+                    f"{change['event']} on {change['resource']} at {change['t']} "
+                    f"({change.get('detail', '')}): {summary['text']}"
+                ),
+                citations=[
+                    _cite(change_inv, f"$.changes[{i}]", change.get("detail") or change["event"]),
+                    # the silence, not the whole summary: its baseline and any onset of
+                    # earlier jitter are not what the change explains
+                    _cite(inv["invocation_id"], "$.summary.silence", summary["silence"]),
+                ],
+                data={
+                    "change": change,
+                    "metric_name": output.get("metric_name", ""),
+                    "dimensions": output.get("dimensions") or {},
+                    "silence": summary["silence"],
+                    "baseline": summary.get("baseline"),
+                    "direct": bool(direct),
+                },
+            )
+        )
+    return found
+
+
+def _names_of(change: dict[str, Any]) -> set[str]:
+    """Every name a change's resources carry: an ARN's parts (a subscription's topic)."""
+    touched = (change.get("resource", ""), *change.get("resources", []))
+    return {part for t in touched if t for part in re.split(r"[:/]", t.lower()) if part}
 
 
 # a restart or failover: it passes, it is not undone

@@ -248,6 +248,7 @@ class OfflineModel:
             follow += _earlier_lines(ctx)
             follow += _confirming_metrics(ctx)
             follow += _resources_of_the_refused(ctx)
+            follow += _traffic_of_changed(ctx)
             lookup = _knowledge_lookup(ctx)
             if lookup is not None and not known:
                 follow.append(lookup)
@@ -310,6 +311,8 @@ class OfflineModel:
             if claim["kind"] == ClaimKind.ROOT_CAUSE.value:
                 sigs = {s.name for s in (analyzers.detect(e) for e in excerpts) if s}
                 sigs |= {"saturation" for e in excerpts if analyzers.saturation_in(e) is not None}
+                # traffic that stopped: a silent count beside the change that routed it away
+                sigs |= {"silence" for e in excerpts if analyzers.silence_in(e)}
                 ok = bool(sigs)
                 reason = (
                     f"excerpt shows {', '.join(sorted(sigs))}"
@@ -697,6 +700,113 @@ def _confirming_metrics(ctx: dict[str, Any]) -> list[ToolCall]:
     return calls
 
 
+# The count that shows traffic reaching a resource, by the CloudTrail source of a change to
+# it: (namespace, the dimension that names it, the counts to read)
+_TRAFFIC = {
+    "events": ("AWS/Events", "RuleName", ("MatchedEvents", "Invocations")),
+    "sns": (
+        "AWS/SNS",
+        "TopicName",
+        ("NumberOfNotificationsDelivered", "NumberOfMessagesPublished"),
+    ),
+    "sqs": ("AWS/SQS", "QueueName", ("NumberOfMessagesReceived", "NumberOfMessagesSent")),
+    "lambda": ("AWS/Lambda", "FunctionName", ("Invocations",)),
+    "kinesis": ("AWS/Kinesis", "StreamName", ("IncomingRecords",)),
+    "firehose": ("AWS/Firehose", "DeliveryStreamName", ("IncomingRecords",)),
+    "apigateway": ("AWS/ApiGateway", "ApiName", ("Count",)),
+}
+# at most this many changed resources have their traffic read, the latest first
+_TRAFFIC_RESOURCES = 3
+
+
+def _traffic_of_changed(ctx: dict[str, Any]) -> list[ToolCall]:
+    """When no log line shows a failure, the traffic of what routing changes touched.
+
+    An incident with no error anywhere ("the emails stopped") may be traffic that stopped
+    arriving: a rule's pattern, a subscription's filter or a trigger changed on the way.
+    Each resource a routing change (`analyzers.ROUTING_EVENTS`) touched has its metrics
+    listed (CloudWatch needs a metric's full dimension set), then its counts read over the
+    change and the hour before it; `analyzers.silenced_by_change` links a count that stopped
+    to the change of its own resource."""
+    if any(f["kind"] == "error_signature" for f in ctx.get("findings", [])):
+        return []
+    invocations = ctx["invocations"]
+    tools = ctx.get("tool_names", [])
+    changed: list[tuple[str, str, str]] = []  # (source, name, time)
+    for finding in ctx.get("findings", []):
+        if finding["kind"] != "routing_change":
+            continue
+        change = finding["data"]["change"]
+        source = str(change.get("source", "")).split(".", 1)[0]
+        name = re.split(r"[:/]", str(change.get("resource", "")))[-1]
+        if source in _TRAFFIC and name and (source, name) not in {c[:2] for c in changed}:
+            changed.append((source, name, change["t"]))
+    now = next(
+        (
+            (i.get("output") or i.get("view") or {}).get("end")
+            for i in invocations
+            if i["tool"] == "recent_changes" and i.get("success")
+        ),
+        None,
+    )
+    changed = sorted(changed, key=lambda c: c[2], reverse=True)[:_TRAFFIC_RESOURCES]
+    if not changed or now is None:
+        return []
+    listed = {
+        json.dumps(i["params"].get("dimensions", {}), sort_keys=True): i
+        for i in invocations
+        if i["tool"] == "list_metrics"
+    }
+    queried = {
+        (
+            i["params"].get("metric_name"),
+            json.dumps(i["params"].get("dimensions", {}), sort_keys=True),
+        )
+        for i in invocations
+        if i["tool"] == "query_metrics"
+    }
+    calls: list[ToolCall] = []
+    for source, name, at in changed:
+        namespace, key, counts = _TRAFFIC[source]
+        wanted = json.dumps({key: name}, sort_keys=True)
+        listing = listed.get(wanted)
+        if listing is None:
+            if "list_metrics" in tools:
+                calls.append(
+                    ToolCall(
+                        call_id=f"tl{len(calls)}",
+                        tool="list_metrics",
+                        params={"namespace": namespace, "dimensions": {key: name}},
+                    )
+                )
+            continue
+        if "query_metrics" not in tools or not listing.get("success"):
+            continue
+        # the change, the hour before it for a baseline, and what came after
+        minutes = min(720, max(60, round(_minutes(now, at)) + 60))
+        for metric in (listing.get("view") or {}).get("metrics", []):
+            dimensions = metric.get("dimensions") or {}
+            done = (metric.get("metric_name"), json.dumps(dimensions, sort_keys=True))
+            if metric.get("metric_name") not in counts or done in queried:
+                continue
+            queried.add(done)
+            calls.append(
+                ToolCall(
+                    call_id=f"tq{len(calls)}",
+                    tool="query_metrics",
+                    params={
+                        "namespace": metric.get("namespace") or namespace,
+                        "metric_name": metric["metric_name"],
+                        "dimensions": dimensions,
+                        "statistic": "Sum",
+                        "period": 60,
+                        "minutes": minutes,
+                    },
+                )
+            )
+    return calls
+
+
 def _resources_of_the_refused(ctx: dict[str, Any]) -> list[ToolCall]:
     """Once per run: the resources the service owns by its tags, when its calls are
     refused (denied, throttled) and a change of the kind that refuses them (a permission,
@@ -823,6 +933,7 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
     anomalies = by_kind.get("metric_anomaly", [])[:3]
     signatures = by_kind.get("error_signature", [])
     changes = by_kind.get("change_before_onset", [])
+    silenced = by_kind.get("change_silenced", [])
     for finding in (
         alarms
         + anomalies
@@ -973,6 +1084,26 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             ClaimKind.REMEDIATION,
             "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
             trigger.citations,
+        )
+    elif silenced and not signatures:
+        # traffic that stopped with no error anywhere, right after a routing change of the
+        # resource whose own count stopped: the change is the cause, told in its records' words
+        top = silenced[0]
+        c = top.data["change"]
+        add(
+            ClaimKind.ROOT_CAUSE,
+            f"{c['event']} on {c['resource']} at {c['t']} ({c.get('detail', '')}); "
+            f"{top.data['silence']}",
+            top.citations,
+        )
+        actions = [
+            f"Revert {c['event']} on {c['resource']} at {c['t']} ({c.get('detail', '')})",
+            f"Check that {top.data['metric_name']} of {c['resource']} resumes after the revert",
+        ]
+        add(
+            ClaimKind.REMEDIATION,
+            "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
+            top.citations[:1],
         )
     elif saturated := next((a for a in anomalies if a.data.get("saturated")), None):
         d = saturated.data

@@ -7,7 +7,7 @@ anyone who wants to check it.
 from __future__ import annotations
 
 import statistics
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
@@ -96,7 +96,8 @@ class QueryMetricsTool:
                 "peak_at": None,
                 "latest": None,
                 "onset_at": None,
-                "stopped_after": None,
+                "silent_from": None,
+                "silence": None,
                 "text": f"{_label(params)} had no datapoints between {iso(start)} and {iso(end)}.",
             }
             output["no_evidence"] = (
@@ -117,8 +118,8 @@ class QueryMetricsTool:
         ]
         if summary["onset_at"] is not None:
             refs.append("$.summary.onset_at")
-        if summary["stopped_after"] is not None:
-            refs.append("$.summary.stopped_after")
+        if summary["silent_from"] is not None:
+            refs += ["$.summary.silent_from", "$.summary.silence"]
         indexes = range(len(points)) if len(points) <= MAX_POINT_REFS else sorted(notable)
         refs.extend(f"$.points[{i}].v" for i in indexes)
         return ToolResult(output=output, evidence_refs=refs, preview=summary["text"])
@@ -142,7 +143,8 @@ def summarise(
     rise, a fall is looked for the same way (free storage or healthy hosts
     dropping). Once an onset is found the baseline is the median of the points
     before it. A regular series (a datapoint about every period) whose last datapoint
-    is long before the window's `end` has stopped (`stopped_after`, `_stopped_after`).
+    is long before the window's `end` went silent when that datapoint's period ended
+    (`silent_from`; `silence` says so in a sentence, `_stopped_after`).
     Returns the summary and the indexes of its notable points.
     """
     values = [v for _, v in points]
@@ -205,12 +207,14 @@ def summarise(
             f"peak {fmt_number(peak)} at {peak_at}; latest {fmt_number(latest)}."
         )
     stopped = _stopped_after(points, end, period)
+    silent_from = silence = None
     if stopped is not None and end is not None:
-        silent = round((end - stopped).total_seconds() / 60)
-        text += (
-            f" No datapoints after {iso(stopped)}: the series stopped {silent} minutes before "
-            f"the window's end at {iso(end)}."
+        silent_from = stopped + timedelta(seconds=period)
+        silence = (
+            f"{label} has no datapoints from {iso(silent_from)} to the window's end at "
+            f"{iso(end)} ({round((end - silent_from).total_seconds() / 60)} minutes)."
         )
+        text += f" {silence}"
     summary = {
         "datapoints": len(values),
         "baseline": clean_number(baseline),
@@ -220,7 +224,8 @@ def summarise(
         "onset_at": iso(points[onset][0]) if onset is not None else None,
         "direction": direction,
         "low": clean_number(values[low_index]),
-        "stopped_after": iso(stopped) if stopped is not None else None,
+        "silent_from": iso(silent_from) if silent_from is not None else None,
+        "silence": silence,
         "text": text,
     }
     notable = {0, peak_index, low_index, len(values) - 1} | (

@@ -1,0 +1,142 @@
+"""Traffic that stops with no error anywhere, and the routing change that stopped it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from superbiz.analyzers import findings
+from superbiz.tools.metrics import summarise
+
+T0 = datetime(2026, 11, 29, 10, 30, tzinfo=UTC)
+END = datetime(2026, 11, 29, 12, 10, tzinfo=UTC)
+
+
+def _metric(
+    inv_id: str, name: str, rule: str, minutes: int, namespace: str = "AWS/Events"
+) -> dict[str, Any]:
+    """A count, about ten a minute for `minutes` minutes from 10:30, then silence."""
+    points = [(T0 + timedelta(minutes=i), float(9 + i % 3)) for i in range(minutes)]
+    summary, _ = summarise(points, f"{name} (Sum, 60s)", end=END, period=60)
+    dimensions = (
+        {"EventBusName": "prod-commerce", "RuleName": rule}
+        if namespace == "AWS/Events"
+        else {"FunctionName": rule}
+    )
+    return {
+        "invocation_id": inv_id,
+        "tool": "query_metrics",
+        "params": {"namespace": namespace, "metric_name": name, "dimensions": dimensions},
+        "success": True,
+        "empty": False,
+        "output": {
+            "namespace": namespace,
+            "metric_name": name,
+            "dimensions": dimensions,
+            "period": 60,
+            "summary": summary,
+        },
+    }
+
+
+def _change(t: str, source: str, event: str, resource: str, detail: str) -> dict[str, Any]:
+    return {
+        "t": t,
+        "source": source,
+        "event": event,
+        "resource": resource,
+        "resources": [resource],
+        "user": "deployer",
+        "detail": detail,
+    }
+
+
+CHANGES = {
+    "invocation_id": "inv_changes",
+    "tool": "recent_changes",
+    "params": {},
+    "success": True,
+    "empty": False,
+    "output": {
+        "start": "2026-11-29T09:10:00Z",
+        "end": "2026-11-29T12:10:00Z",
+        "changes": [
+            # the consumer's own deploy, a minute before: code cannot stop what arrives
+            _change(
+                "2026-11-29T11:05:13Z",
+                "lambda.amazonaws.com",
+                "PublishVersion20150331",
+                "shipment-notifier",
+                "functionName=shipment-notifier -> version 57",
+            ),
+            # a sibling rule changed in the same deploy, targeting the same consumer
+            _change(
+                "2026-11-29T11:06:40Z",
+                "events.amazonaws.com",
+                "PutTargets",
+                "order-cancelled-to-notifier",
+                "targets=[arn:aws:lambda:us-east-1:1:function:shipment-notifier]",
+            ),
+            # the rule whose own count stops, changed inside its last counted minute
+            _change(
+                "2026-11-29T11:06:41Z",
+                "events.amazonaws.com",
+                "PutRule",
+                "shipment-dispatched-to-notifier",
+                'eventPattern={"source":["acme.shipping"]}',
+            ),
+        ],
+    },
+}
+
+
+def test_a_count_that_stops_is_pinned_on_the_routing_change_of_its_own_resource():
+    # Given the rule's MatchedEvents silent from 11:07 and the sibling rule's count going on
+    silent = _metric("inv_m1", "MatchedEvents", "shipment-dispatched-to-notifier", 37)
+    sibling = _metric("inv_m2", "MatchedEvents", "order-cancelled-to-notifier", 100)
+    # When the run's outputs are analysed
+    found = findings([CHANGES, silent, sibling])
+    linked = [f for f in found if f.kind == "change_silenced"]
+    # Then only the rule's own PutRule is linked, cited with the silence it explains
+    assert [f.data["change"]["event"] for f in linked] == ["PutRule"]
+    assert linked[0].data["silence"] == (
+        "MatchedEvents (Sum, 60s) has no datapoints from 2026-11-29T11:07:00Z to the "
+        "window's end at 2026-11-29T12:10:00Z (63 minutes)."
+    )
+    assert [c.raw_path for c in linked[0].citations] == ["$.changes[2]", "$.summary.silence"]
+    # And every routing change is offered for its traffic to be read; the deploy is not one
+    routed = [f.data["change"]["event"] for f in found if f.kind == "routing_change"]
+    assert routed == ["PutTargets", "PutRule"]
+
+
+def test_a_change_after_the_silence_began_or_long_before_it_is_not_the_cause():
+    # Given the same rule's count silent from 11:07, and its PutRule moved
+    for t in ("2026-11-29T11:07:30Z", "2026-11-29T10:50:00Z"):
+        changes = {
+            **CHANGES,
+            "output": {
+                **CHANGES["output"],
+                "changes": [
+                    _change(
+                        t,
+                        "events.amazonaws.com",
+                        "PutRule",
+                        "shipment-dispatched-to-notifier",
+                        "state=ENABLED",
+                    )
+                ],
+            },
+        }
+        silent = _metric("inv_m1", "MatchedEvents", "shipment-dispatched-to-notifier", 37)
+        # When analysed, then nothing is linked: a cause cannot follow its effect, and a
+        # change sixteen minutes earlier left the count going
+        assert not [f for f in findings([changes, silent]) if f.kind == "change_silenced"], t
+
+
+def test_without_its_own_change_a_change_pointing_at_the_silent_resource_is_linked():
+    # Given only the consumer's count silent, and the sibling rule's targets naming it
+    consumer = _metric("inv_m1", "Invocations", "shipment-notifier", 37, "AWS/Lambda")
+    # When analysed
+    linked = [f for f in findings([CHANGES, consumer]) if f.kind == "change_silenced"]
+    # Then the change whose record points at the silent resource is the one linked
+    assert [f.data["change"]["resource"] for f in linked] == ["order-cancelled-to-notifier"]
