@@ -46,8 +46,11 @@ _CLF = lazy(
 )
 # syslog: Nov 20 10:05:12
 _SYSLOG = lazy(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\b")
-# a time of day alone: 10:05, 10:05:12, 10:05:12.123, 10:05 UTC
-_TIME = lazy(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:[.,](\d{1,9}))?)?(?![\d:])")
+# a time of day alone: 10:05, 10:05:12, 10:05:12.123, 10:05 UTC; a colon after it that
+# opens what follows ("at 10:05:12: pool exhausted") is punctuation, one glued to more
+# digits or letters (10:05:12:345, a MAC address) makes it no time
+TIME_END = r"(?!\d|:\S)"
+_TIME = lazy(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:[.,](\d{1,9}))?)?" + TIME_END)
 # a time of day with its zone: 10:05 PST, 11:05 CET, 10:05 UTC+2, 10:05 -08:00
 _ZONES = {
     "utc": 0, "gmt": 0, "z": 0, "wet": 0, "west": 60, "bst": 60, "ist": 330, "cet": 60,
@@ -57,8 +60,9 @@ _ZONES = {
     "pst": -480, "pdt": -420, "akst": -540, "akdt": -480, "hst": -600,
 }  # fmt: skip
 _ZONED_TIME = lazy(
-    r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?![\d:])"
-    r"(?:\s?(?:(?:UTC|GMT)\s?[+-]\d{1,2}(?::?\d{2})?|[+-]\d{2}:?\d{2})(?![\d:])|\s(?i:"
+    r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?"
+    + TIME_END
+    + r"(?:\s?(?:(?:UTC|GMT)\s?[+-]\d{1,2}(?::?\d{2})?|[+-]\d{2}:?\d{2})(?![\d:])|\s(?i:"
     + "|".join(sorted((z for z in _ZONES if z != "z"), key=len, reverse=True))
     + r")\b)"
 )

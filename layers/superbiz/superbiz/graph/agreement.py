@@ -76,7 +76,14 @@ class Cited:
             self.records = [specifics.text_of(v) for v in items] or [self.text]
 
 
-_NUM = r"(-?\d[\d,]*(?:\.\d+)?)(?![\d,.]*[-:/T]\d)(?!\s*[/:]\s*\d)(?![\d.,]*[A-Za-z])"
+# a number, whole (never its first digits: "1,180" is not "1,18"), that is not part of a
+# time, date, ratio or name; a colon and a space after it are punctuation ("a baseline of
+# 1,180: 10% of it"), a colon glued to digits or spaced on both sides makes it a time or
+# a ratio (13:32, 64/64, 3 : 1)
+_NUM = (
+    r"(-?\d[\d,]*(?:\.\d+)?)(?![.,]?\d)(?![\d,.]*[-:/T]\d)(?!\s*/\s*\d)(?!\s+:\s*\d)"
+    r"(?![\d.,]*[A-Za-z])"
+)
 _ROLES = ("threshold", "datapoint", "baseline", "peak", "latest", "low")
 _ROLE_WORD = r"(?:thresholds?|datapoints?|baselines?|peak(?:ed|s)?|latest|low)"
 # how a value names the number it binds to a role

@@ -170,7 +170,9 @@ def absence_wider_than_search(statement: str, cited: list[Cited]) -> str | None:
 
 # ----------------------------------------------------------------------- order in time
 
-_CLOCK = lazy(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:[.,](\d{1,9}))?)?(?![\d:])")
+_CLOCK = lazy(
+    r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:[.,](\d{1,9}))?)?" + specifics.TIME_END
+)
 _WIDTH = {1: 60.0, 2: 1.0, 3: 0.001}
 
 
@@ -236,18 +238,18 @@ _ONSET_AT = lazy(
     rf"\b(?:{_FAILURE_WORD})\b[^.;]{{0,80}}?\b(?:since|from|began\s+at|started\s+at|"
     r"beginning\s+at|starting\s+at|onset\s+at)\s+(?:about\s+|around\s+|roughly\s+)?"
     r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)"
-    r"(?![\d:]|[.,]\d)(?!\s*(?:to|until|till|through|and|-|–)\s*\d)"
+    r"(?!\d|:\S|[.,]\d)(?!\s*(?:to|until|till|through|and|-|–)\s*\d)"
     # "started failing at 09:05", "the first error was at 09:05"
     rf"|\b(?:began|started|start)\s+(?:to\s+)?(?:{_FAILURE_WORD}|erroring|throwing|returning)"
     r"\b[^.;]{0,40}?\bat\s+(?:about\s+|around\s+)?"
-    r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)(?![\d:]|[.,]\d)"
+    r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)(?!\d|:\S|[.,]\d)"
     # "since the deploy at 10:12:40, orders-svc has been timing out"
     r"|\bsince\s+(?:[^.;]{0,50}?\bat\s+)?"
-    r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)(?![\d:]|[.,]\d)"
+    r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)(?!\d|:\S|[.,]\d)"
     rf"[^.;]{{0,60}}?\b(?:has|have)\s+been\s+(?:{_FAILURE_WORD}|erroring|throwing|returning)\b"
     rf"|\bfirst\s+(?:{_FAILURE_WORD})\b[^.;]{{0,30}}?\b(?:at|was\s+at|came\s+at)\s+"
     r"(?:about\s+|around\s+)?"
-    r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)(?![\d:]|[.,]\d)",
+    r"((?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?Z?)(?!\d|:\S|[.,]\d)",
     re.I,
 )
 _LINE_FAILS = lazy(
