@@ -220,3 +220,81 @@ def test_a_wrong_time_of_day_before_a_colon_is_refused(statement):
     # Then it is refused
     assert not result.passed
     assert gk.UNSUPPORTED_SPECIFIC in result.rule_ids
+
+
+# ------------------------------------- 3. a resource named in a cited metric's dimensions
+
+
+@pytest.mark.parametrize(
+    ("statement", "citations"),
+    [
+        (
+            "RequestCount on pay-euw1-alb fell from a baseline of 2,350 to a low of 235 at 07:42.",
+            [REQ_TEXT],
+        ),
+        ("At the 07:43 peak, pay-euw1-alb returned 1,480 target 5xx responses.", [ERR_TEXT]),
+        # the dimension's whole value is a name of it too
+        (
+            f"RequestCount on {ALB} fell from a baseline of 2,350 to a low of 235 at 07:42.",
+            [REQ_TEXT],
+        ),
+        # two metrics, each cited for its own load balancer
+        (
+            "pay-euw1-alb's requests fell to a low of 235 at 07:42, while pay-euw2-alb's "
+            "stayed at a baseline of 880.",
+            [REQ_TEXT, OTHER_REQ_TEXT],
+        ),
+        # a denial of what a cited metric counted none of
+        ("pay-euw2-alb returned no 5xx responses.", [QUIET_TEXT]),
+    ],
+)
+def test_a_resource_its_cited_metric_is_about_passes(statement, citations):
+    # Given request and 5xx counts whose dimensions name the load balancer they measure
+    # When a claim names that load balancer, in its short name or the dimension's value
+    result = verdict(statement, *citations)
+    # Then it passes
+    assert result.passed, result.detail
+
+
+@pytest.mark.parametrize(
+    ("statement", "citations"),
+    [
+        # the run measured pay-euw2-alb, but the cited metric is pay-euw1-alb's
+        (
+            "RequestCount on pay-euw2-alb fell from a baseline of 2,350 to a low of 235 at 07:42.",
+            [REQ_TEXT],
+        ),
+        # a load balancer nothing measured
+        ("At the 07:43 peak, pay-euw3-alb returned 1,480 target 5xx responses.", [ERR_TEXT]),
+        # part of the dimension's name is not a name
+        (
+            "RequestCount on pay-euw1 fell from a baseline of 2,350 to a low of 235 at 07:42.",
+            [REQ_TEXT],
+        ),
+    ],
+)
+def test_a_resource_no_cited_metric_is_about_is_refused(statement, citations):
+    # Given the same metrics
+    # When a claim gives a cited metric's values to a load balancer its dimensions do not name
+    result = verdict(statement, *citations)
+    # Then it is refused
+    assert not result.passed
+    assert gk.UNSUPPORTED_SPECIFIC in result.rule_ids
+
+
+@pytest.mark.parametrize(
+    ("statement", "citations"),
+    [
+        ("pay-euw1-alb did not receive any requests from ledger-api's clients.", [REQ_TEXT]),
+        ("During the incident pay-euw1-alb received no traffic at all.", [REQ_TEXT]),
+        ("pay-euw1-alb returned no 5xx responses.", [ERR_TEXT]),
+        ("pay-euw1-alb never returned any 5xx to its clients.", [ERR_TEXT]),
+    ],
+)
+def test_a_denial_of_what_the_cited_metric_counted_is_refused(statement, citations):
+    # Given a request count and a 5xx count of pay-euw1-alb, both above zero
+    # When a claim denies, for pay-euw1-alb, what that metric counted
+    result = verdict(statement, *citations)
+    # Then it is refused as contradicting its citation
+    assert not result.passed
+    assert gk.CONTRADICTS_CITATION in result.rule_ids, result.detail

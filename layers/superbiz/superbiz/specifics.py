@@ -202,6 +202,9 @@ class Evidence:
     # where a service's or actor's name may also be found: what the run was asked and its
     # tools' inputs and whole outputs (a log group, a metric's dimensions), lower-case
     names: str = ""
+    # the names of what the cited metrics measure (their dimensions' values), lower-case:
+    # an identifier one of them equals is what a cited summary is about
+    dimensions: set[str] = field(default_factory=set)
 
 
 def leaves(value: object) -> list[str]:
@@ -542,8 +545,9 @@ def supported(spec: Specific, ev: Evidence) -> bool:
     if spec.kind == "quoted":
         return _fold(spec.text).lower().strip(" .…") in ev.text
     if spec.kind == "identifier":
-        token = re.escape(_fold(spec.text).lower())
-        return re.search(rf"(?<![a-z0-9]){token}(?![a-z0-9])", ev.text) is not None
+        token = _fold(spec.text).lower()
+        found = re.search(rf"(?<![a-z0-9]){re.escape(token)}(?![a-z0-9])", ev.text)
+        return found is not None or token in ev.dimensions
     if spec.kind in ("service", "actor"):
         name = re.escape(_fold(spec.text).lower())
         held = rf"(?<![a-z0-9-]){name}(?![a-z0-9-])"

@@ -432,6 +432,92 @@ def denial_shown(statement: str, cited: list[Cited]) -> str | None:
     return None
 
 
+# ---------------------------------------------------------- what a metric is about
+
+# the name inside an Elastic Load Balancing dimension value: app/NAME/ID, net/NAME/ID,
+# gwy/NAME/ID, targetgroup/NAME/ID (the load balancer's or target group's own name)
+_ELB_DIMENSION = lazy(r"^(?:app|net|gwy|targetgroup)/([\w.-]+)/[0-9a-f]+$", re.I)
+
+
+def dimension_names(cited: list[Cited]) -> set[str]:
+    """The names of what the cited metrics measure, lower-case: each cited metric's
+    dimension values, and the name an ELB dimension value holds (`sf-usw2-alb` of
+    `app/sf-usw2-alb/2b3c...`). A metric's summary is about these, though its text does
+    not repeat them; a name only another invocation's dimensions hold is not among them."""
+    out: set[str] = set()
+    for c in cited:
+        if not c.metric:
+            continue
+        for value in c.dimensions.values():
+            out.add(value.lower())
+            if m := _ELB_DIMENSION.match(value):
+                out.add(m.group(1).lower())
+    return out
+
+
+# a denial of a thing counted: "did not receive any of X's traffic", "received no requests",
+# "returned no 5xx responses", "never returned any 5xx"
+_COUNT_DENIAL = lazy(
+    r"\b(?:did\s+not|didn't|does\s+not|doesn't|never|has\s+not|hasn't|had\s+not|was\s+not|"
+    r"wasn't|were\s+not|weren't)\s+(?:(?:yet|ever|once|actually)\s+)?"
+    rf"(?:{_SEEN}|handle|handled|process|processed|take|took)\s+"
+    r"(?:any\s+(?:of\s+)?|a\s+single\s+)?([^.;:!?]{0,80})"
+    r"|\b(?:no|zero|not\s+(?:a\s+single|one|any))\s+([^.;:!?]{0,80})",
+    re.I,
+)
+# what a count's denial names that a metric's name also says (RequestCount counts requests)
+_COUNTED_AS = {"traffic": "request"}
+# words of a metric's name that say how, not what, it counts
+_HOW_COUNTED = frozenset({"count", "sum", "target", "httpcode", "elb", "total", "number", "of"})
+# a denial limited to a time or part of the window is not read here
+_WINDOWED = lazy(r"\d{1,2}:\d{2}|\b(?:between|during|in\s+the\s+(?:first|last))\b", re.I)
+_CLAUSE_START = lazy(r"[.;:!?,]\s|\b(?:while|whereas|but|and|although|though)\b", re.I)
+
+
+def _thing(word: str) -> str:
+    word = word.lower()
+    word = _COUNTED_AS.get(word, word)
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+def count_denied(statement: str, cited: list[Cited]) -> str | None:
+    """A denial, for a resource a cited metric measures, of what that metric counted:
+    "sf-usw2-alb did not receive any traffic" against its RequestCount that rose to 9400,
+    "X returned no 5xx responses" against its HTTPCode_Target_5XX_Count above 0. The
+    denial must name the resource (one of the metric's dimension names) in its clause."""
+    said = normalise(_QUOTED.sub(" ; ", statement))
+    for m in _COUNT_DENIAL.finditer(said):
+        scope = _CLAUSE_END.split(m.group(1) or m.group(2), maxsplit=1)[0]
+        if _BOUNDED.search(scope) or _WINDOWED.search(scope):
+            continue
+        things = {_thing(w) for w in re.findall(r"[A-Za-z0-9']+", scope)[:4]}
+        starts = [c.end() for c in _CLAUSE_START.finditer(said, 0, m.start())]
+        clause = said[starts[-1] if starts else 0 : m.end()].lower()
+        for c in cited:
+            counts = {_thing(p) for p in _name_words(c.metric)} - _HOW_COUNTED
+            if not c.metric or not counts & things:
+                continue
+            names = [
+                n
+                for n in dimension_names([c])
+                if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", clause)
+            ]
+            counted = [v for values in roles(c).values() for v in values if v > 0]
+            if names and counted:
+                return (
+                    f"denies {m.group(0).strip()!r} for {names[0]}; its cited {c.metric} "
+                    f"counted up to {_fmt(max(counted))}"
+                )
+    return None
+
+
+def _name_words(name: str) -> list[str]:
+    """A metric's name in words: RequestCount is request, count; HTTPCode_Target_5XX_Count
+    is httpcode, target, 5xx, count."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name)
+    return re.findall(r"[a-z]+|\d+[a-z]*", spaced.lower())
+
+
 # ------------------------------------------------------------------------- pairing
 
 # where a clause joins two facts: a new clause, a list, a relation between two events

@@ -589,6 +589,7 @@ def check_claim(
             for c in good
         }
         ev.names = seen
+        ev.dimensions = agreement.dimension_names([c.cited for c in good if c.cited is not None])
         derived: set[Decimal] = set()
         for derivation in claim.derivations:
             why = recompute(derivation, ev, cited, declared)
@@ -938,6 +939,7 @@ def _disagreements(
             (CONTRADICTS_CITATION, record_reading.described_denial_shown(statement, cited))
         )
         checks.append((CONTRADICTS_CITATION, record_reading.success_told_failed(statement, cited)))
+        checks.append((CONTRADICTS_CITATION, agreement.count_denied(statement, cited)))
         checks.append((CONTRADICTS_CITATION, record_reading.failure_told_done(statement, cited)))
         checks.append((UNSUPPORTED_SPECIFIC, record_reading.metric_unit_changed(statement, cited)))
         checks.append(
