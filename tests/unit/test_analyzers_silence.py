@@ -140,3 +140,76 @@ def test_without_its_own_change_a_change_pointing_at_the_silent_resource_is_link
     linked = [f for f in findings([CHANGES, consumer]) if f.kind == "change_silenced"]
     # Then the change whose record points at the silent resource is the one linked
     assert [f.data["change"]["resource"] for f in linked] == ["order-cancelled-to-notifier"]
+
+
+def test_what_a_routing_change_sends_traffic_to_is_read_from_its_record():
+    from superbiz.analyzers import traffic_targets
+
+    # Given a subscription's filter change and an event source mapping's, named by ids
+    subscription = _change(
+        "2026-11-30T14:21:37Z",
+        "sns.amazonaws.com",
+        "SetSubscriptionAttributes",
+        "arn:aws:sns:us-east-1:5931:order-events:8e2f41c7-5b0d-4a9e-b3c6-1d7f09a2e654",
+        "attributeName=FilterPolicy",
+    )
+    mapping = _change(
+        "2026-11-26T09:47:22Z",
+        "lambda.amazonaws.com",
+        "UpdateEventSourceMapping20150331",
+        "6c1d9e2a-47b3-4f0e-9a58-2e7b1c04d9f3",
+        "functionName=invoice-renderer:live, "
+        "eventSourceArn=arn:aws:sqs:us-east-1:2604:invoice-render-requests, enabled=false",
+    )
+    # Then the topic, the function and the queue are what their traffic is read for
+    assert ("sns", "order-events") in traffic_targets(subscription)
+    assert {("lambda", "invoice-renderer"), ("sqs", "invoice-render-requests")} <= set(
+        traffic_targets(mapping)
+    )
+
+
+def test_a_change_naming_the_queue_that_feeds_a_silent_function_is_linked():
+    # Given a function's count silent from 11:07, its service's queue known by its tags, and
+    # a subscription change whose record names that queue (and a twin naming another)
+    consumer = _metric("inv_m1", "Invocations", "loyalty-accrual", 37, "AWS/Lambda")
+    owned = {
+        "invocation_id": "inv_res",
+        "tool": "find_resources",
+        "params": {},
+        "success": True,
+        "empty": False,
+        "output": {
+            "resources": [
+                {"name": n, "tags": {"service": "loyalty-accrual"}}
+                for n in ("loyalty-accrual", "loyalty-accrual-queue")
+            ]
+        },
+    }
+    changes = {
+        **CHANGES,
+        "output": {
+            **CHANGES["output"],
+            "changes": [
+                _change(
+                    "2026-11-29T11:06:30Z",
+                    "sns.amazonaws.com",
+                    "SetSubscriptionAttributes",
+                    "arn:aws:sns:us-east-1:1:order-events:3b9d",
+                    "(order-analytics-queue), attributeName=RedrivePolicy",
+                ),
+                _change(
+                    "2026-11-29T11:06:31Z",
+                    "sns.amazonaws.com",
+                    "SetSubscriptionAttributes",
+                    "arn:aws:sns:us-east-1:1:order-events:8e2f",
+                    "(loyalty-accrual-queue), attributeName=FilterPolicy",
+                ),
+            ],
+        },
+    }
+    # When analysed
+    linked = [f for f in findings([changes, owned, consumer]) if f.kind == "change_silenced"]
+    # Then the filter change on the queue's subscription is linked, not its twin
+    assert [f.data["change"]["resource"] for f in linked] == [
+        "arn:aws:sns:us-east-1:1:order-events:8e2f"
+    ]

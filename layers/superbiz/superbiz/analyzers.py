@@ -1147,7 +1147,10 @@ ROUTING_EVENTS = lazy(
     r"UpdatePipe|StopPipe|PutEventSelectors|UpdateFunctionEventInvokeConfig)$"
 )
 # the sentence superbiz.tools.metrics writes for a series that went silent
-_SILENCE = lazy(r"has no datapoints from \S+ to the window's end")
+_SILENCE = lazy(
+    r"has no datapoints from \S+ to the window's end|fell from a baseline of \S+ to a low of 0 "
+    r"at \S+; onset at \S+; latest 0\b"
+)
 
 
 def silence_in(text: str) -> bool:
@@ -1158,6 +1161,41 @@ def silence_in(text: str) -> bool:
 # how long before a series went silent a routing change may have landed: inside the last
 # datapoint's period (a partial count) or the one before
 SILENCE_LEAD_PERIODS = 2
+
+
+_TRAFFIC_ARN = lazy(
+    r"\barn:aws[\w-]*:(sqs|lambda|sns|events|kinesis|firehose):[\w-]*:\d*:([\w./:-]+)"
+)
+_FUNCTION_NAMED = lazy(r"\bfunctionName=([A-Za-z0-9_-]+)")
+
+
+def traffic_targets(change: dict[str, Any]) -> list[tuple[str, str]]:
+    """(service, name) of what a routing change sends traffic to or from: its own resource
+    (a subscription ARN's topic), and the queues, functions, topics, rules and streams its
+    record names by ARN or as functionName=."""
+    service = str(change.get("source", "")).split(".", 1)[0]
+    out: list[tuple[str, str]] = []
+    for resource in (change.get("resource", ""), *change.get("resources", [])):
+        arn = _TRAFFIC_ARN.match(resource or "")
+        if arn:
+            out.append((arn.group(1), _arn_name(arn.group(1), arn.group(2))))
+        elif resource:
+            out.append((service, _short(resource)))
+    detail = change.get("detail") or ""
+    out += [(m.group(1), _arn_name(m.group(1), m.group(2))) for m in _TRAFFIC_ARN.finditer(detail)]
+    out += [("lambda", m.group(1)) for m in _FUNCTION_NAMED.finditer(detail)]
+    return list(dict.fromkeys((svc, name) for svc, name in out if name))
+
+
+def _arn_name(service: str, rest: str) -> str:
+    """The resource name in an ARN's resource part: a subscription's topic, a function
+    without its alias, a rule or stream after its type."""
+    parts = re.split(r"[:/]", rest)
+    if service == "lambda" and parts[0] == "function" and len(parts) > 1:
+        return parts[1]
+    if service in ("events", "kinesis", "firehose") and len(parts) > 1:
+        return parts[1]
+    return parts[0]  # a queue, a topic (a subscription's id follows it)
 
 
 def routing_changes(invocations: list[dict[str, Any]]) -> list[Finding]:
@@ -1186,7 +1224,10 @@ def silenced_by_change(invocations: list[dict[str, Any]]) -> list[Finding]:
     A metric summary with `silent_from` (superbiz.tools.metrics) is a count that stopped;
     the change is linked when its own resource is one of the metric's dimensions and it
     landed before the silence began, within SILENCE_LEAD_PERIODS periods. A change of another resource, however close in time, is not: a
-    sibling rule changed in the same deploy whose own count goes on is not the cause."""
+    sibling rule changed in the same deploy whose own count goes on is not the cause. Only
+    when no change of a silent resource itself is there, a change whose record names a
+    silent resource, or a resource of the same service (the queue feeding a silent function),
+    is linked."""
     changes = [
         (inv["invocation_id"], i, c)
         for inv in invocations
@@ -1195,21 +1236,28 @@ def silenced_by_change(invocations: list[dict[str, Any]]) -> list[Finding]:
         if ROUTING_EVENTS.match(signatures.operation(c.get("event", "")))
         and not c.get("error_code")
     ]
+    members = service_resources(invocations)
     direct: list[tuple[dict[str, Any], tuple[str, int, dict[str, Any]]]] = []
     pointed: list[tuple[dict[str, Any], tuple[str, int, dict[str, Any]]]] = []
     for inv in invocations:
         summary = (inv.get("output") or {}).get("summary") or {}
-        if not _usable(inv, "query_metrics") or not summary.get("silent_from"):
+        if not _usable(inv, "query_metrics"):
+            continue
+        silent_text = _silent_since(summary)
+        if silent_text is None:
             continue
         values = {str(v).lower() for v in (inv["output"].get("dimensions") or {}).values() if v}
-        silent = _parse(summary["silent_from"])
+        silent = _parse(silent_text)
         lead = SILENCE_LEAD_PERIODS * int(inv["output"].get("period") or 60)
         for w in changes:
             if not 0 <= (silent - _parse(w[2]["t"])).total_seconds() <= lead:
                 continue
             if _names_of(w[2]) & values:
                 direct.append((inv, w))
-            elif any(len(v) >= 4 and _carries(w[2].get("detail") or "", v) for v in values):
+            elif any(
+                len(v) >= 4 and _carries(w[2].get("detail") or "", v)
+                for v in _with_siblings(values, members)
+            ):
                 pointed.append((inv, w))
     # the change of a silent resource itself; only when there is none, one whose record
     # points at a silent resource (a subscription whose endpoint is the silent queue, a
@@ -1234,19 +1282,46 @@ def silenced_by_change(invocations: list[dict[str, Any]]) -> list[Finding]:
                     _cite(change_inv, f"$.changes[{i}]", change.get("detail") or change["event"]),
                     # the silence, not the whole summary: its baseline and any onset of
                     # earlier jitter are not what the change explains
-                    _cite(inv["invocation_id"], "$.summary.silence", summary["silence"]),
+                    _cite(inv["invocation_id"], "$.summary.silence", summary["silence"])
+                    if summary.get("silence")
+                    else _cite(inv["invocation_id"], "$.summary.text", summary["text"]),
                 ],
                 data={
                     "change": change,
                     "metric_name": output.get("metric_name", ""),
                     "dimensions": output.get("dimensions") or {},
-                    "silence": summary["silence"],
+                    "silence": summary.get("silence") or summary["text"],
                     "baseline": summary.get("baseline"),
                     "direct": bool(direct),
                 },
             )
         )
     return found
+
+
+def _with_siblings(values: set[str], members: dict[str, set[str]]) -> set[str]:
+    """Names of a silent resource and of the resources its service is made of (by tags,
+    `service_resources`): a function whose count stopped is fed by its service's queue."""
+    related = set(values)
+    for names in members.values():
+        lowered = {_short(n) for n in names}
+        if lowered & values:
+            related |= lowered
+    return related
+
+
+def _silent_since(summary: dict[str, Any]) -> str | None:
+    """When a count went silent: its series ended (`silent_from`), or it fell to zero and
+    is still there (SQS publishes its zeros: a queue nobody sends to counts 0 a minute)."""
+    if summary.get("silent_from"):
+        return str(summary["silent_from"])
+    if (
+        summary.get("direction") == "fall"
+        and summary.get("low") == 0
+        and summary.get("latest") == 0
+    ):
+        return str(summary["onset_at"])
+    return None
 
 
 def _names_of(change: dict[str, Any]) -> set[str]:

@@ -715,8 +715,8 @@ _TRAFFIC = {
     "firehose": ("AWS/Firehose", "DeliveryStreamName", ("IncomingRecords",)),
     "apigateway": ("AWS/ApiGateway", "ApiName", ("Count",)),
 }
-# at most this many changed resources have their traffic read, the latest first
-_TRAFFIC_RESOURCES = 3
+# at most this many resources routing changes touched have their traffic read, latest first
+_TRAFFIC_RESOURCES = 4
 
 
 def _traffic_of_changed(ctx: dict[str, Any]) -> list[ToolCall]:
@@ -736,11 +736,9 @@ def _traffic_of_changed(ctx: dict[str, Any]) -> list[ToolCall]:
     for finding in ctx.get("findings", []):
         if finding["kind"] != "routing_change":
             continue
-        change = finding["data"]["change"]
-        source = str(change.get("source", "")).split(".", 1)[0]
-        name = re.split(r"[:/]", str(change.get("resource", "")))[-1]
-        if source in _TRAFFIC and name and (source, name) not in {c[:2] for c in changed}:
-            changed.append((source, name, change["t"]))
+        for source, name in analyzers.traffic_targets(finding["data"]["change"]):
+            if source in _TRAFFIC and (source, name) not in {c[:2] for c in changed}:
+                changed.append((source, name, finding["data"]["change"]["t"]))
     now = next(
         (
             (i.get("output") or i.get("view") or {}).get("end")
@@ -750,7 +748,14 @@ def _traffic_of_changed(ctx: dict[str, Any]) -> list[ToolCall]:
         None,
     )
     changed = sorted(changed, key=lambda c: c[2], reverse=True)[:_TRAFFIC_RESOURCES]
-    if not changed or now is None:
+    if not changed and not any(f["kind"] == "routing_change" for f in ctx.get("findings", [])):
+        return []
+    # and the service asked about, as a function: the consumer whose traffic may have stopped
+    # behind a change whose record names it only in words (a bucket's notification rules)
+    for entity in ctx["plan"].get("entities", [])[:1]:
+        if ("lambda", entity) not in {c[:2] for c in changed}:
+            changed.append(("lambda", entity, now or ""))
+    if now is None:
         return []
     listed = {
         json.dumps(i["params"].get("dimensions", {}), sort_keys=True): i
