@@ -12,7 +12,10 @@ run but not cited.
 3. a resource named only in a cited metric's dimensions (the load balancer of the
    LoadBalancer dimension `app/pay-euw1-alb/...`) is what that metric is about; a name in
    no cited metric's dimensions is not, and a denial of what the metric counts for that
-   resource ("pay-euw1-alb received no requests") is refused when the metric counted some.
+   resource ("pay-euw1-alb received no requests") is refused when the metric counted some;
+4. a cause word that names who does what the cited line's compound names ("health
+   checkers" for a user agent `ELB-Health-Check-Agent/2.0`) is held; one whose root no
+   citation holds is not.
 """
 
 from __future__ import annotations
@@ -104,7 +107,31 @@ ERRORS_5XX = _metric(
 )
 OTHER_REQUESTS = _metric(4, "RequestCount", OTHER_ALB, [880] * 30)
 QUIET_5XX = _metric(5, "HTTPCode_Target_5XX_Count", OTHER_ALB, [0] * 30)
-RUN = [LOGS, REQUESTS, ERRORS_5XX, OTHER_REQUESTS, QUIET_5XX]
+PROBE_LINE = (
+    "2026-12-02 07:38:02.511 WARN [http] GET /healthz -> status=404 "
+    'ua="ELB-Health-Check-Agent/2.0" host=ip-10-2-3-4.eu-west-1.compute.internal'
+)
+PROBES = ToolInvocation(
+    seq=6,
+    invocation_id="inv_0006_honest6",
+    call_id="h0c6",
+    tool_name="query_logs",
+    input_params={"log_group_names": ["/ecs/ledger-api"], "filter_pattern": "healthz"},
+    output={
+        "log_groups": ["/ecs/ledger-api"],
+        "start": "2026-12-02T07:20:00Z",
+        "end": "2026-12-02T07:50:00Z",
+        "results": [
+            {
+                "timestamp": "2026-12-02T07:38:02.511Z",
+                "log_group": "/ecs/ledger-api",
+                "log_stream": "ledger-api/app/3c4d5e6f7a8b9c0d",
+                "message": PROBE_LINE,
+            }
+        ],
+    },
+)
+RUN = [LOGS, REQUESTS, ERRORS_5XX, OTHER_REQUESTS, QUIET_5XX, PROBES]
 
 
 def summary(inv: ToolInvocation, excerpt: str) -> Citation:
@@ -124,10 +151,15 @@ OTHER_REQ_TEXT = summary(OTHER_REQUESTS, "RequestCount")
 QUIET_TEXT = summary(QUIET_5XX, "HTTPCode_Target_5XX_Count")
 
 
-def verdict(statement: str, *citations: Citation, derivations: tuple[Derivation, ...] = ()):
+def verdict(
+    statement: str,
+    *citations: Citation,
+    derivations: tuple[Derivation, ...] = (),
+    kind: ClaimKind = OBS,
+):
     c = Claim(
         claim_id="c1",
-        kind=OBS,
+        kind=kind,
         statement=statement,
         citations=list(citations),
         derivations=list(derivations),
@@ -298,3 +330,50 @@ def test_a_denial_of_what_the_cited_metric_counted_is_refused(statement, citatio
     # Then it is refused as contradicting its citation
     assert not result.passed
     assert gk.CONTRADICTS_CITATION in result.rule_ids, result.detail
+
+
+# ------------------------------------------- 4. who does what a cited compound names
+
+PROBE = Citation(
+    source_invocation_id=PROBES.invocation_id,
+    raw_path="$.results[0]",
+    evidence_excerpt="GET /healthz -> status=404",
+)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "Root cause: from 07:38 ledger-api answered the health checkers' GET /healthz with "
+        "status=404.",
+        "Root cause: from 07:38 ledger-api answered the health checker's GET /healthz with "
+        "status=404.",
+    ],
+)
+def test_a_doer_of_what_a_cited_compound_names_is_held(statement):
+    # Given a line whose user agent is ELB-Health-Check-Agent/2.0
+    # When a root cause calls what sent the request the health checkers
+    result = verdict(statement, PROBE, kind=ClaimKind.ROOT_CAUSE)
+    # Then it passes
+    assert result.passed, result.detail
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # no citation holds a prober, a scanner or a tester
+        "Root cause: from 07:38 ledger-api answered the health probers' GET /healthz with "
+        "status=404.",
+        "Root cause: from 07:38 ledger-api answered the security scanners' GET /healthz with "
+        "status=404.",
+        "Root cause: from 07:38 ledger-api answered the load testers' GET /healthz with "
+        "status=404.",
+    ],
+)
+def test_a_doer_no_citation_names_is_refused(statement):
+    # Given the same line
+    # When a root cause names a sender whose root no citation holds
+    result = verdict(statement, PROBE, kind=ClaimKind.ROOT_CAUSE)
+    # Then it is refused
+    assert not result.passed
+    assert gk.CAUSE_UNSUPPORTED in result.rule_ids, result.detail

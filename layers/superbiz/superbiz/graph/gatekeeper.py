@@ -750,7 +750,19 @@ def cause_words_unsupported(
         if any(sig.pattern.search(t) for t in cited):
             told = [sig.label, sig.cause, sig.evidence, *(sig.actions if with_actions else ())]
             held |= words(" ".join(told))
-    return said - held
+    return {w for w in said - held if not _doer_held(w, held)}
+
+
+def _doer_held(word: str, held: set[str]) -> bool:
+    """A word for who does a thing whose verb the citations hold: "health checkers" by a
+    user agent Amazon-Route53-Health-Check-Service, "callers" by "call", "shippers" by
+    "ship" (a doubled consonant before -er is one). Only the verb's own root counts: a
+    "prober" is not held by a line that never says probe."""
+    if not word.endswith("er") or len(word) < 6:
+        return False
+    base = word[:-2]
+    roots = {base, base[:-1]} if base[-1] == base[-2] else {base}
+    return bool(roots & held)
 
 
 def borrowed_words(statement: str, telemetry: list[str], others: list[str]) -> set[str]:
