@@ -688,6 +688,27 @@ def test_a_number_in_its_unit_sum_or_share_passes(statement, citations, derivati
     assert result.passed, result.detail
 
 
+def test_the_digits_of_a_timestamp_or_a_derived_gap_are_no_value_of_the_metric():
+    from superbiz.graph.agreement import Cited
+    from superbiz.graph.reading import metric_unit_changed
+
+    # Given a latency metric in seconds whose summary text holds 11 only in its date
+    text = (
+        "TargetResponseTime (p99, 60s) rose from a baseline of 0.2 to a peak of 4.8 at "
+        "2026-11-28T15:24:00Z; onset at 2026-11-28T15:23:00Z; latest 4.1."
+    )
+    cited = [Cited(value=text, text=text, tool="query_metrics", metric="TargetResponseTime")]
+    # When a claim tells the gap from a change to the onset, or the p99 in its unit
+    gap = "The rule change came 11 minute(s) before the onset at 2026-11-28T15:23:00Z."
+    # Then neither is a unit changed; a value of the metric told in ms still is
+    assert metric_unit_changed(gap, cited) is None
+    assert metric_unit_changed("The p99 peaked at 4.8 seconds.", cited) is None
+    assert metric_unit_changed("The p99 peaked at 4.8 ms.", cited) is not None
+    # And a gap the claim derives is checked as a derivation, even where the metric has it
+    assert metric_unit_changed("It came 4.1 minutes later.", cited) is not None
+    assert metric_unit_changed("It came 4.1 minutes later.", cited, frozenset({"4.1"})) is None
+
+
 # ------------------------------------------------------------- 4. what a real record means
 
 READ_ONLY = "cannot execute INSERT in a read-only transaction"

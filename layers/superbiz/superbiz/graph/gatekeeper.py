@@ -953,7 +953,14 @@ def _disagreements(
         checks.append((CONTRADICTS_CITATION, record_reading.success_told_failed(statement, cited)))
         checks.append((CONTRADICTS_CITATION, agreement.count_denied(statement, cited)))
         checks.append((CONTRADICTS_CITATION, record_reading.failure_told_done(statement, cited)))
-        checks.append((UNSUPPORTED_SPECIFIC, record_reading.metric_unit_changed(statement, cited)))
+        checks.append(
+            (
+                UNSUPPORTED_SPECIFIC,
+                record_reading.metric_unit_changed(
+                    statement, cited, frozenset(d.value for d in claim.derivations)
+                ),
+            )
+        )
         checks.append(
             (UNSUPPORTED_SPECIFIC, record_reading.quoted_with_wrong_record(statement, cited))
         )

@@ -539,15 +539,25 @@ def quoted_with_wrong_record(statement: str, cited: list[Cited]) -> str | None:
     return None
 
 
-def metric_unit_changed(statement: str, cited: list[Cited]) -> str | None:
+# instants and dates in a cited text: their digits are no value of the metric
+_INSTANTS = lazy(
+    r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z?)?|\b\d{1,2}:\d{2}(?::\d{2})?"
+)
+
+
+def metric_unit_changed(
+    statement: str, cited: list[Cited], derived: frozenset[str] = frozenset()
+) -> str | None:
     """A number of a metric whose name fixes its unit (TargetResponseTime in seconds) told in
     another unit of time: "4.8 ms" where the cited value gives 4.8 of a metric in seconds,
-    whatever part of the metric (its peak, one point) the citation is."""
+    whatever part of the metric (its peak, one point) the citation is. Only the metric's
+    values count, not the digits of its timestamps; a number the claim derives (`derived`:
+    the minutes between a change and the onset) is checked as a derivation, not here."""
     held: dict[str, set[Decimal]] = {}
     for c in cited:
         unit = specifics.METRIC_UNITS.get(c.metric)
         if unit in specifics.TIME_UNITS:
-            held.setdefault(unit, set()).update(_numbers_in(c.text))
+            held.setdefault(unit, set()).update(_numbers_in(_INSTANTS.sub(" ", c.text)))
     if not held:
         return None
     for spec in specifics.extract(statement):
@@ -555,6 +565,8 @@ def metric_unit_changed(statement: str, cited: list[Cited]) -> str | None:
         if parsed is None or parsed[1] not in specifics.TIME_UNITS:
             continue
         value, told = parsed
+        if str(value) in derived or f"{value:f}" in derived:
+            continue
         seconds = value * specifics.TIME_UNITS[told]
         for unit, numbers in held.items():
             scale = specifics.TIME_UNITS[unit]
