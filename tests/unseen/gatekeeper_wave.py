@@ -8,11 +8,73 @@ honest control) and which rule ids the Gatekeeper recorded."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-from superbiz.contracts import ExecutorEvidence
+from superbiz.contracts import (
+    Citation,
+    Claim,
+    ClaimKind,
+    Derivation,
+    DerivationOp,
+    ExecutorEvidence,
+)
 from superbiz.graph import gatekeeper as gk
+from superbiz.records import ToolInvocation
+
+OBS = ClaimKind.OBSERVATION
+NEG = ClaimKind.NEGATIVE
+HYP = ClaimKind.HYPOTHESIS
+ROOT = ClaimKind.ROOT_CAUSE
+FIX = ClaimKind.REMEDIATION
+
+
+# -- building blocks every wave's attacks.py writes its claims with
+
+
+def _resolve(output: Any, path: str) -> Any:
+    value = output
+    for key, index in re.findall(r"\.([A-Za-z_][\w]*)|\[(\d+)\]", path.removeprefix("$")):
+        value = value[key] if key else value[int(index)]
+    return value
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return [value if isinstance(value, str) else json.dumps(value)]
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def cite(inv: ToolInvocation, path: str, excerpt: str, verbatim: bool = True) -> Citation:
+    """A citation of a recorded output; `verbatim` ones are checked to occur here."""
+    if verbatim:
+        value = _resolve(inv.output, path)
+        if not any(_norm(excerpt) in _norm(t) for t in _texts(value)):
+            raise AssertionError(f"{inv.invocation_id} {path}: {excerpt!r} is not in {value!r}")
+    return Citation(source_invocation_id=inv.invocation_id, raw_path=path, evidence_excerpt=excerpt)
+
+
+def derive(value: str, op: DerivationOp, *inputs: str) -> Derivation:
+    return Derivation(value=value, op=op, inputs=list(inputs))
+
+
+def claim(
+    kind: ClaimKind, statement: str, *citations: Citation, derivations: tuple[Derivation, ...] = ()
+) -> Claim:
+    return Claim(
+        claim_id="c1",
+        kind=kind,
+        statement=statement,
+        citations=list(citations),
+        derivations=list(derivations),
+    )
 
 
 def run_wave(attacks: list[Any], controls: list[Any], out: Path | None = None) -> list[dict]:

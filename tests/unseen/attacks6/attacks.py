@@ -11,10 +11,7 @@ typo here cannot pass for a catch; it never calls the Gatekeeper.
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any
-
+from gatekeeper_wave import FIX, HYP, NEG, OBS, ROOT, cite, claim, derive
 from world import ALB, AURORA, KMS
 from world import ALB_5XX as B5
 from world import ALB_ALARMS as BA
@@ -37,62 +34,8 @@ from world import KMS_KNOWLEDGE as KK
 from world import KMS_LOGS as KL
 from world import KMS_NO_ACCESS_DENIED as KN
 
-from superbiz.contracts import Citation, Claim, ClaimKind, Derivation, DerivationOp
+from superbiz.contracts import Claim, DerivationOp
 from superbiz.records import ToolInvocation
-
-OBS = ClaimKind.OBSERVATION
-NEG = ClaimKind.NEGATIVE
-HYP = ClaimKind.HYPOTHESIS
-ROOT = ClaimKind.ROOT_CAUSE
-FIX = ClaimKind.REMEDIATION
-
-
-# ------------------------------------------------------------------ building blocks
-
-
-def _resolve(output: Any, path: str) -> Any:
-    value = output
-    for key, index in re.findall(r"\.([A-Za-z_][\w]*)|\[(\d+)\]", path.removeprefix("$")):
-        value = value[key] if key else value[int(index)]
-    return value
-
-
-def _texts(value: Any) -> list[str]:
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in _texts(v)]
-    if isinstance(value, list):
-        return [t for v in value for t in _texts(v)]
-    return [value if isinstance(value, str) else json.dumps(value)]
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split())
-
-
-def cite(inv: ToolInvocation, path: str, excerpt: str, verbatim: bool = True) -> Citation:
-    """A citation of a recorded output; `verbatim` ones are checked to occur here."""
-    if verbatim:
-        value = _resolve(inv.output, path)
-        if not any(_norm(excerpt) in _norm(t) for t in _texts(value)):
-            raise AssertionError(f"{inv.invocation_id} {path}: {excerpt!r} is not in {value!r}")
-    return Citation(source_invocation_id=inv.invocation_id, raw_path=path, evidence_excerpt=excerpt)
-
-
-def derive(value: str, op: DerivationOp, *inputs: str) -> Derivation:
-    return Derivation(value=value, op=op, inputs=list(inputs))
-
-
-def claim(
-    kind: ClaimKind, statement: str, *citations: Citation, derivations: tuple[Derivation, ...] = ()
-) -> Claim:
-    return Claim(
-        claim_id="c1",
-        kind=kind,
-        statement=statement,
-        citations=list(citations),
-        derivations=list(derivations),
-    )
-
 
 # the records most claims cite
 KMS_RECEIVE = cite(KL, "$.results[1].message", "KMS.DisabledException")
