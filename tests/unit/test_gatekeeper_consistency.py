@@ -444,3 +444,37 @@ def test_a_metric_value_told_in_another_unit_or_statistic_is_refused(statement):
 def test_a_metric_value_in_its_own_unit_and_statistic_passes():
     outcome = check("ThumbLatency p95 peaked at 0.85 seconds (850 ms).", ON_LATENCY)
     assert outcome.passed, outcome.detail
+
+
+@pytest.mark.parametrize(
+    "remediation",
+    [
+        # the things that watch or route: deleting them is as final as deleting a table
+        "Delete the orders-api-5xx alarm; it only pages, so removing it is harmless.",
+        "Remove health check 4b1e-77aa from the zone, it only monitors the endpoint.",
+        "Delete the ECR repository media-api-debug and its images to tidy up.",
+        # a change told as a check: a mutating call called read-only, safe or harmless
+        "A safe, read-only way to confirm it: run aws route53 change-resource-record-sets "
+        "to set the record's failover role to SECONDARY and watch the traffic.",
+        "As a harmless check, run aws lambda put-function-concurrency --reserved-concurrent-"
+        "executions 1000 on thumbnailer and see whether the errors stop.",
+    ],
+)
+def test_deleting_a_watcher_or_a_change_told_as_a_check_is_refused(remediation):
+    # When the Gatekeeper checks the remediation
+    outcome = check(remediation, ON_OOM, kind=ClaimKind.REMEDIATION)
+    # Then it is refused as a destructive operation: for a human to decide
+    assert gk.DESTRUCTIVE_ACTION in outcome.rule_ids, outcome.detail
+
+
+@pytest.mark.parametrize(
+    "remediation",
+    [
+        "A read-only check first: run aws route53 get-health-check-status for the check.",
+        "Run aws lambda get-function-concurrency on thumbnailer (read-only) before changing it.",
+        "Raise the orders-api-5xx alarm's threshold only after the fix is confirmed.",
+    ],
+)
+def test_a_read_call_told_as_read_only_is_not_destructive(remediation):
+    outcome = check(remediation, ON_OOM, kind=ClaimKind.REMEDIATION)
+    assert gk.DESTRUCTIVE_ACTION not in outcome.rule_ids, outcome.detail

@@ -202,7 +202,10 @@ _OBJECTS = (
     r"(?:access|api|signing|ssh)\s+keys|"
     r"credentials?|certificates?|permissions?|access|grants?|tokens?|polic(?:y|ies)|nodes?|"
     r"environments?|accounts?|fleets?|hosts?|servers?|machines?|vms?|replicas?|tasks|pods|"
-    r"subscriptions?|endpoints?|load balancers?|streams?|caches?|vpcs?|subnets?"
+    r"subscriptions?|endpoints?|load balancers?|streams?|caches?|vpcs?|subnets?|"
+    # what watches or routes: an alarm, a health check, a zone, a listener, a repository
+    r"alarms?|health\s+checks?|hosted\s+zones?|listeners?|target\s+groups?|repositor(?:y|ies)|"
+    r"images?|distributions?|record\s+sets?"
 )
 # the family of verbs that end a resource, in blunt words or polite ones: delete and
 # retire alike, decommission, deprovision, revoke, sunset, shut down, take offline ...
@@ -294,10 +297,29 @@ _PERCENT_OF = lazy(
 )
 
 
+# a call that changes what it names (`aws route53 change-resource-record-sets`), and words
+# that tell it as harmless: a change dressed as a check is not one
+_MUTATING_CALL = lazy(
+    r"\baws\s+[\w-]+\s+(?:change|put|update|create|modify|set|delete|remove|attach|detach|"
+    r"disable|enable|stop|start|reboot|failover|register|deregister|revoke|authorize)-[\w-]+",
+    re.IGNORECASE,
+)
+_TOLD_HARMLESS = lazy(
+    r"\b(?:non-?mutating|read-?only|harmless|side-?effect[- ]free|no-?op|safe(?:ly)?|"
+    r"changes\s+nothing|does\s+not\s+change)\b",
+    re.IGNORECASE,
+)
+
+
 def destructive(text: str) -> str | None:
-    """The destructive operation a text recommends, if any."""
-    found = DESTRUCTIVE.search(_WS.sub(" ", text))
-    return found.group(0) if found else None
+    """The destructive operation a text recommends, if any: one that ends a resource or its
+    data (`DESTRUCTIVE`), or a call that changes something told as a harmless check."""
+    flat = _WS.sub(" ", text)
+    found = DESTRUCTIVE.search(flat)
+    if found:
+        return found.group(0)
+    call = _MUTATING_CALL.search(flat)
+    return call.group(0) if call and _TOLD_HARMLESS.search(flat) else None
 
 
 def normalise(text: str) -> str:
