@@ -23,14 +23,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from gatekeeper_support import one_claim
 
 from superbiz.contracts import (
     Citation,
-    Claim,
     ClaimKind,
     Derivation,
     DerivationOp,
-    ExecutorEvidence,
 )
 from superbiz.graph import gatekeeper as gk
 from superbiz.records import ToolInvocation
@@ -157,14 +156,7 @@ def verdict(
     derivations: tuple[Derivation, ...] = (),
     kind: ClaimKind = OBS,
 ):
-    c = Claim(
-        claim_id="c1",
-        kind=kind,
-        statement=statement,
-        citations=list(citations),
-        derivations=list(derivations),
-    )
-    return gk.check(ExecutorEvidence(claims=[c]), RUN).claims[0]
+    return one_claim(RUN, statement, *citations, kind=kind, derivations=derivations)
 
 
 TENTH = (Derivation(value="10", op=PCT, inputs=["235", "2350"]),)

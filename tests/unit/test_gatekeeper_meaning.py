@@ -6,6 +6,7 @@ destructive operation in an action, a remediation or the answer (A3, A2)."""
 from __future__ import annotations
 
 import pytest
+from gatekeeper_support import one_claim
 
 from superbiz import specifics
 from superbiz.contracts import (
@@ -81,14 +82,7 @@ def on_kb(index: int, excerpt: str) -> Citation:
 
 
 def check(statement: str, *cites: Citation, kind=ClaimKind.OBSERVATION, derivations=()):
-    claim = Claim(
-        claim_id="c1",
-        kind=kind,
-        statement=statement,
-        citations=list(cites),
-        derivations=list(derivations),
-    )
-    return gk.check(ExecutorEvidence(claims=[claim]), RUN).claims[0]
+    return one_claim(RUN, statement, *cites, kind=kind, derivations=derivations)
 
 
 # ------------------------------------------------------- specifics, however written

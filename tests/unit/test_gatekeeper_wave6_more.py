@@ -26,14 +26,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from gatekeeper_support import one_claim
 
 from superbiz.contracts import (
     Citation,
-    Claim,
     ClaimKind,
     Derivation,
     DerivationOp,
-    ExecutorEvidence,
 )
 from superbiz.graph import gatekeeper as gk
 from superbiz.records import ToolInvocation
@@ -349,14 +348,7 @@ def verdict(
     kind: ClaimKind = OBS,
     derivations: tuple[Derivation, ...] = (),
 ):
-    c = Claim(
-        claim_id="c1",
-        kind=kind,
-        statement=statement,
-        citations=list(citations),
-        derivations=list(derivations),
-    )
-    return gk.check(ExecutorEvidence(claims=[c]), RUN).claims[0]
+    return one_claim(RUN, statement, *citations, kind=kind, derivations=derivations)
 
 
 TIMEOUT = "upstream timeout from inventory-api"

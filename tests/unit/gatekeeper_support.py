@@ -1,0 +1,34 @@
+"""One claim through the Gatekeeper: what the Gatekeeper test modules share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from superbiz.contracts import (
+    Citation,
+    Claim,
+    ClaimKind,
+    ClaimOutcome,
+    Derivation,
+    ExecutorEvidence,
+)
+from superbiz.graph import gatekeeper as gk
+from superbiz.records import ToolInvocation
+
+
+def one_claim(
+    run: Iterable[ToolInvocation],
+    statement: str,
+    *citations: Citation,
+    kind: ClaimKind = ClaimKind.OBSERVATION,
+    derivations: Iterable[Derivation] = (),
+) -> ClaimOutcome:
+    """The Gatekeeper's outcome for one claim citing `citations` in the run's invocations."""
+    claim = Claim(
+        claim_id="c1",
+        kind=kind,
+        statement=statement,
+        citations=list(citations),
+        derivations=list(derivations),
+    )
+    return gk.check(ExecutorEvidence(claims=[claim]), run).claims[0]
