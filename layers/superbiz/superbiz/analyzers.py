@@ -1243,7 +1243,7 @@ def silenced_by_change(invocations: list[dict[str, Any]]) -> list[Finding]:
         summary = (inv.get("output") or {}).get("summary") or {}
         if not _usable(inv, "query_metrics"):
             continue
-        silent_text = _silent_since(summary)
+        silent_text = silent_since(summary)
         if silent_text is None:
             continue
         values = {str(v).lower() for v in (inv["output"].get("dimensions") or {}).values() if v}
@@ -1310,7 +1310,7 @@ def _with_siblings(values: set[str], members: dict[str, set[str]]) -> set[str]:
     return related
 
 
-def _silent_since(summary: dict[str, Any]) -> str | None:
+def silent_since(summary: dict[str, Any]) -> str | None:
     """When a count went silent: its series ended (`silent_from`), or it fell to zero and
     is still there (SQS publishes its zeros: a queue nobody sends to counts 0 a minute)."""
     if summary.get("silent_from"):

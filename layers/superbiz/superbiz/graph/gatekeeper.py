@@ -55,6 +55,11 @@ R12 CONTRADICTS_CITATION    it does not reverse what its citation states (a rise
                             no relative time or bound ("more than 2,000") the cited
                             instants or peak do not meet, no metric's summary told
                             as another resource's (`superbiz.graph.agreement`).
+    CHANGE_NOT_LINKED       a root cause pairing a count that went silent with a change
+                            names the change the silence follows
+                            (`analyzers.silenced_by_change`), not a decoy beside it (the
+                            consumer's own deploy, a sibling's twin change); with none
+                            linked, at least a change before the silence began.
 
 Recommended actions and gaps are gated too (A1): they may state a specific
 only if a passed claim (or, for a gap, a recorded output) holds it, and a
@@ -77,7 +82,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from superbiz import jsonpath, signatures, specifics
+from superbiz import analyzers, jsonpath, signatures, specifics
 from superbiz.contracts import (
     NO_EVIDENCE_PATH,
     Citation,
@@ -97,6 +102,7 @@ from superbiz.graph import reading as record_reading
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.patterns import lazy
 from superbiz.records import ToolInvocation
+from superbiz.times import parse_iso
 from superbiz.untrusted import is_instruction_like
 
 RULE_SET_VERSION = "gatekeeper-rules/2.3"
@@ -117,6 +123,7 @@ DERIVATION_MISMATCH = "R9_DERIVATION_MISMATCH"
 NO_TELEMETRY = "R10_NO_TELEMETRY"
 CAUSE_UNSUPPORTED = "R11_CAUSE_UNSUPPORTED"
 CONTRADICTS_CITATION = "R12_CONTRADICTS_CITATION"
+CHANGE_NOT_LINKED = "R12_CHANGE_NOT_LINKED"
 ACTION_UNSUPPORTED = "A1_ACTION_UNSUPPORTED"
 GAP_UNSUPPORTED = "A1_GAP_UNSUPPORTED"
 ANSWER_UNSUPPORTED = "A2_ANSWER_UNSUPPORTED"
@@ -685,6 +692,11 @@ def check_claim(
         if order:
             rule_ids.append(CONTRADICTS_CITATION)
             details.append(order)
+        if claim.kind is ClaimKind.ROOT_CAUSE and (
+            unlinked := change_not_linked(good, invocations)
+        ):
+            rule_ids.append(CHANGE_NOT_LINKED)
+            details.append(unlinked)
         bound = [c.cited for c in good if c.cited is not None]
         kinds = run_kinds(invocations.values()) if kinds is None else kinds
         for rule, why in _disagreements(claim, bound, derived, kinds):
@@ -712,6 +724,7 @@ def check_claim(
                 "not in the cited values: " + ", ".join(f"{s.kind} {s.text!r}" for s in missing[:8])
             )
     claim_level = {
+        CHANGE_NOT_LINKED,
         INSTRUCTION_IN_STATEMENT,
         CAUSE_UNSUPPORTED,
         CONTRADICTS_CITATION,
@@ -732,6 +745,74 @@ def check_claim(
         citations=outcomes,
         detail="; ".join(details),
     )
+
+
+_CHANGE_PATH = lazy(r"^\$\.changes\[(\d+)\]")
+
+
+def change_not_linked(
+    good: list[_Checked], invocations: Mapping[str, ToolInvocation]
+) -> str | None:
+    """Why a root cause citing a silence (`analyzers.silence_in`) and a change record
+    does not hold together, or None. The change must be one `analyzers.silenced_by_change`
+    links to a silence of this run: a count that stopped within its last periods of a routing
+    change of its own resource (or, with none, of one pointing at it). A decoy that landed
+    nearby, the consumer's own deploy or a sibling's twin change in the same apply, is named
+    beside the change the silence does follow. With nothing linked, a change that landed
+    after the silence began is still no cause of it."""
+    silent = [
+        c
+        for c in good
+        if c.source is EvidenceSource.TELEMETRY
+        and invocations[c.outcome.source_invocation_id].tool_name == "query_metrics"
+        and analyzers.silence_in(c.text)
+    ]
+    cited: dict[tuple[str, int], dict[str, Any]] = {}
+    for c in good:
+        inv = invocations[c.outcome.source_invocation_id]
+        path = _CHANGE_PATH.match(jsonpath.canonical(c.outcome.raw_path))
+        if inv.tool_name == "recent_changes" and path and isinstance(inv.output, dict):
+            changes = inv.output.get("changes") or []
+            if int(path.group(1)) < len(changes):
+                cited[(inv.invocation_id, int(path.group(1)))] = changes[int(path.group(1))]
+    if not silent or not cited:
+        return None
+    links = analyzers.silenced_by_change(analyzers.inputs_of(list(invocations.values())))
+    linked = {
+        (cit.source_invocation_id, int(m.group(1)))
+        for f in links
+        for cit in f.citations
+        if (m := _CHANGE_PATH.match(cit.raw_path))
+    }
+    if linked & cited.keys():
+        return None
+    told = "; ".join(
+        f"{c.get('event', '')} on {c.get('resource', '')} at {c.get('t', '')}"
+        for c in cited.values()
+    )
+    if links:
+        follows = "; ".join(
+            dict.fromkeys(
+                f"{f.data['change'].get('event', '')} on {f.data['change'].get('resource', '')} "
+                f"at {f.data['change'].get('t', '')}"
+                for f in links
+            )
+        )
+        return f"blames {told} for the silence; the silence follows {follows}"
+    starts = [
+        since
+        for c in silent
+        if (
+            since := analyzers.silent_since(
+                (invocations[c.outcome.source_invocation_id].output or {}).get("summary") or {}
+            )
+        )
+    ]
+    began = min(starts, key=parse_iso) if starts else None
+    times = [parse_iso(str(c["t"])) for c in cited.values() if c.get("t")]
+    if began and times and all(t > parse_iso(began) for t in times):
+        return f"blames {told}, which landed after the silence began at {began}"
+    return None
 
 
 # words a report uses to relate what it cites (when, how much, what followed what)
@@ -1161,10 +1242,17 @@ class Support:
         )
 
 
+_CAMEL_PART = lazy(r"[A-Z]?[a-z]{3,}")
+_CAMEL = lazy(r"\b[a-z]+(?:[A-Z][a-z]+)+\b|\b(?:[A-Z][a-z]+){2,}\b")
+
+
 def words(text: str) -> set[str]:
     """Content-bearing words, lightly stemmed so "connections" matches "connection"; a
-    hyphenated name also gives its parts, so "checkout" is held by "checkout-api"."""
-    found: set[str] = set()
+    hyphenated name also gives its parts, so "checkout" is held by "checkout-api", and so
+    does a camel-case one: "eventPattern" holds "pattern", "FilterPolicy" holds "policy"."""
+    found: set[str] = {
+        _stem(p.lower()) for m in _CAMEL.finditer(text) for p in _CAMEL_PART.findall(m.group(0))
+    }
     for w in _WORD.findall(text.lower()):
         w = w.removesuffix("'s")  # a possessive: pricing-quote's is pricing-quote
         found.add(_stem(w))
