@@ -213,3 +213,58 @@ def test_a_change_naming_the_queue_that_feeds_a_silent_function_is_linked():
     assert [f.data["change"]["resource"] for f in linked] == [
         "arn:aws:sns:us-east-1:1:order-events:8e2f"
     ]
+
+
+def _upstream_errors(first: datetime, minutes: int) -> dict[str, Any]:
+    """A neighbour's steady 503 lines in a shared group, one every five minutes."""
+    rows = [
+        {
+            "timestamp": (first + timedelta(minutes=i)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "log_group": "/ecs/prod-commerce",
+            "message": "GET /v2/partners/sync HTTP/1.1 503 Service Unavailable",
+        }
+        for i in range(0, minutes, 5)
+    ]
+    return {
+        "invocation_id": "inv_logs",
+        "tool": "query_logs",
+        "params": {},
+        "success": True,
+        "empty": False,
+        "output": {
+            "results": rows,
+            "truncated": False,
+            "log_groups": ["/ecs/prod-commerce"],
+            "start": "2026-11-29T09:10:00Z",
+            "end": "2026-11-29T12:10:00Z",
+        },
+    }
+
+
+def _root_cause(invocations: list[dict[str, Any]]) -> str:
+    from superbiz.contracts import ClaimKind
+    from superbiz.models.offline import build_evidence
+
+    evidence = build_evidence(findings(invocations))
+    return next(c.statement for c in evidence.claims if c.kind is ClaimKind.ROOT_CAUSE)
+
+
+def test_errors_logged_long_before_the_change_do_not_outrank_the_silence_it_caused():
+    # Given a neighbour's 503s every five minutes since 10:00, an hour before the rule's
+    # PutRule at 11:06:41, and the rule's own count silent from 11:07
+    silent = _metric("inv_m1", "MatchedEvents", "shipment-dispatched-to-notifier", 37)
+    errors = _upstream_errors(datetime(2026, 11, 29, 10, 0, tzinfo=UTC), 120)
+    # When the offline model tells the root cause
+    cause = _root_cause([CHANGES, silent, errors])
+    # Then it is the change the silence follows, not the failure that was there before it
+    assert cause.startswith("PutRule on shipment-dispatched-to-notifier at 2026-11-29T11:06:41Z")
+    assert "no datapoints from 2026-11-29T11:07:00Z" in cause
+
+
+def test_errors_that_began_with_the_silence_are_still_weighed_as_the_cause():
+    # Given the same silence, and 503s that began at 11:05, with the change
+    silent = _metric("inv_m1", "MatchedEvents", "shipment-dispatched-to-notifier", 37)
+    errors = _upstream_errors(datetime(2026, 11, 29, 11, 5, tzinfo=UTC), 60)
+    # When the offline model tells the root cause, then it is not the silence's change alone:
+    # a failure that began with the incident is weighed as its cause, as before
+    assert not _root_cause([CHANGES, silent, errors]).startswith("PutRule on")

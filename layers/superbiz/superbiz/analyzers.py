@@ -351,7 +351,9 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
     found += change_correlation(invocations, anomalies, found)
     if not any(f.kind == "error_signature" for f in found):
         found += routing_changes(invocations)
-        found += silenced_by_change(invocations)
+    # a silence a change explains is weighed beside errors too: a neighbour's steady errors
+    # from before the change are the background, not the cause (models.offline)
+    found += silenced_by_change(invocations)
     found += knowledge_matches(invocations)
     found += stalled_calls(invocations)
     for inv in invocations:

@@ -910,6 +910,23 @@ def services_in(text: str) -> list[str]:
     return found
 
 
+# how long before the change a silence follows a failure must have been logging to be the
+# background the incident happened in, not something the change set off
+BACKGROUND_LEAD_MINUTES = 15
+
+
+def _logged_before(signature: Finding, changed_at: str) -> bool:
+    """Whether a signature's lines began well before a change (BACKGROUND_LEAD_MINUTES): a
+    failure that was there all along (its lines may end with the silence, when the silent
+    function wrote them). A query cut at its row limit may not show the first line there
+    was, so it never counts as background."""
+    d = signature.data
+    if d.get("truncated") or d.get("rows_truncated"):
+        return False
+    first, at = parse_iso(d["first_at"]), parse_iso(changed_at)
+    return (at - first).total_seconds() >= 60 * BACKGROUND_LEAD_MINUTES
+
+
 def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> ExecutorEvidence:
     """Claims from the analyzers' findings, citing exactly what each finding cites."""
     claims: list[Claim] = []
@@ -965,7 +982,12 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         missing += [f.summary for f in by_kind["untrusted_text"]]
 
     actions: list[str] = []
-    cause = next((f for f in signatures if f.data["specific"]), None)
+    # errors that were there long before the change a silence follows are the background
+    # the incident happened in (a neighbour's steady 503s in a shared group), not its cause
+    background = bool(silenced) and all(
+        _logged_before(f, silenced[0].data["change"]["t"]) for f in signatures
+    )
+    cause = None if background else next((f for f in signatures if f.data["specific"]), None)
     trigger = changes[0] if changes else None
     if cause is not None:
         d = cause.data
@@ -1065,7 +1087,7 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
             cause.citations + (trigger.citations[:1] if trigger else []),
         )
-    elif trigger is not None and signatures:
+    elif trigger is not None and signatures and not background:
         errors = signatures[0]
         c = trigger.data["change"]
         add(
@@ -1090,8 +1112,8 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
             trigger.citations,
         )
-    elif silenced and not signatures:
-        # traffic that stopped with no error anywhere, right after a routing change of the
+    elif silenced and (not signatures or background):
+        # traffic that stopped with no new error anywhere, right after a routing change of the
         # resource whose own count stopped: the change is the cause, told in its records' words
         top = silenced[0]
         c = top.data["change"]
