@@ -12,9 +12,13 @@ stopwords are dropped. A query that describes a symptom in words no runbook uses
 ("bouncing up and down", "chrony", "x509") also asks for the runbooks' word for
 it ("flapping", "clock", "certificate"): `SYMPTOM_TERMS`, a small general
 operations vocabulary; the embedded query carries the same words
-(`superbiz.knowledge.service.dense_query`). A description often names the twin
-symptom only to rule it out ("rx errors climbing, tx fine", "not growing, just
-full"); `ruled_out` drops such mentions before either list is searched, so the
+(`superbiz.knowledge.service.dense_query`). A symptom denied ("isn't growing")
+asks for nothing, and a level read out asks for the runbooks' word for it
+(`reading_words`: "at 93%" is almost full, "20 of 20" fully used, "READY 2/5" short
+of replicas), which is what sets near-twins such as a quota almost full and one
+fully used apart. A description often names the twin symptom only to rule it out
+("rx errors climbing, tx fine", "not growing, just full", "df -h shows plenty of
+space"); `ruled_out` drops such mentions before either list is searched, so the
 word that sets two near-twin runbooks apart is not counted for the wrong one.
 """
 
@@ -129,6 +133,13 @@ def query_tokens(text: str) -> list[str]:
     return tokens + [t for t in symptom_expansion(text) if t not in tokens]
 
 
+def name_words(name: str) -> frozenset[str]:
+    """The words of a document's name (`KubeQuotaAlmostFull` -> kube, quota, almost, full),
+    stemmed as the index stems them; the whole identifier is left out."""
+    words = (p.lower() for m in _WORD.finditer(name) for p in _parts(m.group(0)) or [m.group(0)])
+    return frozenset(light_stem(w) for w in words if len(w) >= 2 and w not in STOPWORDS)
+
+
 def is_identifier_query(text: str) -> bool:
     """Whether the query holds an identifier (CamelCase or snake_case): an alert or metric
     name, which exact terms find better than meaning does."""
@@ -177,7 +188,80 @@ SYMPTOM_TERMS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("expired", "expires", "expiring"), "expiration"),
     (("oom", "oomkilled", "out of memory"), "memory"),
     (("slack", "pagerduty", "opsgenie", "webhook", "pager"), "notifications integration"),
-    (("trend", "forecast", "projected", "extrapolated", "at this rate"), "predicted"),
+    (
+        (
+            "trend",
+            "forecast",
+            "projected",
+            "extrapolated",
+            "at this rate",
+            "current rate",
+            "will run out",
+            "will be full",
+            "will fill",
+        ),
+        "predicted",
+    ),
+    (("growing", "grows", "climbing", "increasing", "rising"), "filling"),
+    (("nearly full", "almost full", "close to full", "nearly out", "nearly exhausted"), "almost"),
+    (
+        (
+            "used == hard",
+            "used = hard",
+            "at the limit",
+            "at its limit",
+            "right at the limit",
+            "hit the limit",
+            "hit its limit",
+        ),
+        "fully used",
+    ),
+    (
+        ("over its", "over the limit", "over quota", "over the quota", "above its", "exceeds"),
+        "exceeded",
+    ),
+    (
+        (
+            "all three",
+            "every one of",
+            "not a single",
+            "most of the",
+            "whole cluster",
+            "entire cluster",
+        ),
+        "cluster",
+    ),
+    (("ahead of", "behind the rest", "behind the others", "off by", "disagree"), "skew"),
+    (
+        (
+            "not syncing",
+            "isn t syncing",
+            "not synced",
+            "not synchronised",
+            "not synchronized",
+            "unsynchronised",
+            "unsynchronized",
+            "sync status",
+        ),
+        "synchronising",
+    ),
+    (
+        ("link is down", "link down", "link is up", "link up", "carrier", "changing state"),
+        "network interface flapping",
+    ),
+    (("status check",), "unreachable"),
+    (("10250",), "kubelet"),
+    (
+        (
+            "containercreating",
+            "imagepullbackoff",
+            "errimagepull",
+            "createcontainerconfigerror",
+            "createcontainererror",
+        ),
+        "container waiting",
+    ),
+    (("backofflimitexceeded",), "job failed"),
     (("kubectl", "6443", "kube-apiserver"), "api server"),
     (("mdstat", "mdadm"), "raid"),
     (("replica", "replicas"), "instance"),
@@ -189,14 +273,71 @@ SYMPTOM_TERMS: tuple[tuple[tuple[str, ...], str], ...] = (
 _SPACES = re.compile(r"[^a-z0-9-]+")
 
 
+# a trigger right after one of these is a symptom denied ("isn't growing": "isn t growing")
+_NEGATIONS = frozenset({"not", "no", "never", "t", "nothing", "without"})
+
+
+def _says(padded: str, trigger: str) -> bool:
+    """Whether the padded query holds the trigger, not right after a negation."""
+    needle = f" {trigger} "
+    at = padded.find(needle)
+    while at >= 0:
+        if not _NEGATIONS & set(padded[:at].split()[-2:]):
+            return True
+        at = padded.find(needle, at + 1)
+    return False
+
+
 def symptom_words(text: str) -> list[str]:
-    """The runbook words (`SYMPTOM_TERMS`) for the symptoms a query describes."""
+    """The runbook words for the symptoms a query describes: `SYMPTOM_TERMS`, then the
+    words for the levels it reads out (`reading_words`)."""
     padded = f" {_SPACES.sub(' ', text.lower())} "
-    return [
+    found = [
         words
         for triggers, words in SYMPTOM_TERMS
-        if any(f" {trigger} " in padded for trigger in triggers)
+        if any(_says(padded, trigger) for trigger in triggers)
     ]
+    return found + [w for w in reading_words(text) if w not in found]
+
+
+# "at 93%", "97% used", "3% free", "exactly 100%": a level read out as a percentage
+_PERCENT = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)(?:\s+(?:of\s+)?(\w+))?", re.IGNORECASE
+)
+_FREE = frozenset({"free", "left", "available", "remaining", "avail"})
+# "20 of 20 pods", "64Gi of 64Gi": as much used as there is
+_ALL_OF = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?\s*[A-Za-z]*)\s+(?:of|/)\s+\1(?![\w.])")
+# "READY 2/5", "2/3 ready", "2 of 3 ready": fewer ready than wanted
+_FRACTION_READY = re.compile(
+    r"\bready\s+(\d+)\s*/\s*(\d+)\b|\b(\d+)\s*(?:/|of)\s*(\d+)\s+(?:ready|available)\b",
+    re.IGNORECASE,
+)
+ALMOST_FULL_FROM = 85.0  # percent used from which a level reads as almost full
+
+
+def reading_words(text: str) -> list[str]:
+    """The runbook words for levels a query reads out: 85..99 % used (or 15 % or less
+    free) is "almost" full, 100 % or "20 of 20" is "fully used", over 100 % "exceeded";
+    "READY 2/5" or "2 of 3 ready" is fewer "replicas" than wanted."""
+    words: list[str] = []
+    for match in _PERCENT.finditer(text):
+        value, after = float(match.group(1)), (match.group(2) or "").lower()
+        used = 100.0 - value if after in _FREE else value
+        if used > 100.0:
+            words.append("exceeded")
+        elif used == 100.0:
+            words.append("fully used")
+        elif used >= ALMOST_FULL_FROM:
+            words.append("almost")
+    if _ALL_OF.search(text):
+        words.append("fully used")
+    for match in _FRACTION_READY.finditer(text):
+        ready, wanted = (
+            int(g) for g in (match.group(1, 2) if match.group(1) else match.group(3, 4))
+        )
+        if ready < wanted:
+            words.append("replicas")
+    return list(dict.fromkeys(words))
 
 
 def symptom_expansion(text: str) -> list[str]:
@@ -222,13 +363,19 @@ _CONTRASTED = re.compile(
     r"\b(?:not|n't)\s+[A-Za-z][\w-]*(?=\s*,?\s*(?:just|but|only|merely|simply)\b)",
     re.IGNORECASE,
 )
+# "df -h shows plenty of room", "loads of space left": a resource said to be ample.
+_AMPLE = re.compile(
+    r"\b(?:plenty|lots|loads|heaps)\s+of\s+(?:free\s+)?[A-Za-z][\w-]*"
+    r"(?:\s+(?:left|free|available|to\s+spare))?",
+    re.IGNORECASE,
+)
 _LOOSE_COMMAS = re.compile(r"\s*,(?:\s*,)+|\s+,")
 
 
 def ruled_out(text: str) -> str:
-    """The query without the mentions it rules out (`_CLEARED`, `_CONTRASTED`), the rest
+    """The query without the mentions it rules out (`_CLEARED`, `_CONTRASTED`, `_AMPLE`), the rest
     word for word; the query itself when nothing is ruled out or nothing would be left."""
-    kept = _CONTRASTED.sub("", _CLEARED.sub("", text))
+    kept = _AMPLE.sub("", _CONTRASTED.sub("", _CLEARED.sub("", text)))
     if kept == text:
         return text
     kept = " ".join(_LOOSE_COMMAS.sub(",", kept).split()).strip(" ,;")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from superbiz.knowledge.base import (
@@ -29,8 +29,14 @@ from superbiz.knowledge.chunking import (
     domain_for,
     is_folder_file,
 )
-from superbiz.knowledge.fusion import convex_fusion
-from superbiz.knowledge.lexical import is_identifier_query, ruled_out, symptom_words
+from superbiz.knowledge.fusion import FusedCandidate, convex_fusion, score_label
+from superbiz.knowledge.lexical import (
+    is_identifier_query,
+    name_words,
+    ruled_out,
+    symptom_expansion,
+    symptom_words,
+)
 from superbiz.schema import Schema
 
 SearchMode = Literal["hybrid", "bm25", "dense"]
@@ -48,6 +54,16 @@ EMBED_BATCH = 64
 NAME_LEXICAL_SHARE = 0.8
 PLAIN_LEXICAL_SHARE = 0.4
 LEXICAL_LEAD = 1.5
+# Near-twin documents share most of their name and differ in a word or two
+# (KubeQuotaAlmostFull / KubeQuotaFullyUsed, NodeClockSkewDetected /
+# NodeClockNotSynchronising, AlertmanagerFailedToSendAlerts /
+# AlertmanagerClusterFailedToSendAlerts). Their text says nearly the same thing, so the
+# fused score between them is close to a coin toss; what decides is which of the words
+# that set their names apart the query says (`settle_twins`). Among the TWIN_DOCUMENTS
+# best documents, a twin within TWIN_MARGIN of one ranked above it takes its place when
+# the query holds more of its own name words than of the other's.
+TWIN_DOCUMENTS = 3
+TWIN_MARGIN = 0.2
 
 Progress = Callable[[int, int], None]  # (chunks embedded so far, chunks to embed)
 
@@ -213,7 +229,11 @@ class KnowledgeBase:
             else None
         )
         share = lexical_share(query, lexical or [])
-        fused = convex_fusion(lexical, vector, lexical_share=share)[:top_k]
+        fused = convex_fusion(lexical, vector, lexical_share=share)
+        if lexical is not None and share == PLAIN_LEXICAL_SHARE:
+            said = name_words(query) | frozenset(symptom_expansion(query))
+            fused = settle_twins(fused, self._names(fused), said)
+        fused = fused[:top_k]
         by_id = {c.chunk_id: c for c in self.index.get([f.chunk_id for f in fused])}
         return [
             SearchHit(
@@ -227,6 +247,19 @@ class KnowledgeBase:
             for f in fused
             if f.chunk_id in by_id
         ]
+
+    def _names(self, fused: list[FusedCandidate]) -> dict[str, frozenset[str]]:
+        """The name words (`name_words` of the file name) of the first TWIN_DOCUMENTS
+        documents in `fused`, by document id."""
+        firsts: dict[str, str] = {}
+        for candidate in fused:
+            firsts.setdefault(doc_of(candidate.chunk_id), candidate.chunk_id)
+            if len(firsts) == TWIN_DOCUMENTS:
+                break
+        return {
+            chunk.doc_id: name_words(PurePosixPath(chunk.source).stem)
+            for chunk in self.index.get(list(firsts.values()))
+        }
 
     def domains(self) -> list[str]:
         """Knowledge domains held (top-level folders), when the backend can list them."""
@@ -259,6 +292,71 @@ def _clear_lead(lexical: list[Candidate]) -> bool:
     top_doc = doc_of(lexical[0].chunk_id)
     runner_up = next((c.score for c in lexical if doc_of(c.chunk_id) != top_doc), 0.0)
     return lexical[0].score >= LEXICAL_LEAD * runner_up
+
+
+def are_twins(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two documents' name words make them near-twins: different names sharing
+    at least two words and at least half the words of the shorter name."""
+    shared = len(a & b)
+    return a != b and shared >= 2 and 2 * shared >= min(len(a), len(b))
+
+
+def said_of(said: frozenset[str], words: frozenset[str]) -> int:
+    """How many of `words` the query says: the same word or another stem of it
+    (`_same_stem`: "maximum" says "max", "fails" says "failur")."""
+    return sum(1 for word in words if word in said or any(_same_stem(w, word) for w in said))
+
+
+def _same_stem(one: str, other: str) -> bool:
+    """Two stems of one word: one starts the other, the shorter has at least three
+    letters and the longer adds at most a suffix's four ("max"/"maximum", not
+    "miss"/"missmatch")."""
+    short, long = sorted((one, other), key=len)
+    return len(short) >= 3 and len(long) - len(short) <= 4 and long.startswith(short)
+
+
+def settle_twins(
+    fused: list[FusedCandidate], names: dict[str, frozenset[str]], said: frozenset[str]
+) -> list[FusedCandidate]:
+    """`fused` with near-twins among its first TWIN_DOCUMENTS documents ordered by the
+    words that tell them apart: a twin ranked below another, within TWIN_MARGIN of its
+    score, moves above it when the query (`said`: its words and the runbook words for the
+    symptoms it names, stemmed) says more of the words only its name has than of the
+    words only the other's has (`said_of`). Only each
+    document's best chunk moves, into the place (and score) of the one it passes; every
+    other chunk keeps its place."""
+    slots: list[int] = []  # position of each of the first documents' best chunk
+    seen: set[str] = set()
+    for position, candidate in enumerate(fused):
+        document = doc_of(candidate.chunk_id)
+        if document not in seen:
+            seen.add(document)
+            slots.append(position)
+            if len(slots) == TWIN_DOCUMENTS:
+                break
+    order = list(slots)
+    for place in range(len(order) - 1):
+        leader = fused[order[place]]
+        mine = names.get(doc_of(leader.chunk_id), frozenset())
+        for later in range(place + 1, len(order)):
+            challenger = fused[order[later]]
+            theirs = names.get(doc_of(challenger.chunk_id), frozenset())
+            if (
+                are_twins(mine, theirs)
+                and leader.score - challenger.score <= TWIN_MARGIN
+                and said_of(said, theirs - mine) > said_of(said, mine - theirs)
+            ):
+                order.insert(place, order.pop(later))
+                break
+    if order == slots:
+        return fused
+    settled = list(fused)
+    for slot, source in zip(slots, order, strict=True):
+        score = fused[slot].score
+        settled[slot] = fused[source].model_copy(
+            update={"score": score, "score_label": score_label(score)}
+        )
+    return settled
 
 
 def best_per_document(hits: list[SearchHit]) -> list[SearchHit]:
