@@ -612,10 +612,31 @@ def _effect_onset(c: Cited) -> datetime | None:
     if m := _ONSET.search(c.text):
         at = specifics.parse_instant(m.group(1))
         return at + timedelta(seconds=_period(c)) if at else None
-    if _LINE_ERROR.search(c.text) or _STATUS.search(c.text):
+    if _LINE_ERROR.search(c.text) or _failed_status(c.text):
         at = _instant_of(c.value, c.text)
         return at + timedelta(seconds=1) if at else None
     return None
+
+
+def failure_in(text: str) -> bool:
+    """Whether a cited line shows a failure: an error word, an exception, a 4xx or 5xx."""
+    return bool(_LINE_ERROR.search(text)) or _failed_status(text)
+
+
+_KEYED = lazy(r"([A-Za-z_]+)\s*[=:]\s*[\"']?$")
+
+
+def _failed_status(text: str) -> bool:
+    """Whether a line shows a 4xx or 5xx status: "HTTP/1.1 503", "status=502", never
+    another field's number ("latency_ms=412", "bytes=404")."""
+    for m in _STATUS.finditer(text):
+        if m.group(1)[0] not in "45":
+            continue
+        key = _KEYED.search(text[: m.start()])
+        if key and not re.search(r"status|code", key.group(1), re.I):
+            continue
+        return True
+    return False
 
 
 _PERIOD = lazy(r"\((?:[A-Za-z0-9.]+),\s*(\d+)s\)")

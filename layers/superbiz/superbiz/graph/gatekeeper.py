@@ -76,6 +76,7 @@ sentence (A2).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -103,7 +104,7 @@ from superbiz.observations import EvidenceSource, Observations
 from superbiz.patterns import lazy
 from superbiz.records import ToolInvocation
 from superbiz.times import parse_iso
-from superbiz.untrusted import is_instruction_like
+from superbiz.untrusted import is_instruction_like, normalise_untrusted
 
 RULE_SET_VERSION = "gatekeeper-rules/2.3"
 MIN_EXCERPT_CHARS = 8
@@ -212,7 +213,9 @@ _OBJECTS = (
     r"subscriptions?|endpoints?|load balancers?|streams?|caches?|vpcs?|subnets?|"
     # what watches or routes: an alarm, a health check, a zone, a listener, a repository
     r"alarms?|health\s+checks?|hosted\s+zones?|listeners?|target\s+groups?|repositor(?:y|ies)|"
-    r"images?|distributions?|record\s+sets?"
+    r"images?|distributions?|record\s+sets?|"
+    # what carries events to their consumer: a rule, an event source mapping, a schedule
+    r"(?:eventbridge\s+|event\s+)?rules?|(?:event\s+source\s+)?mappings?|schedules?|pipes?"
 )
 # the family of verbs that end a resource, in blunt words or polite ones: delete and
 # retire alike, decommission, deprovision, revoke, sunset, shut down, take offline ...
@@ -246,7 +249,10 @@ DESTRUCTIVE = lazy(
     r"|\bschedul\w*\s+(?:[\w./:@'-]+\s+){0,4}?for\s+(?:deletion|removal|destruction)\b"
     # the API by name when it is to be called, not when it is looked for in CloudTrail
     r"|\b(?:call|run|invoke|issue|execute|send)\s+(?:an?\s+|the\s+)?schedule[\s_-]?key[\s_-]?deletion\b"
-    r"|\baws\s+kms\s+schedule-key-deletion\b",
+    r"|\baws\s+kms\s+schedule-key-deletion\b"
+    # blinding what watches: an alarm disabled, muted or its actions switched off
+    r"|\b(?:disable|mute|silence|suppress|snooze|switch\s+off|turn\s+off)\s+(?:the\s+|all\s+|every\s+)?"
+    r"(?:[\w./:@'-]+\s+){0,3}?alarms?(?:'s)?(?:\s+actions?)?\b|\bdisable-alarm-actions\b",
     re.IGNORECASE,
 )
 # a statement that speaks to the agent, the checks or the reader instead of about the
@@ -284,13 +290,27 @@ _TO_THE_AGENT = lazy(
 )
 
 
+# the same in Japanese and Chinese: to the checker or reviewer, approve it, skip or ignore
+# the checks (read before diacritics are folded: a dakuten is part of the word)
+_TO_THE_AGENT_CJK = lazy(
+    r"(?:検証|確認|審査|レビュー)(?:担当)?者(?:へ|に|様)|承認して|(?:チェック|検証|確認)を(?:省略|スキップ|無視)"
+    r"|無視して|(?:跳过|忽略|省略|免除)[^。]{0,8}(?:检查|校验|验证|审核)|(?:验证|审核|检查)(?:者|人员)"
+    r"|(?:批准|通过)(?:此|这|该)(?:条)?(?:声明|结论|主张)"
+)
+
+
 def addressed_to_agent(text: str) -> str | None:
     """What in a statement is said to the agent, its checks or its reader, if anything:
-    text that speaks to the diagnosis is refused in a claim as it is in a citation (R6)."""
+    text that speaks to the diagnosis is refused in a claim as it is in a citation (R6).
+    It is read as written and as a reader sees it (zero-width characters gone, look-alike
+    letters folded: "Note\u200b to the Gatekeeper")."""
     if is_instruction_like(text):
         return "text addressed to the agent"
-    found = _TO_THE_AGENT.search(_WS.sub(" ", text))
-    return repr(found.group(0).strip()) if found else None
+    for view in (_WS.sub(" ", text), normalise_untrusted(text)):
+        if found := _TO_THE_AGENT.search(view):
+            return repr(found.group(0).strip())
+    found = _TO_THE_AGENT_CJK.search(unicodedata.normalize("NFKC", text))
+    return repr(found.group(0)) if found else None
 
 
 # "from 0 to 239": a transition, its two numbers in order
@@ -692,6 +712,12 @@ def check_claim(
         if order:
             rule_ids.append(CONTRADICTS_CITATION)
             details.append(order)
+        if happened and (unshown := failure_not_shown(claim.statement, good, invocations)):
+            rule_ids.append(CAUSE_UNSUPPORTED)
+            details.append(unshown)
+        if happened and (other := another_writer(claim.statement, good, invocations)):
+            rule_ids.append(CONTRADICTS_CITATION)
+            details.append(other)
         if claim.kind is ClaimKind.ROOT_CAUSE and (
             unlinked := change_not_linked(good, invocations)
         ):
@@ -745,6 +771,129 @@ def check_claim(
         citations=outcomes,
         detail="; ".join(details),
     )
+
+
+# a failure told of a service: it crashed, threw errors, has been failing, panicked
+_FAILURE_TOLD = lazy(
+    r"\b(?:crash(?:ed|es|ing)?|threw\s+(?:an?\s+|\w+\s+)?(?:errors?|exceptions?)|"
+    r"throw(?:s|ing)\s+(?:\w+\s+)?(?:errors?|exceptions?)|(?:has|have)\s+been\s+(?:failing|erroring)|"
+    r"(?:is|are|was|were|kept|started|began)\s+(?:failing|erroring)|failing\s+since|errored|"
+    r"panick(?:ed|ing)|segfault\w*)\b",
+    re.IGNORECASE,
+)
+_FAILURE_DENIED = lazy(r"\b(?:not|never|no|n't|nor|without)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
+# a metric that counts failures: a rise of it shows one
+_FAILURE_METRIC = lazy(
+    r"error|fault|5xx|4xx|fail|throttl|dead|crash|restart|unhealthy|oom|timeout|reject|denied",
+    re.IGNORECASE,
+)
+
+
+def failure_not_shown(
+    statement: str, good: list[_Checked], invocations: Mapping[str, ToolInvocation]
+) -> str | None:
+    """A failure a statement tells ("crashed", "threw errors", "has been failing since")
+    that none of its citations shows: no failing line, no rise of a metric that counts
+    failures, no alarm in ALARM, no change recorded as failed. A count that went silent is
+    not a crash; an Errors series flat at 0 is the opposite of one."""
+    told = [
+        m
+        for m in _FAILURE_TOLD.finditer(statement)
+        if not _FAILURE_DENIED.search(statement[: m.start()])
+    ]
+    if not told:
+        return None
+    for c in good:
+        inv = invocations[c.outcome.source_invocation_id]
+        if inv.tool_name == "query_metrics":
+            output = inv.output if isinstance(inv.output, dict) else {}
+            summary = output.get("summary") or {}
+            if _FAILURE_METRIC.search(str(output.get("metric_name", ""))) and (
+                summary.get("direction") == "rise" or (summary.get("peak") or 0) > 0
+            ):
+                return None
+            continue
+        record = c.cited.value if c.cited is not None else None
+        if isinstance(record, dict) and (
+            record.get("error_code") or record.get("state") == "ALARM"
+        ):
+            return None
+        if agreement.failure_in(c.text) or any(
+            _stem(m.group(0).split()[-1].lower()) in words(c.text) for m in told
+        ):
+            return None
+    said = ", ".join(repr(m.group(0)) for m in told[:3])
+    return f"tells a failure ({said}) that no citation shows: no failing line or failure count"
+
+
+def _writer(row: dict[str, Any]) -> str:
+    """Who wrote a log row: the function a Lambda stream names (2026/12/01/name[$LATEST]),
+    an ECS stream's prefix (stock-sync/worker/<task>), else its log group's last part."""
+    stream = str(row.get("log_stream") or "")
+    group = str(row.get("log_group") or "").rstrip("/").rsplit("/", 1)[-1]
+    if dated := _DATED_STREAM.match(stream):
+        return (dated.group(1) or group).lower()
+    if "/" in stream:
+        return stream.split("/", 1)[0].lower()
+    return group.lower()
+
+
+_DATED_STREAM = lazy(r"^\d{4}/\d{2}/\d{2}/(?:([\w.-]+)\[)?")
+_LOG_ROW = lazy(r"^\$\.results\[(\d+)\]")
+
+
+def another_writer(
+    statement: str, good: list[_Checked], invocations: Mapping[str, ToolInvocation]
+) -> str | None:
+    """A log line given to a service that did not write it: in a shared log group, the line
+    of stock-sync told as order-fulfil's. Only when every cited line is another writer's,
+    the statement names none of them, and it names a service the run's logs or metrics show
+    as a writer or a resource of its own."""
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for c in good:
+        inv = invocations[c.outcome.source_invocation_id]
+        m = _LOG_ROW.match(jsonpath.canonical(c.outcome.raw_path))
+        if inv.tool_name != "query_logs" or not m or not isinstance(inv.output, dict):
+            continue
+        results = inv.output.get("results") or []
+        if int(m.group(1)) < len(results) and isinstance(results[int(m.group(1))], dict):
+            rows.append((inv.invocation_id, results[int(m.group(1))]))
+    if not rows or len(rows) < sum(
+        invocations[c.outcome.source_invocation_id].tool_name == "query_logs" for c in good
+    ):
+        return None
+    said = normalise(statement).lower()
+    writers = {_writer(row) for _, row in rows} - {""}
+    if not writers or any(_names_resource(said, w) for w in writers):
+        return None
+    known: set[str] = set()
+    for inv in invocations.values():
+        output = inv.output if isinstance(inv.output, dict) else {}
+        if inv.tool_name == "query_logs":
+            known |= {_writer(r) for r in output.get("results") or [] if isinstance(r, dict)}
+        elif inv.tool_name == "query_metrics":
+            known |= {str(v).lower() for v in (output.get("dimensions") or {}).values()}
+    # a name the cited lines themselves carry is what they are about (a table, a queue)
+    carried = " ".join(str(row.get("message", "")) for _, row in rows).lower()
+    named = sorted(
+        k
+        for k in known - writers
+        if not _names_resource(carried, k)
+        if len(k) >= 4
+        and not k.isdigit()
+        and _names_resource(said, k)
+        and not any(k in w or w in k for w in writers)
+    )
+    if not named:
+        return None
+    return (
+        f"gives {named[0]} a line that {', '.join(sorted(writers))} wrote "
+        f"(its log stream), in a log group they share"
+    )
+
+
+def _names_resource(said: str, name: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", said) is not None
 
 
 _CHANGE_PATH = lazy(r"^\$\.changes\[(\d+)\]")
@@ -827,6 +976,7 @@ REPORT_WORDS = frozenset(
     during until then later earlier before after mostly every each more most less fewer many
     several new old recent recently current currently sum average maximum minimum datapoint
     datapoints threshold crossed greater lower exceeded exceed exceeds above below
+    message messages carry carried carries carrying
     """.split()  # noqa: SIM905 (a word list reads best as text)
 )
 _QUOTES = lazy(r'"[^"]*"|“[^”]*”|`[^`]*`')
@@ -1243,7 +1393,8 @@ class Support:
 
 
 _CAMEL_PART = lazy(r"[A-Z]?[a-z]{3,}")
-_CAMEL = lazy(r"\b[a-z]+(?:[A-Z][a-z]+)+\b|\b(?:[A-Z][a-z]+){2,}\b")
+# a camel-case name, digits glued after it or not (UpdateEventSourceMapping20150331)
+_CAMEL = lazy(r"(?<![A-Za-z])(?:[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+){2,})(?![a-z])")
 
 
 def words(text: str) -> set[str]:
