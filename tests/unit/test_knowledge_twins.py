@@ -136,8 +136,8 @@ def test_search_puts_the_twin_the_query_names_first(tmp_path: Path, monkeypatch)
 def test_a_level_read_out_names_how_full_it_is():
     # Given levels as people read them out
     # Then 85..99 % used (or a few % free) is almost full
-    assert reading_words("ns team-a resourcequota at 93% of requests.memory") == ["almost"]
-    assert reading_words("only 3% free space left on /") == ["almost"]
+    assert reading_words("ns team-a resourcequota at 93% of requests.memory") == ["almost full"]
+    assert reading_words("only 3% free space left on /") == ["almost full"]
     # And 100 %, or as much used as there is, is fully used; over 100 % exceeded
     assert reading_words("exactly 100% of its quota") == ["fully used"]
     assert reading_words("20 of 20 pods and 64Gi of 64Gi memory") == ["fully used"]
@@ -183,8 +183,8 @@ def test_a_denied_symptom_asks_for_nothing_and_a_stated_one_does():
 def test_a_resource_said_to_be_ample_is_not_searched_for():
     # Given an inode description that says the space is fine
     query = "df -i at 97% on /var while df -h shows plenty of space left"
-    # Then the ample space is dropped, the rest kept word for word
-    assert ruled_out(query) == "df -i at 97% on /var while df -h shows"
+    # Then the ample space is dropped with the tool that shows it, the rest kept word for word
+    assert ruled_out(query) == "df -i at 97% on /var while"
     assert ruled_out("lots of free memory, cpu pegged") == "cpu pegged"
 
 
@@ -194,3 +194,11 @@ def test_kernel_and_clock_words_name_the_runbooks_symptom():
     assert "skew" in symptom_words("worker-5's clock is 40 seconds ahead of the rest")
     # And a container stuck creating is a container waiting
     assert "container waiting" in symptom_words("pod shows ContainerCreating for 25 minutes")
+
+
+def test_kubernetes_states_and_tools_name_the_runbooks_words():
+    # Given what kubectl and df print rather than what the runbooks call it
+    assert "aggregated api" in symptom_words("kubectl top fails: v1beta1.metrics.k8s.io down")
+    assert "readiness flapping" in symptom_words("node flips between Ready and NotReady")
+    assert "mismatch" in symptom_words("ksm pods started with different --total-shards")
+    assert "space" in symptom_words("df -h / shows 97% used")

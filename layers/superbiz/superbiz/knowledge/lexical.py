@@ -183,7 +183,7 @@ SYMPTOM_TERMS: tuple[tuple[tuple[str, ...], str], ...] = (
         "unreachable down",
     ),
     (("chrony", "chronyd", "ntp", "ntpd", "timesyncd", "time sync", "drift", "drifting"), "clock"),
-    (("df -i", "ifree", "iused"), "inodes"),
+    (("df -i", "ifree", "iused", "iuse"), "inodes"),
     (("x509", "tls", "ssl", "cert", "certs"), "certificate"),
     (("expired", "expires", "expiring"), "expiration"),
     (("oom", "oomkilled", "out of memory"), "memory"),
@@ -250,6 +250,12 @@ SYMPTOM_TERMS: tuple[tuple[tuple[str, ...], str], ...] = (
         "network interface flapping",
     ),
     (("status check",), "unreachable"),
+    (
+        ("apiservice", "apiservices", "metrics k8s io", "kubectl top", "metrics-server"),
+        "aggregated api",
+    ),
+    (("ready and notready", "notready and ready", "ready notready"), "readiness flapping"),
+    (("different", "differ", "differs", "don t agree", "do not agree"), "mismatch"),
     (("10250",), "kubelet"),
     (
         (
@@ -268,7 +274,8 @@ SYMPTOM_TERMS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("every", "each"), "all"),
     (("rx",), "receive"),
     (("tx",), "transmit"),
-    (("disk", "disks"), "space"),  # a disk that fills up is out of bytes unless inodes are named
+    # a disk that fills up is out of bytes unless inodes are named
+    (("disk", "disks", "df -h", "root volume", "ebs"), "space"),
 )
 _SPACES = re.compile(r"[^a-z0-9-]+")
 
@@ -328,7 +335,7 @@ def reading_words(text: str) -> list[str]:
         elif used == 100.0:
             words.append("fully used")
         elif used >= ALMOST_FULL_FROM:
-            words.append("almost")
+            words.append("almost full")
     if _ALL_OF.search(text):
         words.append("fully used")
     for match in _FRACTION_READY.finditer(text):
@@ -363,8 +370,10 @@ _CONTRASTED = re.compile(
     r"\b(?:not|n't)\s+[A-Za-z][\w-]*(?=\s*,?\s*(?:just|but|only|merely|simply)\b)",
     re.IGNORECASE,
 )
-# "df -h shows plenty of room", "loads of space left": a resource said to be ample.
+# "df -h shows plenty of room", "loads of space left": a resource said to be ample, with
+# the tool or gauge that says so ("df -h says there is"), which speaks for that resource.
 _AMPLE = re.compile(
+    r"(?:\b[\w-]+(?:\s+-\w+)?\s+(?:still\s+)?(?:says|shows|reports)\s+(?:there\s+is\s+)?)?"
     r"\b(?:plenty|lots|loads|heaps)\s+of\s+(?:free\s+)?[A-Za-z][\w-]*"
     r"(?:\s+(?:left|free|available|to\s+spare))?",
     re.IGNORECASE,
