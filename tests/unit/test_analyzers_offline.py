@@ -1087,3 +1087,48 @@ def test_a_denial_by_an_identity_policy_does_not_blame_an_endpoint_change():
     )
     # Then the endpoint change is considered, not blamed
     assert not [f for f in found if f.kind == "change_before_onset"]
+
+
+def test_an_alarm_on_a_target_group_watches_the_service_the_group_is_named_for():
+    from superbiz.models.offline import alarm_services
+
+    # Given an ALB 5xx alarm whose name ends in metric words and whose group names the service
+    alarm = {
+        "name": "voucher-api-target-5xx",
+        "dimensions": {
+            "TargetGroup": "targetgroup/voucher-api/0c1d2e3f",
+            "LoadBalancer": "app/prod-shared-alb/9a8b7c6d",
+        },
+    }
+    # Then the service is the group's name (not the shared load balancer, nor "voucher-api-target")
+    assert alarm_services(alarm) == ["voucher-api"]
+
+
+def _change_found(resource: str, t: str, link: str | None) -> analyzers.Finding:
+    return analyzers.Finding(
+        kind="change_before_onset",
+        summary="",
+        citations=[],
+        data={
+            "change": {"t": t, "event": "UpdateTable", "resource": resource},
+            "link": link,
+            "carried": [],
+            "restart": False,
+        },
+    )
+
+
+def test_two_alike_changes_seconds_apart_that_no_line_tells_apart_are_both_named():
+    from superbiz.models.offline import _twin_of
+
+    # Given two tables switched to provisioned capacity three seconds apart, both linked by
+    # kind (capacity) and neither named by the throttled lines
+    first = _change_found("vouchers-archive", "2026-11-30T10:00:08Z", "capacity")
+    second = _change_found("voucher-balances", "2026-11-30T10:00:11Z", "capacity")
+    # Then the other is the trigger's twin: the root cause names both, picks neither
+    assert _twin_of(first, [second]) is second
+    # And a change a minute and a half later, or of another call, is no twin
+    late = _change_found("voucher-balances", "2026-11-30T10:01:40Z", "capacity")
+    assert _twin_of(first, [late]) is None
+    other = _change_found("voucher-balances", "2026-11-30T10:00:11Z", None)
+    assert _twin_of(first, [other]) is None

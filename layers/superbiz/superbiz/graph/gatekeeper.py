@@ -873,8 +873,11 @@ def another_writer(
             known |= {_writer(r) for r in output.get("results") or [] if isinstance(r, dict)}
         elif inv.tool_name == "query_metrics":
             known |= {str(v).lower() for v in (output.get("dimensions") or {}).values()}
-    # a name the cited lines themselves carry is what they are about (a table, a queue)
-    carried = " ".join(str(row.get("message", "")) for _, row in rows).lower()
+    # a name the citations themselves carry is what they are about (a table the line
+    # names, a queue a cited change or metric is of)
+    carried = " ".join(
+        [str(row.get("message", "")) for _, row in rows] + [c.text for c in good]
+    ).lower()
     named = sorted(
         k
         for k in known - writers

@@ -54,7 +54,7 @@ _METRIC_WORD = re.compile(
     r"duration|response[-_]?time|slow|p\d{1,2}(?:\.\d+)?|p100|avg|average|max|min|high|low|"
     r"alarm|alert|breach|critical|warn(?:ing)?|sev\d|cpu|memory|mem|disk|throttles?|throttled|"
     r"throttling|timeouts?|saturation|utili[sz]ation|depth|backlog|age|count|rate|running|"
-    r"tasks?|healthy|unhealthy|hosts?|invocations|availability|slo)$",
+    r"tasks?|healthy|unhealthy|hosts?|invocations|availability|slo|targets?|elb|alb|nlb|http)$",
     re.IGNORECASE,
 )
 
@@ -67,6 +67,11 @@ def alarm_services(alarm: dict[str, Any]) -> list[str]:
     named = [
         v for v in (dimensions.get(k) for k in _SERVICE_DIMENSIONS) if isinstance(v, str) and v
     ]
+    # a target group is named for the service behind it (targetgroup/<name>/<id>); the load
+    # balancer in front serves many
+    group = dimensions.get("TargetGroup")
+    if isinstance(group, str) and group.count("/") >= 2 and not named:
+        named.append(group.split("/")[1])
     name = alarm.get("name") or alarm.get("alarmName") or ""
     stem = name
     while (shorter := _METRIC_WORD.sub("", stem)) != stem and shorter:
@@ -1024,7 +1029,18 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             timing = f"; {text}"
             derivations += [derivation] if derivation else []
         after = ""
-        if trigger is not None:
+        twin = _twin_of(trigger, changes[1:]) if trigger is not None else None
+        if trigger is not None and twin is not None:
+            # two changes alike, seconds apart, and nothing in the failing lines tells which
+            # one they are about: both are named, neither is picked
+            c, o = trigger.data["change"], twin.data["change"]
+            after = (
+                f" It began {trigger.data['minutes_before_onset']:g} minute(s) after {c['event']} "
+                f"on {c['resource']} at {c['t']} ({c.get('detail', '')}) and {o['event']} on "
+                f"{o['resource']} at {o['t']} ({o.get('detail', '')}); the failing lines name neither."
+            )
+            derivations += _onset_derivations(trigger)
+        elif trigger is not None:
             c = trigger.data["change"]
             after = (
                 f" It began {trigger.data['minutes_before_onset']:g} minute(s) after {c['event']} on "
@@ -1059,6 +1075,7 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             + [a.citations[0] for a in anomalies[:1]]
             + [a.citations[0] for a in alarms[:1]]
             + (trigger.citations if trigger else [])
+            + (twin.citations[:1] if twin else [])
             + [f.citations[0] for f in changes[1:] if f.data.get("applied")][:1]
             + [c for f in stalled for c in f.citations]
             + [e.citations[1] for e in effects]
@@ -1074,6 +1091,13 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
                 f"Check that {c['resource']} is back after {c['event']} at {c['t']} and that the "
                 "clients reconnected",
             )
+        elif trigger is not None and twin is not None:
+            c, o = trigger.data["change"], twin.data["change"]
+            actions.insert(
+                0,
+                f"Find which of {c['resource']} and {o['resource']} the failing calls use, and "
+                f"revert its {c['event']} ({c['t']} or {o['t']})",
+            )
         elif trigger is not None:
             actions.insert(
                 0,
@@ -1085,7 +1109,9 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         add(
             ClaimKind.REMEDIATION,
             "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
-            cause.citations + (trigger.citations[:1] if trigger else []),
+            cause.citations
+            + (trigger.citations[:1] if trigger else [])
+            + (twin.citations[:1] if twin else []),
         )
     elif trigger is not None and signatures and not background:
         errors = signatures[0]
@@ -1171,6 +1197,31 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
     for runbook in by_kind.get("knowledge", [])[:1]:
         actions.append(f"Follow the runbook {runbook.data['title']} ({runbook.data['source']})")
     return ExecutorEvidence(claims=claims, missing_info=missing, recommended_actions=actions)
+
+
+# how close two changes alike must be to count as twins no failing line tells apart
+TWIN_SECONDS = 60
+
+
+def _twin_of(trigger: Finding, others: list[Finding]) -> Finding | None:
+    """A change as likely as the trigger: the same call on another resource within
+    TWIN_SECONDS, linked to the failing lines in the same way and carrying nothing they
+    name (a FinOps run switching two tables to provisioned capacity three seconds apart)."""
+    c = trigger.data["change"]
+    if trigger.data.get("carried") or trigger.data.get("restart"):
+        return None
+    for other in others:
+        o = other.data["change"]
+        if (
+            other.kind == "change_before_onset"
+            and other.data.get("link") == trigger.data.get("link")
+            and not other.data.get("carried")
+            and o["event"] == c["event"]
+            and o.get("resource") != c.get("resource")
+            and abs((parse_iso(o["t"]) - parse_iso(c["t"])).total_seconds()) <= TWIN_SECONDS
+        ):
+            return other
+    return None
 
 
 def _onset_derivations(trigger: Finding) -> list[Derivation]:
