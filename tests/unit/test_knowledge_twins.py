@@ -202,3 +202,9 @@ def test_kubernetes_states_and_tools_name_the_runbooks_words():
     assert "readiness flapping" in symptom_words("node flips between Ready and NotReady")
     assert "mismatch" in symptom_words("ksm pods started with different --total-shards")
     assert "space" in symptom_words("df -h / shows 97% used")
+
+
+def test_config_files_and_pods_that_cannot_run_name_the_runbooks_words():
+    # Given a config file named by its extension, and pods evicted or not scheduled
+    assert "config" in symptom_words("replicas run different versions of alertmanager.yml")
+    assert "down" in symptom_words("alertmanager-main-0 Evicted, -1 FailedScheduling")

@@ -256,6 +256,8 @@ SYMPTOM_TERMS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (("ready and notready", "notready and ready", "ready notready"), "readiness flapping"),
     (("different", "differ", "differs", "don t agree", "do not agree"), "mismatch"),
+    (("yml", "yaml"), "config"),
+    (("evicted", "failedscheduling", "unavailable"), "down"),
     (("10250",), "kubelet"),
     (
         (
