@@ -25,6 +25,7 @@ word that sets two near-twin runbooks apart is not counted for the wrong one.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -300,13 +301,20 @@ def _says(padded: str, trigger: str) -> bool:
 def symptom_words(text: str) -> list[str]:
     """The runbook words for the symptoms a query describes: `SYMPTOM_TERMS`, then the
     words for the levels it reads out (`reading_words`)."""
+    return list(_symptom_words(text))
+
+
+@lru_cache(maxsize=256)
+def _symptom_words(text: str) -> tuple[str, ...]:
+    """`symptom_words`, kept for the queries seen last: one search reads its query for
+    the lexical list, the embedded text and the twins."""
     padded = f" {_SPACES.sub(' ', text.lower())} "
     found = [
         words
         for triggers, words in SYMPTOM_TERMS
         if any(_says(padded, trigger) for trigger in triggers)
     ]
-    return found + [w for w in reading_words(text) if w not in found]
+    return (*found, *(w for w in reading_words(text) if w not in found))
 
 
 # "at 93%", "97% used", "3% free", "exactly 100%": a level read out as a percentage
