@@ -584,7 +584,7 @@ _CHANGE_TOOLS = ("recent_changes",)
 _INSTANT_KEYS = ("t", "time", "event_time", "eventtime", "timestamp", "at")
 
 
-def _instant_of(value: Any, text: str) -> datetime | None:
+def instant_of(value: Any, text: str) -> datetime | None:
     """When a record or line happened: its time field, else the first instant its text
     gives (a line leads with its own time; later instants are what it speaks of)."""
     if isinstance(value, dict):
@@ -600,7 +600,7 @@ def _instant_of(value: Any, text: str) -> datetime | None:
 _ONSET = lazy(r"\bonset(?:_at)?\b\W{0,3}(?:at\s+)?(\S+)", re.I)
 
 
-def _effect_onset(c: Cited) -> datetime | None:
+def effect_onset(c: Cited) -> datetime | None:
     """When the effect a cited value shows began: a metric's onset (plus its period, the
     onset naming the period's start), or an error line's instant."""
     if c.path.endswith("onset_at") and isinstance(c.value, str):
@@ -613,7 +613,7 @@ def _effect_onset(c: Cited) -> datetime | None:
         at = specifics.parse_instant(m.group(1))
         return at + timedelta(seconds=_period(c)) if at else None
     if _LINE_ERROR.search(c.text) or _failed_status(c.text):
-        at = _instant_of(c.value, c.text)
+        at = instant_of(c.value, c.text)
         return at + timedelta(seconds=1) if at else None
     return None
 
@@ -654,13 +654,13 @@ def cause_after_effect(statement: str, cited: list[Cited]) -> str | None:
     change a statement names (or every cited change, if it names none) is later than the
     first error line or metric onset among its citations. A cause cannot follow its effect."""
     changes = [c for c in cited if c.tool in _CHANGE_TOOLS]
-    effects = [at for c in cited if c.tool not in _CHANGE_TOOLS and (at := _effect_onset(c))]
+    effects = [at for c in cited if c.tool not in _CHANGE_TOOLS and (at := effect_onset(c))]
     if not changes or not effects:
         return None
     said = normalise(statement).lower()
     named = [c for c in changes if _names(c, said)] or changes
     onset = min(effects)
-    times = [at for c in named if (at := _instant_of(c.value, c.text)) is not None]
+    times = [at for c in named if (at := instant_of(c.value, c.text)) is not None]
     if times and len(times) == len(named) and all(at > onset for at in times):
         return (
             f"blames a change at {min(times):%Y-%m-%dT%H:%M:%SZ}, after the effect it cites "

@@ -98,7 +98,7 @@ from superbiz.contracts import (
     GateVerdict,
     TextOutcome,
 )
-from superbiz.graph import agreement
+from superbiz.graph import agreement, magnitude
 from superbiz.graph import reading as record_reading
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.patterns import lazy
@@ -106,7 +106,7 @@ from superbiz.records import ToolInvocation
 from superbiz.times import parse_iso
 from superbiz.untrusted import is_instruction_like, normalise_untrusted
 
-RULE_SET_VERSION = "gatekeeper-rules/2.3"
+RULE_SET_VERSION = "gatekeeper-rules/2.4"
 MIN_EXCERPT_CHARS = 8
 
 INVOCATION_NOT_IN_RUN = "R1_INVOCATION_NOT_IN_RUN"
@@ -712,6 +712,15 @@ def check_claim(
         if order:
             rule_ids.append(CONTRADICTS_CITATION)
             details.append(order)
+        bound_values = [c.cited for c in good if c.cited is not None]
+        for sized in (
+            magnitude.sized_change_contradicted(claim.statement, bound_values),
+            magnitude.right_after_contradicted(claim.statement, bound_values),
+            magnitude.duration_contradicted(claim.statement, bound_values),
+        ):
+            if sized:
+                rule_ids.append(CONTRADICTS_CITATION)
+                details.append(sized)
         if happened and (unshown := failure_not_shown(claim.statement, good, invocations)):
             rule_ids.append(CAUSE_UNSUPPORTED)
             details.append(unshown)
