@@ -62,7 +62,7 @@ LEXICAL_LEAD = 1.5
 # that set their names apart the query says (`settle_twins`). Among the TWIN_DOCUMENTS
 # best documents, a twin within TWIN_MARGIN of one ranked above it takes its place when
 # the query holds more of its own name words than of the other's.
-TWIN_DOCUMENTS = 3
+TWIN_DOCUMENTS = 4
 TWIN_MARGIN = 0.3
 
 Progress = Callable[[int, int], None]  # (chunks embedded so far, chunks to embed)
