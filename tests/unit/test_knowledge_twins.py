@@ -10,6 +10,7 @@ from pathlib import Path
 from knowledge_support import BagOfWords
 
 from superbiz.knowledge import service
+from superbiz.knowledge.base import Chunk
 from superbiz.knowledge.fusion import FusedCandidate
 from superbiz.knowledge.lexical import name_words, reading_words, ruled_out, symptom_words
 from superbiz.knowledge.local_index import LocalIndex
@@ -208,3 +209,29 @@ def test_config_files_and_pods_that_cannot_run_name_the_runbooks_words():
     # Given a config file named by its extension, and pods evicted or not scheduled
     assert "config" in symptom_words("replicas run different versions of alertmanager.yml")
     assert "down" in symptom_words("alertmanager-main-0 Evicted, -1 FailedScheduling")
+
+
+class _CountingIndex(LocalIndex):
+    """The local index, counting fetches (a round trip each on OpenSearch)."""
+
+    fetches = 0
+
+    def get(self, chunk_ids: list[str]) -> list[Chunk]:
+        self.fetches += 1
+        return super().get(chunk_ids)
+
+
+def test_a_search_fetches_its_chunks_and_the_twins_names_at_once(tmp_path: Path):
+    # Given two twin runbooks behind an index that counts its fetches
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    (root / "NodeClockNotSynchronising.md").write_text(NOT_SYNCHRONISING_RUNBOOK)
+    (root / "NodeClockSkewDetected.md").write_text(SKEW_RUNBOOK)
+    index = _CountingIndex(tmp_path / "index")
+    kb = KnowledgeBase(index, BagOfWords(dimension=256))
+    kb.ingest_path(root)
+    index.fetches = 0
+    # When a plain-words query is searched for one hit
+    hits = kb.search("node-9 clock is seconds ahead of the rest", top_k=1)
+    # Then one fetch served both the hit and the names the twins were compared on
+    assert index.fetches == 1 and len(hits) == 1

@@ -230,11 +230,21 @@ class KnowledgeBase:
         )
         share = lexical_share(query, lexical or [])
         fused = convex_fusion(lexical, vector, lexical_share=share)
-        if lexical is not None and share == PLAIN_LEXICAL_SHARE:
+        settle = lexical is not None and share == PLAIN_LEXICAL_SHARE
+        # one fetch for what is returned and for the names of the documents that may
+        # trade places (settling only moves those documents' best chunks)
+        firsts = first_chunks(fused, TWIN_DOCUMENTS) if settle else []
+        wanted = dict.fromkeys([*(f.chunk_id for f in fused[:top_k]), *firsts])
+        by_id = {c.chunk_id: c for c in self.index.get(list(wanted))}
+        if settle:
+            names = {
+                by_id[c].doc_id: name_words(PurePosixPath(by_id[c].source).stem)
+                for c in firsts
+                if c in by_id
+            }
             said = name_words(query) | frozenset(symptom_expansion(query))
-            fused = settle_twins(fused, self._names(fused), said)
+            fused = settle_twins(fused, names, said)
         fused = fused[:top_k]
-        by_id = {c.chunk_id: c for c in self.index.get([f.chunk_id for f in fused])}
         return [
             SearchHit(
                 chunk=by_id[f.chunk_id],
@@ -247,19 +257,6 @@ class KnowledgeBase:
             for f in fused
             if f.chunk_id in by_id
         ]
-
-    def _names(self, fused: list[FusedCandidate]) -> dict[str, frozenset[str]]:
-        """The name words (`name_words` of the file name) of the first TWIN_DOCUMENTS
-        documents in `fused`, by document id."""
-        firsts: dict[str, str] = {}
-        for candidate in fused:
-            firsts.setdefault(doc_of(candidate.chunk_id), candidate.chunk_id)
-            if len(firsts) == TWIN_DOCUMENTS:
-                break
-        return {
-            chunk.doc_id: name_words(PurePosixPath(chunk.source).stem)
-            for chunk in self.index.get(list(firsts.values()))
-        }
 
     def domains(self) -> list[str]:
         """Knowledge domains held (top-level folders), when the backend can list them."""
@@ -292,6 +289,16 @@ def _clear_lead(lexical: list[Candidate]) -> bool:
     top_doc = doc_of(lexical[0].chunk_id)
     runner_up = next((c.score for c in lexical if doc_of(c.chunk_id) != top_doc), 0.0)
     return lexical[0].score >= LEXICAL_LEAD * runner_up
+
+
+def first_chunks(fused: list[FusedCandidate], documents: int) -> list[str]:
+    """The best chunk of each of the first `documents` documents in `fused`, in order."""
+    firsts: dict[str, str] = {}
+    for candidate in fused:
+        if len(firsts) == documents:
+            break
+        firsts.setdefault(doc_of(candidate.chunk_id), candidate.chunk_id)
+    return list(firsts.values())
 
 
 def are_twins(a: frozenset[str], b: frozenset[str]) -> bool:
