@@ -1132,3 +1132,25 @@ def test_two_alike_changes_seconds_apart_that_no_line_tells_apart_are_both_named
     assert _twin_of(first, [late]) is None
     other = _change_found("voucher-balances", "2026-11-30T10:00:11Z", None)
     assert _twin_of(first, [other]) is None
+
+
+def test_a_bounded_view_of_changes_given_as_summaries_does_not_stop_the_follow_up():
+    from superbiz.models.offline import _resources_of_the_refused
+
+    # Given refused calls and a changes view holding one-line summaries, not records
+    ctx = {
+        "tool_names": ["find_resources"],
+        "plan": {"entities": ["billing-api"]},
+        "invocations": [
+            {
+                "tool": "recent_changes",
+                "params": {},
+                "success": True,
+                "empty": False,
+                "view": {"changes": ["10:05 RotateSecret prod/billing/db by rotation-lambda"]},
+            }
+        ],
+        "findings": [{"kind": "error_signature", "data": {"refusal": "denied"}}],
+    }
+    # Then no follow-up is asked for, and nothing raises
+    assert _resources_of_the_refused(ctx) == []

@@ -333,3 +333,60 @@ def test_a_statement_timeout_set_by_a_parameter_group_no_line_names_is_the_trigg
     )
     # Then the parameter group change is the trigger
     assert _trigger(found) == "ModifyDBParameterGroup prod-pg15-analytics"
+
+
+def test_refused_logins_after_a_secret_rotation_point_at_the_secret_not_the_parameter_group():
+    # Given a MySQL client's refused logins from 10:05:20, a rotation whose new password
+    # became current at 10:05:02, and a parameter group change and a neighbour's deploy before
+    lines = [
+        (
+            f"2026-11-20T10:{m:02d}:20Z",
+            '{"level":"error","host":"ip-10-1-2-3.ec2.internal","msg":"db connect failed",'
+            "\"err\":\"Error 1045 (28000): Access denied for user 'billing'@'10.1.2.3' "
+            '(using password: YES)"}',
+        )
+        for m in range(5, 20)
+    ]
+    found = analyzers.findings(
+        [
+            _logs("/ecs/billing-api", lines),
+            _changes(
+                (
+                    "2026-11-20T09:58:00Z",
+                    "rds.amazonaws.com",
+                    "ModifyDBParameterGroup",
+                    "billing-mysql8",
+                    "parameters=[{parameterName=slow_query_log, parameterValue=1}]",
+                ),
+                (
+                    "2026-11-20T10:01:30Z",
+                    "ecs.amazonaws.com",
+                    "UpdateService",
+                    "ledger-web",
+                    "taskDefinition=ledger-web:88",
+                ),
+                (
+                    "2026-11-20T10:04:58Z",
+                    "secretsmanager.amazonaws.com",
+                    "RotateSecret",
+                    "arn:aws:secretsmanager:eu-west-1:1:secret:prod/billing/db-Ab12",
+                    "rotateImmediately=true",
+                ),
+                (
+                    "2026-11-20T10:05:02Z",
+                    "secretsmanager.amazonaws.com",
+                    "UpdateSecretVersionStage",
+                    "arn:aws:secretsmanager:eu-west-1:1:secret:prod/billing/db-Ab12",
+                    "versionStage=AWSCURRENT",
+                ),
+            ),
+        ]
+    )
+    # Then the lines are database authentication failures, the secret's change is the
+    # trigger, and neither the parameter group nor the other service's deploy is
+    signature = next(f for f in found if f.kind == "error_signature")
+    assert signature.data["signature"] == "db_auth_failure"
+    triggers = [f.data["change"]["event"] for f in found if f.kind == "change_before_onset"]
+    assert triggers and set(triggers) <= {"RotateSecret", "UpdateSecretVersionStage"}
+    # And the machine the line was written on is no dependency to follow
+    assert "ip-10-1-2-3" not in signature.data["dependencies"]

@@ -560,9 +560,14 @@ def dependencies_named(rows: list[dict[str, Any]]) -> list[str]:
         for rx in (_DEPENDENCY_FIELD, _INTERNAL_HOST):
             for match in rx.finditer(message):
                 name = match.group(1).lower()
-                if name not in found:
+                # a machine's own name (ip-10-40-7-42.ec2.internal, the host the line
+                # was written on) is no service a call went to
+                if name not in found and not _MACHINE_NAME.match(name):
                     found.append(name)
     return [n for n in found if n not in writers][:3]
+
+
+_MACHINE_NAME = lazy(r"^(?:ip|ec2)-\d+-\d+-\d+-\d+$")
 
 
 def alarm_dimension_values(invocations: list[dict[str, Any]]) -> list[str]:
@@ -725,6 +730,15 @@ _UNNAMED_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"FailoverDBCluster|FailoverGlobalCluster|StopDB(Instance|Cluster)|"
             r"ModifyCacheParameterGroup|ModifyCacheCluster|ModifyReplicationGroup|"
             r"RebootCacheCluster|TestFailover|FailoverShard)$",
+        ),
+    ),
+    (
+        # a secret's value or its current version: a client's line names the database it
+        # logs in to, never the secret it read the password from
+        "secret",
+        lazy(
+            r"^(RotateSecret|PutSecretValue|UpdateSecretVersionStage|UpdateSecret|"
+            r"CancelRotateSecret)$|:secretsmanager:[\w-]*:\d*:secret:",
         ),
     ),
     (

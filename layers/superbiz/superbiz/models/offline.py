@@ -840,6 +840,8 @@ def _resources_of_the_refused(ctx: dict[str, Any]) -> list[ToolCall]:
         for i in invocations
         if i["tool"] == "recent_changes" and i.get("success") and not i.get("empty")
         for c in (i.get("output") or i.get("view") or {}).get("changes", [])
+        # a bounded view may give a change as its one-line summary, not its record
+        if isinstance(c, dict)
     ]
     if not any(analyzers.change_category(c) == wanted for c in changes):
         return []
