@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import random
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -202,3 +204,50 @@ def test_every_handler_imports_inside_the_init_phase() -> None:
             and n.module != "superbiz.init_phase"
         ]
         assert outside == [], f"{path.name} imports {outside[0].module} outside init_phase()"
+
+
+TRACING_PROBE = """
+import importlib, json, sys
+for module in {modules!r}:
+    importlib.import_module("functions." + module)
+from botocore.client import BaseClient
+print(json.dumps({{
+    "sdk": sorted(m for m in sys.modules if m.split(".")[0] in ("aws_xray_sdk", "wrapt")),
+    "botocore_traced": getattr(BaseClient._make_api_call, "__superbiz_xray__", False),
+}}))
+"""
+
+
+def test_no_handler_loads_the_xray_sdk_and_every_aws_call_is_still_traced() -> None:
+    # Given every Lambda handler module, imported as Lambda imports it (LAMBDA_TASK_ROOT
+    # set: tracing on)
+    modules = sorted(p.stem for p in (REPO_ROOT / "functions").glob("*.py") if p.stem != "__init__")
+    # When they are all imported in one fresh interpreter
+    done = subprocess.run(
+        [sys.executable, "-c", TRACING_PROBE.format(modules=modules)],
+        cwd=REPO_ROOT,
+        env={**os.environ, "LAMBDA_TASK_ROOT": "/var/task", "AWS_DEFAULT_REGION": "us-east-1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    loaded = json.loads(done.stdout)
+    # Then neither the X-Ray SDK nor its wrapt was imported (superbiz.xray sends the
+    # subsegments), and botocore's calls are patched to become subsegments
+    assert loaded == {"sdk": [], "botocore_traced": True}
+
+
+def test_after_a_restore_the_socket_to_the_xray_daemon_is_opened_anew() -> None:
+    # Given the Tracer's sink with a socket opened before the snapshot
+    from superbiz.observability import tracer
+    from superbiz.xray import DaemonSink
+
+    sink = tracer.provider.sink  # type: ignore[attr-defined]
+    assert isinstance(sink, DaemonSink)
+    sink._socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    held = sink._socket
+    # When the after-restore hook runs
+    snapstart.refresh()
+    # Then that socket is closed and dropped; the next send opens its own
+    assert sink._socket is None and held.fileno() == -1

@@ -359,10 +359,12 @@ def bench_imports(repeats: int = 7, baseline: Path | None = None) -> ImportRun:
 
 TRACER_VARIANTS = {
     "no Tracer (Logger and Metrics only)": "pass",
-    "X-Ray SDK, patch_all (Powertools' default)": "Tracer(service='superbiz')",
-    "X-Ray SDK, botocore only (superbiz.observability)": (
-        "Tracer(service='superbiz', patch_modules=('botocore',))"
+    "superbiz.xray provider, botocore (superbiz.observability)": (
+        "from superbiz.xray import DaemonProvider; Tracer(service='superbiz', disabled=False, "
+        "patch_modules=('botocore',), provider=DaemonProvider())"
     ),
+    "X-Ray SDK, patch_all (Powertools' default)": "Tracer(service='superbiz')",
+    "X-Ray SDK, botocore only": "Tracer(service='superbiz', patch_modules=('botocore',))",
     "X-Ray SDK, auto_patch=False": "Tracer(service='superbiz', auto_patch=False)",
     "disabled (POWERTOOLS_TRACE_DISABLED)": "Tracer(service='superbiz', disabled=True)",
 }
@@ -421,9 +423,10 @@ FLOOR_PARTS = {
         "from aws_lambda_powertools import Logger, Metrics; "
         "Logger(service='superbiz'); Metrics(namespace='n', service='superbiz')"
     ),
-    "Powertools Tracer (X-Ray SDK, botocore)": (
-        "from aws_lambda_powertools import Tracer; "
-        "Tracer(service='superbiz', patch_modules=('botocore',))"
+    "Powertools Tracer (superbiz.xray provider, botocore)": (
+        "from aws_lambda_powertools import Tracer; from superbiz.xray import DaemonProvider; "
+        "Tracer(service='superbiz', disabled=False, patch_modules=('botocore',), "
+        "provider=DaemonProvider())"
     ),
     "all three (the floor)": f"import {_FLOOR}",
 }
@@ -451,8 +454,6 @@ LAYER_PACKAGES = (
     "typing_inspection",
     "typing_extensions",
     "aws_lambda_powertools",
-    "aws_xray_sdk",
-    "wrapt",
     "jmespath",
 )
 BYTECODE_HANDLERS = ("tool_query_logs", "gatekeeper", "planner")

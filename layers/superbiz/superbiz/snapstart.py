@@ -15,7 +15,8 @@ after-restore hooks before its first invocation.
   environments: the `random` module's state (every environment would otherwise
   draw the same sequence) and any dependencies built before the snapshot (AWS
   clients and their connection pools, the model client and its key): they are
-  dropped, so each environment builds its own on first use.
+  dropped, so each environment builds its own on first use, and so is the
+  socket to the X-Ray daemon (superbiz.xray).
 
 The hook registry (`snapshot_restore_py`) ships with Lambda's Python 3.12+
 runtimes; where it is not installed the hooks are not registered.
@@ -28,9 +29,11 @@ import random
 from pydantic import BaseModel
 
 from superbiz.deps import _entry_from_environment, _from_environment
+from superbiz.observability import tracer
 from superbiz.patterns import compile_all
 from superbiz.schema import Schema
 from superbiz.settings import get_settings
+from superbiz.xray import DaemonProvider, DaemonSink
 
 # the client created before the snapshot only to load botocore's client machinery
 _PRIMING_SERVICE = "dynamodb"
@@ -66,10 +69,14 @@ def prime() -> None:
 
 
 def refresh() -> None:
-    """After a restore: a fresh random seed, and no dependencies carried over."""
+    """After a restore: a fresh random seed, no dependencies carried over, and no
+    socket to the X-Ray daemon (each environment opens its own)."""
     random.seed()
     _from_environment.cache_clear()
     _entry_from_environment.cache_clear()
+    sink = tracer.provider.sink if isinstance(tracer.provider, DaemonProvider) else None
+    if isinstance(sink, DaemonSink):
+        sink.reset()
 
 
 def register_hooks() -> bool:

@@ -1,0 +1,389 @@
+"""X-Ray subsegments without the X-Ray SDK: a Powertools Tracer provider.
+
+Powertools' Tracer takes any `BaseProvider`; its default, the X-Ray SDK, costs
+about 0.2x a bare `import boto3` at every cold start (the SDK, wrapt, and asyncio
+for its async recorder), more than any handler's own code (`make bench`, "the
+floor, part by part"). In Lambda the SDK does little that needs it: Lambda itself
+records the function's segment and decides sampling, and the SDK only sends
+subsegments, one UDP datagram each, to the X-Ray daemon Lambda runs beside the
+function. `DaemonProvider` does that with the standard library alone:
+
+- `in_subsegment` (what `tracer.capture_lambda_handler` opens as "## handler"):
+  a subsegment with annotations, metadata and the exception that ended it;
+- `patch(("botocore",))`: every AWS call is a subsegment named for the service's
+  endpoint prefix (`dynamodb`, `states`, ...) in namespace `aws`, with the
+  operation, region, request id, retries and HTTP status; a 4xx marks it an
+  error (429 a throttle too), a 5xx or a failure with no response a fault.
+  botocore itself forwards the trace header to the services it calls.
+
+A subsegment is sent when it closes, as an independent subsegment document
+(`type: subsegment`, the trace id and its parent's id), to the daemon at
+`AWS_XRAY_DAEMON_ADDRESS`, when the invocation's trace header (`_X_AMZN_TRACE_ID`)
+says the trace is sampled; outside Lambda there is no header and nothing is
+sent. A document over the datagram limit loses its metadata, then its exception
+stacks. Sending never raises into the code being traced.
+
+Segment document format: "AWS X-Ray segment documents" in the X-Ray developer
+guide; the daemon's datagram is a header line then the document.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+from aws_lambda_powertools.tracing.base import BaseProvider, BaseSegment
+
+TRACE_HEADER_ENV = "_X_AMZN_TRACE_ID"
+DAEMON_ADDRESS_ENV = "AWS_XRAY_DAEMON_ADDRESS"
+DEFAULT_DAEMON = ("127.0.0.1", 2000)
+DATAGRAM_HEADER = b'{"format": "json", "version": 1}\n'
+# the daemon's UDP datagram limit, header included
+MAX_DATAGRAM = 64 * 1024
+# frames kept of an exception's stack (the SDK's default)
+MAX_STACK_FRAMES = 50
+SUPPORTED_MODULES = ("botocore",)
+# error codes AWS services answer a throttled call with, whatever its HTTP status (often 400)
+THROTTLE_CODES = frozenset(
+    {
+        "Throttling",
+        "ThrottlingException",
+        "ThrottledException",
+        "TooManyRequestsException",
+        "RequestLimitExceeded",
+        "ProvisionedThroughputExceededException",
+        "SlowDown",
+    }
+)
+
+Sink = Callable[[dict[str, Any]], None]
+
+
+class TraceHeader(NamedTuple):
+    """The fields of an `X-Amzn-Trace-Id` header that place a subsegment."""
+
+    root: str
+    parent: str | None
+    sampled: bool
+
+    @classmethod
+    def parse(cls, header: str | None) -> TraceHeader | None:
+        """`Root=1-...;Parent=...;Sampled=1` (any order, other fields ignored); None
+        without a root."""
+        if not header:
+            return None
+        fields = dict(part.strip().split("=", 1) for part in header.split(";") if "=" in part)
+        root = fields.get("Root")
+        if not root:
+            return None
+        return cls(root=root, parent=fields.get("Parent"), sampled=fields.get("Sampled") == "1")
+
+
+def _new_id() -> str:
+    return os.urandom(8).hex()
+
+
+class Subsegment(BaseSegment):
+    """One unit of work inside the function's segment; sent to the daemon when closed.
+    (A plain class: a dataclass's generated methods cost a millisecond at import.)"""
+
+    def __init__(
+        self,
+        name: str,
+        trace: TraceHeader | None,
+        parent_id: str | None,
+        sink: Sink,
+        namespace: str | None = None,
+    ) -> None:
+        self.name, self.trace, self.parent_id = name, trace, parent_id
+        self.sink, self.namespace = sink, namespace
+        self.id = _new_id()
+        self.start_time = time.time()
+        self.end_time: float | None = None
+        self.annotations: dict[str, str | int | float | bool] = {}
+        self.metadata: dict[str, dict[str, Any]] = {}
+        self.aws: dict[str, Any] = {}
+        self.http: dict[str, Any] = {}
+        self.error = self.fault = self.throttle = False
+        self.exceptions: list[dict[str, Any]] = []
+
+    def close(self, end_time: int | float | None = None) -> None:
+        if self.end_time is not None:
+            return
+        self.end_time = float(end_time) if end_time is not None else time.time()
+        if self.trace is not None and self.trace.sampled:
+            self.sink(self.document())
+
+    def add_subsegment(self, subsegment: Any) -> None:
+        """Children name their parent themselves (`parent_id`); nothing to keep here."""
+
+    def remove_subsegment(self, subsegment: Any) -> None:
+        """See `add_subsegment`."""
+
+    def put_annotation(self, key: str, value: Any) -> None:
+        if isinstance(value, str | int | float | bool):
+            self.annotations[key] = value
+
+    def put_metadata(self, key: str, value: Any, namespace: str = "default") -> None:
+        self.metadata.setdefault(namespace, {})[key] = value
+
+    def add_exception(
+        self, exception: BaseException, stack: Any = None, remote: bool = False
+    ) -> None:
+        import traceback  # reason: only a failure reads a stack; not worth its import time
+
+        if not (self.error or self.throttle):
+            self.fault = True
+        frames = traceback.extract_tb(exception.__traceback__)[-MAX_STACK_FRAMES:]
+        self.exceptions.append(
+            {
+                "id": _new_id(),
+                "message": str(exception)[:1000],
+                "type": type(exception).__name__,
+                "remote": remote,
+                "stack": [{"path": f.filename, "line": f.lineno, "label": f.name} for f in frames],
+            }
+        )
+
+    def document(self) -> dict[str, Any]:
+        """The independent subsegment document the daemon forwards to X-Ray."""
+        assert self.trace is not None
+        doc: dict[str, Any] = {
+            "type": "subsegment",
+            "id": self.id,
+            "trace_id": self.trace.root,
+            "name": _segment_name(self.name),
+            "start_time": self.start_time,
+            "end_time": self.end_time,
+        }
+        if self.parent_id:
+            doc["parent_id"] = self.parent_id
+        if self.namespace:
+            doc["namespace"] = self.namespace
+        for key in ("annotations", "metadata", "aws", "http"):
+            if getattr(self, key):
+                doc[key] = getattr(self, key)
+        for flag in ("error", "fault", "throttle"):
+            if getattr(self, flag):
+                doc[flag] = True
+        if self.exceptions:
+            doc["cause"] = {"working_directory": os.getcwd(), "exceptions": self.exceptions}
+        return doc
+
+
+_NAME_CHARS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _.:/%&#=+\\-@"
+)
+
+
+def _segment_name(name: str) -> str:
+    """X-Ray accepts names of up to 200 characters from a small alphabet."""
+    return "".join(c if c in _NAME_CHARS else "_" for c in name)[:200] or "unnamed"
+
+
+class DaemonSink:
+    """Sends documents to the X-Ray daemon over UDP; the socket opens on first send."""
+
+    def __init__(self, address: str | None = None) -> None:
+        self._address = address
+        self._socket: socket.socket | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return daemon_address(
+            self._address if self._address is not None else os.getenv(DAEMON_ADDRESS_ENV)
+        )
+
+    def __call__(self, document: dict[str, Any]) -> None:
+        payload = encode(document)
+        with contextlib.suppress(OSError), self._lock:
+            if self._socket is None:
+                self._socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            self._socket.sendto(payload, self.address)
+
+    def reset(self) -> None:
+        """Close the socket (after a SnapStart restore: each environment opens its own)."""
+        with self._lock:
+            if self._socket is not None:
+                self._socket.close()
+                self._socket = None
+
+
+def daemon_address(value: str | None) -> tuple[str, int]:
+    """`host:port`, or `tcp:host:port udp:host:port` (the UDP one is used); the default
+    daemon address when unset or unreadable."""
+    if not value:
+        return DEFAULT_DAEMON
+    parts = value.split()
+    chosen = next((p[4:] for p in parts if p.startswith("udp:")), parts[0])
+    host, _, port = chosen.rpartition(":")
+    try:
+        return (host or DEFAULT_DAEMON[0], int(port))
+    except ValueError:
+        return DEFAULT_DAEMON
+
+
+def encode(document: dict[str, Any]) -> bytes:
+    """The datagram for `document`, within MAX_DATAGRAM where it can be: the metadata
+    goes first, then the exceptions' stacks, then the exceptions."""
+    doc = json.loads(json.dumps(document, default=str))  # a copy that is plain JSON
+
+    def payload() -> bytes:
+        return DATAGRAM_HEADER + json.dumps(doc, separators=(",", ":")).encode()
+
+    def drop_stacks() -> None:
+        for exception in doc.get("cause", {}).get("exceptions", []):
+            exception.pop("stack", None)
+
+    encoded = payload()
+    for trim in (lambda: doc.pop("metadata", None), drop_stacks, lambda: doc.pop("cause", None)):
+        if len(encoded) <= MAX_DATAGRAM:
+            break
+        trim()
+        encoded = payload()
+    return encoded
+
+
+_CURRENT: contextvars.ContextVar[Subsegment | None] = contextvars.ContextVar(
+    "superbiz_xray_subsegment", default=None
+)
+
+
+def tracing_enabled(environ: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+    """Powertools' rule: traced in Lambda (LAMBDA_TASK_ROOT), not under SAM local or
+    Chalice, and not switched off by POWERTOOLS_TRACE_DISABLED."""
+    disabled = environ.get("POWERTOOLS_TRACE_DISABLED", "false").strip().lower()
+    if disabled in ("1", "true", "yes", "on", "y", "t"):
+        return False
+    emulated = environ.get("AWS_SAM_LOCAL") or environ.get("AWS_CHALICE_CLI_MODE")
+    return bool(environ.get("LAMBDA_TASK_ROOT")) and not emulated
+
+
+class DaemonProvider(BaseProvider):
+    """A Powertools Tracer provider that sends subsegments to the Lambda X-Ray daemon;
+    `enabled=False` opens subsegments (the Tracer's decorators still run) but sends none."""
+
+    def __init__(self, sink: Sink | None = None, enabled: bool = True) -> None:
+        self.sink: Sink = sink or DaemonSink()
+        self.enabled = enabled
+        self._patched: set[str] = set()
+
+    def begin(self, name: str, namespace: str | None = None) -> Subsegment:
+        """A subsegment under the current one (or the function's segment)."""
+        parent = _CURRENT.get()
+        trace = TraceHeader.parse(os.getenv(TRACE_HEADER_ENV)) if self.enabled else None
+        if trace is None:
+            parent_id = None
+        elif parent is not None and parent.trace is not None and parent.trace.root == trace.root:
+            parent_id = parent.id
+        else:
+            parent_id = trace.parent
+        return Subsegment(
+            name=name, trace=trace, parent_id=parent_id, sink=self.sink, namespace=namespace
+        )
+
+    @contextlib.contextmanager
+    def in_subsegment(self, name: str | None = None, **kwargs: Any) -> Iterator[Subsegment]:
+        subsegment = self.begin(name or "subsegment", kwargs.get("namespace"))
+        token = _CURRENT.set(subsegment)
+        try:
+            yield subsegment
+        except BaseException as exc:
+            subsegment.add_exception(exc)
+            raise
+        finally:
+            _CURRENT.reset(token)
+            subsegment.close()
+
+    @contextlib.asynccontextmanager
+    async def in_subsegment_async(
+        self, name: str | None = None, **kwargs: Any
+    ) -> AsyncIterator[Subsegment]:
+        with self.in_subsegment(name, **kwargs) as subsegment:
+            yield subsegment
+
+    def put_annotation(self, key: str, value: Any) -> None:
+        """On the current subsegment; Lambda's own segment takes no annotations."""
+        current = _CURRENT.get()
+        if current is not None:
+            current.put_annotation(key, value)
+
+    def put_metadata(self, key: str, value: Any, namespace: str = "default") -> None:
+        current = _CURRENT.get()
+        if current is not None:
+            current.put_metadata(key, value, namespace)
+
+    def patch(self, modules: Sequence[str]) -> None:
+        unknown = sorted(set(modules) - set(SUPPORTED_MODULES))
+        if unknown:
+            raise ValueError(
+                f"superbiz.xray traces {', '.join(SUPPORTED_MODULES)} only, not {', '.join(unknown)}"
+            )
+        if "botocore" in modules and "botocore" not in self._patched:
+            _patch_botocore(self)
+            self._patched.add("botocore")
+
+    def patch_all(self) -> None:
+        self.patch(SUPPORTED_MODULES)
+
+
+_WRAPPED = "__superbiz_xray__"
+# the provider whose subsegments botocore's calls become: the one that patched last
+_botocore_provider: DaemonProvider | None = None
+
+
+def _patch_botocore(provider: DaemonProvider) -> None:
+    """Every `BaseClient` API call becomes a subsegment of `provider` (patched once;
+    a later provider takes the calls over)."""
+    from botocore.client import BaseClient  # reason: botocore loads with boto3, not here
+
+    global _botocore_provider
+    _botocore_provider = provider
+    original = BaseClient._make_api_call
+    if getattr(original, _WRAPPED, False):
+        return
+
+    def _make_api_call(client: Any, operation_name: str, api_params: dict[str, Any]) -> Any:
+        tracing = _botocore_provider
+        if tracing is None:
+            return original(client, operation_name, api_params)
+        service = client.meta.service_model.metadata.get("endpointPrefix", "aws")
+        with tracing.in_subsegment(service, namespace="aws") as subsegment:
+            subsegment.aws.update(operation=operation_name, region=client.meta.region_name)
+            try:
+                response = original(client, operation_name, api_params)
+            except Exception as exc:
+                _record_response(subsegment, getattr(exc, "response", None))
+                raise
+            _record_response(subsegment, response)
+            return response
+
+    setattr(_make_api_call, _WRAPPED, True)
+    BaseClient._make_api_call = _make_api_call  # type: ignore[method-assign]
+
+
+def _record_response(subsegment: Subsegment, response: Any) -> None:
+    """Request id, retries and status from a response (or a ClientError's response)."""
+    meta = response.get("ResponseMetadata", {}) if isinstance(response, dict) else {}
+    if meta.get("RequestId"):
+        subsegment.aws["request_id"] = meta["RequestId"]
+    if "RetryAttempts" in meta:
+        subsegment.aws["retries"] = meta["RetryAttempts"]
+    status = meta.get("HTTPStatusCode")
+    code = response.get("Error", {}).get("Code") if isinstance(response, dict) else None
+    if isinstance(status, int):
+        subsegment.http["response"] = {"status": status}
+        if status == 429 or code in THROTTLE_CODES:
+            subsegment.error = subsegment.throttle = True
+        elif 400 <= status < 500:
+            subsegment.error = True
+        elif status >= 500:
+            subsegment.fault = True
