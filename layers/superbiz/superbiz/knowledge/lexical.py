@@ -25,6 +25,7 @@ word that sets two near-twin runbooks apart is not counted for the wrong one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*")
@@ -124,14 +125,48 @@ def tokenize(text: str) -> list[str]:
 
 def query_tokens(text: str) -> list[str]:
     """`tokenize`, plus each run of 2..MAX_JOINED_WORDS consecutive words joined as one
-    identifier (a run that names nothing in the index matches nothing), plus the runbook
-    words for the symptoms it describes (`symptom_expansion`)."""
+    identifier (a run that names nothing in the index matches nothing), plus a one-case
+    word unstemmed (`kubepodcrashlooping`, `KUBEPODCRASHLOOPING`: an alert name from a
+    runbook URL or a shouted page, which the stemmer would cut to `kubepodcrashloop`),
+    plus the runbook words for the symptoms it describes (`symptom_expansion`)."""
     tokens = tokenize(text)
     words = [compound(m.group(0)) for m in _WORD.finditer(text)]
+    for word in dict.fromkeys(words):
+        if word not in tokens and word not in STOPWORDS and light_stem(word) in tokens:
+            tokens.append(word)
     for size in range(2, MAX_JOINED_WORDS + 1):
         for start in range(len(words) - size + 1):
             tokens.append("".join(words[start : start + size]))
     return tokens + [t for t in symptom_expansion(text) if t not in tokens]
+
+
+# terminal colours and cursor codes copied with a name (amtool, kubectl, CI logs)
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+# a URL's host name: where a page lives says little of the symptom (a runbook URL's host,
+# runbooks.prometheus-operator.dev, would find the operator's runbooks); its scheme, an IP
+# address and the path stay ("Get http://10.0.5.9:8080/metrics" is a scrape failing). A
+# scheme starts where no scheme character stands before it: from every word boundary of
+# "pod-pod-pod-..." the scan to the run's end would be quadratic.
+_URL_HOST = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*[A-Za-z][^/\s]*")
+
+
+def clean_query(text: str) -> str:
+    """The query as the search reads it: compatibility forms folded (NFKC: fullwidth
+    `ＫｕｂｅＰｏｄ` is `KubePod`), terminal escape codes and URL host names dropped. A query
+    that is not text, or not valid Unicode (a lone surrogate: what Python makes of a
+    command-line byte that is not UTF-8), is refused with a ValueError naming it."""
+    if not isinstance(text, str):
+        raise ValueError(f"the search query must be text, not {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"the search query is not valid Unicode text: character {exc.start + 1} "
+            f"({text[exc.start]!r}) is a lone surrogate, often a byte that is not UTF-8; "
+            "retype the query or pass it as UTF-8"
+        ) from None
+    text = unicodedata.normalize("NFKC", text)
+    return _URL_HOST.sub(r"\1 ", _ANSI.sub("", text))
 
 
 def name_words(name: str) -> frozenset[str]:
@@ -288,14 +323,29 @@ _NEGATIONS = frozenset({"not", "no", "never", "t", "nothing", "without"})
 
 
 def _says(padded: str, trigger: str) -> bool:
-    """Whether the padded query holds the trigger, not right after a negation."""
+    """Whether the padded query holds the trigger, not right after a negation. `padded`
+    is words between single spaces, so the two words before a match are found by looking
+    back from it (re-splitting the text before each match made a query that repeats a
+    denied symptom quadratic)."""
     needle = f" {trigger} "
     at = padded.find(needle)
     while at >= 0:
-        if not _NEGATIONS & set(padded[:at].split()[-2:]):
+        if not _NEGATIONS & set(_words_before(padded, at, 2)):
             return True
         at = padded.find(needle, at + 1)
     return False
+
+
+def _words_before(padded: str, at: int, count: int) -> list[str]:
+    """The `count` words that end at position `at` of a single-spaced text."""
+    words: list[str] = []
+    end = at
+    while len(words) < count and end > 0:
+        start = padded.rfind(" ", 0, end) + 1
+        if start < end:
+            words.append(padded[start:end])
+        end = start - 1
+    return words
 
 
 def symptom_words(text: str) -> list[str]:
@@ -323,7 +373,7 @@ _PERCENT = re.compile(
 )
 _FREE = frozenset({"free", "left", "available", "remaining", "avail"})
 # "20 of 20 pods", "64Gi of 64Gi": as much used as there is
-_ALL_OF = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?\s*[A-Za-z]*)\s+(?:of|/)\s+\1(?![\w.])")
+_ALL_OF = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?(?: ?[A-Za-z]+)?)\s+(?:of|/)\s+\1(?![\w.])")
 # "READY 2/5", "2/3 ready", "2 of 3 ready": fewer ready than wanted
 _FRACTION_READY = re.compile(
     r"\bready\s+(\d+)\s*/\s*(\d+)\b|\b(\d+)\s*(?:/|of)\s*(\d+)\s+(?:ready|available)\b",
@@ -367,7 +417,7 @@ def symptom_expansion(text: str) -> list[str]:
 # clause around it often names the subject ("kube-proxy pods running fine but ...") or the
 # scope ("the other two deliver ok"), which the search still needs.
 _CLEARED = re.compile(
-    r"\b(?:the\s+)?[A-Za-z0-9][\w-]*"
+    r"(?<![\w-])(?:the\s+)?[A-Za-z0-9][\w-]*"
     r"(?:\s+(?:counters?|side|traffic|path|rate|numbers|metrics?|errors|graphs?))?"
     r"\s+(?:(?:is|are|look|looks|stay|stays|seem|seems|remain|remains|still)\s+)?"
     r"(?:fine|ok|okay|clean|normal|healthy|good)\b",
@@ -377,18 +427,20 @@ _CLEARED = re.compile(
 # with what follows. A bare negation is often the symptom itself ("not ready", "no leader"),
 # so only the contrastive form is read as ruling something out.
 _CONTRASTED = re.compile(
-    r"\b(?:not|n't)\s+[A-Za-z][\w-]*(?=\s*,?\s*(?:just|but|only|merely|simply)\b)",
+    r"\b(?:not|n't)\s+[A-Za-z][\w-]*(?=\s*(?:,\s*)?(?:just|but|only|merely|simply)\b)",
     re.IGNORECASE,
 )
 # "df -h shows plenty of room", "loads of space left": a resource said to be ample, with
 # the tool or gauge that says so ("df -h says there is"), which speaks for that resource.
 _AMPLE = re.compile(
-    r"(?:\b[\w-]+(?:\s+-\w+)?\s+(?:still\s+)?(?:says|shows|reports)\s+(?:there\s+is\s+)?)?"
+    r"(?:(?<![\w-])[\w-]+(?:\s+-\w+)?\s+(?:still\s+)?(?:says|shows|reports)\s+(?:there\s+is\s+)?)?"
     r"\b(?:plenty|lots|loads|heaps)\s+of\s+(?:free\s+)?[A-Za-z][\w-]*"
     r"(?:\s+(?:left|free|available|to\s+spare))?",
     re.IGNORECASE,
 )
-_LOOSE_COMMAS = re.compile(r"\s*,(?:\s*,)+|\s+,")
+# each alternative starts where a run of spaces does (from anywhere inside a long run
+# of spaces, retrying every start would be quadratic)
+_LOOSE_COMMAS = re.compile(r"(?<!\s)\s*,(?:\s*,)+|(?<!\s)\s+,")
 
 
 def ruled_out(text: str) -> str:

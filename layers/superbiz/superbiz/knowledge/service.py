@@ -31,6 +31,7 @@ from superbiz.knowledge.chunking import (
 )
 from superbiz.knowledge.fusion import FusedCandidate, convex_fusion, score_label
 from superbiz.knowledge.lexical import (
+    clean_query,
     is_identifier_query,
     name_words,
     ruled_out,
@@ -214,6 +215,7 @@ class KnowledgeBase:
             raise ValueError(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
         if top_k < 1:
             raise ValueError("top_k must be at least 1")
+        query = clean_query(query)
         if not query.strip():
             raise ValueError("the search query is empty")
         if self.index.count() == 0:
