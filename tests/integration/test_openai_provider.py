@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from superbiz.contracts import PlannerPlan
 from superbiz.errors import ModelOutputInvalid, ModelRateLimited, ModelRefused, ModelTimeout
 from superbiz.models.base import ModelRequest
 from superbiz.models.factory import build_model
 from superbiz.models.offline import OfflineModel
 from superbiz.models.openai_provider import OpenAIChatModel
+from superbiz.node_outputs import PlannerPlan
 from superbiz.settings import Settings
 
 _ROLE_LINE = re.compile(r"You are the (Planner|Executor|Verifier|Composer)\b")

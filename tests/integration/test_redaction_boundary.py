@@ -9,17 +9,9 @@ import pytest
 
 from superbiz import runs
 from superbiz.aws import AwsClients
-from superbiz.contracts import (
-    Citation,
-    Claim,
-    ClaimKind,
-    ExecutorEvidence,
-    GateVerdict,
-    StartRunInput,
-    ToolCall,
-    ToolEvent,
-)
+from superbiz.contracts import StartRunInput, ToolCall, ToolEvent
 from superbiz.graph import gatekeeper
+from superbiz.node_outputs import Citation, Claim, ClaimKind, ExecutorEvidence, GateVerdict
 from superbiz.records import AlarmClaim, RunRecord, ToolInvocation
 from superbiz.settings import Settings
 from superbiz.store import RunStore, create_table

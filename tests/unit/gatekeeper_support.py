@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from superbiz.contracts import (
+from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import (
     Citation,
     Claim,
     ClaimKind,
@@ -12,7 +13,6 @@ from superbiz.contracts import (
     Derivation,
     ExecutorEvidence,
 )
-from superbiz.graph import gatekeeper as gk
 from superbiz.records import ToolInvocation
 
 

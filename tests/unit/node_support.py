@@ -10,16 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from superbiz.aws import AwsClients
-from superbiz.contracts import (
-    Citation,
-    Claim,
-    ClaimKind,
-    ExecutorEvidence,
-    GraphState,
-    NodeEvent,
-    RunMode,
-    StartRunInput,
-)
+from superbiz.contracts import GraphState, NodeEvent, RunMode, StartRunInput
 from superbiz.deps import Deps
 from superbiz.graph.common import record_code_step
 from superbiz.graph.nodes.gatekeeper import gatekeeper_node
@@ -29,6 +20,7 @@ from superbiz.graph.routes import Route
 from superbiz.memory_store import InMemoryRunStore
 from superbiz.models.base import ChatModel
 from superbiz.models.offline import OfflineModel
+from superbiz.node_outputs import Citation, Claim, ClaimKind, ExecutorEvidence
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
 from superbiz.settings import Settings
 from superbiz_workbench.scripted_model import ScriptedModel

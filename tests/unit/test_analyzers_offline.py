@@ -8,11 +8,11 @@ import json
 import pytest
 
 from superbiz import analyzers
-from superbiz.contracts import ClaimKind, GateVerdict
 from superbiz.graph import gatekeeper
 from superbiz.models import offline as offline_module
 from superbiz.models.base import ModelRequest
 from superbiz.models.offline import OfflineModel, build_evidence, services_in
+from superbiz.node_outputs import ClaimKind, GateVerdict
 from superbiz.records import ToolInvocation
 
 

@@ -242,8 +242,8 @@ def _upstream_errors(first: datetime, minutes: int) -> dict[str, Any]:
 
 
 def _root_cause(invocations: list[dict[str, Any]]) -> str:
-    from superbiz.contracts import ClaimKind
     from superbiz.models.offline import build_evidence
+    from superbiz.node_outputs import ClaimKind
 
     evidence = build_evidence(findings(invocations))
     return next(c.statement for c in evidence.claims if c.kind is ClaimKind.ROOT_CAUSE)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from superbiz.contracts import Citation
 from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import Citation
 from superbiz.records import ToolInvocation
 
 ACCESS_LINE = (

@@ -5,9 +5,9 @@ or failover, and a lowered connection limit. No AWS: analyzer inputs are built h
 from __future__ import annotations
 
 from superbiz import analyzers
-from superbiz.contracts import ClaimKind, GateVerdict
 from superbiz.graph import gatekeeper
 from superbiz.models.offline import build_evidence
+from superbiz.node_outputs import ClaimKind, GateVerdict
 from superbiz.records import ToolInvocation
 
 

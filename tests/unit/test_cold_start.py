@@ -37,6 +37,7 @@ import functions.{module}
 print(json.dumps({{
     "tools": sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("superbiz.tools.")),
     "yaml": "yaml" in sys.modules,
+    "outputs": "superbiz.node_outputs" in sys.modules,
     "graph": sorted(m for m in sys.modules if m.startswith("superbiz.graph")),
     "collector": [gc.isenabled(), gc.get_freeze_count() > 0],
     "built": sorted(
@@ -72,9 +73,10 @@ def test_a_tool_handler_loads_its_own_tool_and_no_other(module: str) -> None:
     loaded = _loaded_by(module)
     # Then of the tools it holds only its own (and the plumbing every tool uses)
     assert set(loaded["tools"]) - TOOL_PLUMBING - BORROWED.get(name, set()) == own
-    # And it loads no graph node, and no YAML parser (the tools that read YAML load it
-    # when they parse a skill or a configuration)
+    # And it loads no graph node, none of the nodes' output contracts, and no YAML parser
+    # (the tools that read YAML load it when they parse a skill or a configuration)
     assert loaded["graph"] == []
+    assert loaded["outputs"] is False
     assert loaded["yaml"] is False
     # And it builds no model's validator at import (each is built on first use)
     assert loaded["built"] == []
@@ -104,6 +106,15 @@ def test_a_node_handler_loads_its_own_node_and_no_other(handler: str) -> None:
     assert loaded["built"] == []
     assert loaded["yaml"] is False
     assert loaded["collector"] == [True, True]
+
+
+@pytest.mark.parametrize("entrance", ["api", "alarm_trigger", "start_run", "run_reconciler"])
+def test_an_entrance_builds_none_of_the_nodes_output_contracts(entrance: str) -> None:
+    # When an entrance's handler (it starts or reads runs, it runs no node) is imported
+    loaded = _loaded_by(entrance)
+    # Then the nodes' output contracts (superbiz.node_outputs) are not among its classes
+    assert loaded["outputs"] is False
+    assert loaded["yaml"] is False
 
 
 def test_every_registry_entry_names_its_own_tool() -> None:

@@ -8,16 +8,13 @@ import pytest
 from pydantic import ValidationError
 
 from superbiz import jsonpath
-from superbiz.contracts import (
+from superbiz.contracts import GraphState, Limits, StartRunInput, ToolCall
+from superbiz.node_outputs import (
     Citation,
     Claim,
     ClaimKind,
     ExecutorEvidence,
-    GraphState,
-    Limits,
     PlannerPlan,
-    StartRunInput,
-    ToolCall,
     VerifierOutput,
 )
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from superbiz.contracts import Citation, Claim, ClaimKind, ExecutorEvidence, GateVerdict
 from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import Citation, Claim, ClaimKind, ExecutorEvidence, GateVerdict
 from superbiz.records import ToolInvocation
 
 LOG_LINE = "ERROR HikariPool-1 - Connection is not available, request timed out after 30000ms."

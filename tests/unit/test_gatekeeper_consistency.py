@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from superbiz.contracts import Citation, Claim, ClaimKind
 from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import Citation, Claim, ClaimKind
 from superbiz.records import ToolInvocation
 
 

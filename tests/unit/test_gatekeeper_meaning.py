@@ -9,7 +9,8 @@ import pytest
 from gatekeeper_support import one_claim
 
 from superbiz import specifics
-from superbiz.contracts import (
+from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import (
     Citation,
     Claim,
     ClaimKind,
@@ -17,7 +18,6 @@ from superbiz.contracts import (
     DerivationOp,
     ExecutorEvidence,
 )
-from superbiz.graph import gatekeeper as gk
 from superbiz.records import ToolInvocation
 
 LINE = (

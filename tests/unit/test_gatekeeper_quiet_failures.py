@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from superbiz.contracts import Citation
 from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import Citation
 from tests.unit.gatekeeper_support import one_claim
 from tests.unit.test_gatekeeper_silence import _run
 

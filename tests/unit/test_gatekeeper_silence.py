@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from superbiz.contracts import Citation, ClaimKind
 from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import Citation, ClaimKind
 from superbiz.records import ToolInvocation
 from tests.unit.gatekeeper_support import one_claim
 from tests.unit.test_analyzers_silence import CHANGES, _change, _metric

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from superbiz import jsonpath
-from superbiz.contracts import (
+from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import (
     Citation,
     Claim,
     ClaimKind,
@@ -15,7 +16,6 @@ from superbiz.contracts import (
     DerivationOp,
     ExecutorEvidence,
 )
-from superbiz.graph import gatekeeper as gk
 from superbiz.records import ToolInvocation
 
 LINE = (

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import pytest
 
-from superbiz.contracts import Citation, Claim, ClaimKind, Derivation, DerivationOp
 from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import Citation, Claim, ClaimKind, Derivation, DerivationOp
 from superbiz.records import ToolInvocation
 
 DAY = "2026-12-01"

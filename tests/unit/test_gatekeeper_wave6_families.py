@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from superbiz.contracts import Citation, Claim, ClaimKind, ExecutorEvidence
 from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import Citation, Claim, ClaimKind, ExecutorEvidence
 from superbiz.records import ToolInvocation
 
 LINE = "ERROR cart-api write failed: READONLY You can't write against a read only replica."

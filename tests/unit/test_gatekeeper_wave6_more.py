@@ -28,13 +28,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from gatekeeper_support import one_claim
 
-from superbiz.contracts import (
-    Citation,
-    ClaimKind,
-    Derivation,
-    DerivationOp,
-)
 from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import Citation, ClaimKind, Derivation, DerivationOp
 from superbiz.records import ToolInvocation
 from superbiz.tools.metrics import summarise
 

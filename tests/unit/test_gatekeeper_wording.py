@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from superbiz.contracts import Claim, ExecutorEvidence
 from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import Claim, ExecutorEvidence
 from superbiz.records import ToolInvocation
 
 EMPTY = ToolInvocation(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from superbiz.contracts import ClaimKind, ClaimOutcome, GatekeeperResult, GateVerdict
 from superbiz.graph.common import OUTPUT_TYPES, latest
+from superbiz.node_outputs import ClaimKind, ClaimOutcome, GatekeeperResult, GateVerdict
 from superbiz.records import AgentStep, RunRecord, RunTrace
 
 

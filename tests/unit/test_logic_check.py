@@ -4,8 +4,8 @@ are caught in code (onset order, blamed change, earlier failure, symptom fix).""
 from __future__ import annotations
 
 from superbiz.analyzers import Finding
-from superbiz.contracts import Citation
 from superbiz.graph import logic
+from superbiz.node_outputs import Citation
 
 
 def cite(inv: str, path: str) -> Citation:

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from superbiz.aws import AwsClients
-from superbiz.contracts import Citation, Claim, ClaimKind
 from superbiz.errors import ToolInputInvalid, ToolUnavailable, UnknownTool
 from superbiz.graph.gatekeeper import check_claim
 from superbiz.mcp.client import CallOutcome, McpServerUnavailable, RemoteTool, headers_from_secret
@@ -24,6 +23,7 @@ from superbiz.mcp.config import (
     split,
 )
 from superbiz.mcp.toolset import WITHHELD, McpArguments, offer_tools, resolve
+from superbiz.node_outputs import Citation, Claim, ClaimKind
 from superbiz.observations import EvidenceSource
 from superbiz.records import ToolInvocation
 from superbiz.settings import Settings

@@ -4,16 +4,6 @@ from __future__ import annotations
 
 from node_support import LOG_LINE, RUN_ID, scripted, verified
 
-from superbiz.contracts import (
-    AnswerCheck,
-    Citation,
-    Claim,
-    ClaimKind,
-    ExecutorEvidence,
-    FinalAnswer,
-    VerifierOutput,
-    VerifierVerdict,
-)
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.composer import (
     LOW_CONFIDENCE_NOTE,
@@ -23,6 +13,16 @@ from superbiz.graph.nodes.composer import (
 from superbiz.graph.nodes.gatekeeper import gatekeeper_node
 from superbiz.graph.nodes.verified_input import verified_input
 from superbiz.graph.routes import Route
+from superbiz.node_outputs import (
+    AnswerCheck,
+    Citation,
+    Claim,
+    ClaimKind,
+    ExecutorEvidence,
+    FinalAnswer,
+    VerifierOutput,
+    VerifierVerdict,
+)
 from superbiz.records import invocation_id_for
 
 

@@ -7,11 +7,12 @@ import json
 import pytest
 from node_support import RUN_ID, scripted
 
-from superbiz.contracts import ExecutorEvidence, PlannerPlan, PlanStep, ToolResultRef
+from superbiz.contracts import ToolResultRef
 from superbiz.errors import GraphError, ModelOutputInvalid
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.executor import executor
 from superbiz.graph.routes import Route
+from superbiz.node_outputs import ExecutorEvidence, PlannerPlan, PlanStep
 from superbiz.records import invocation_id_for
 from superbiz.tools.runner import invocation_seq
 

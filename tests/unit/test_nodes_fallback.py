@@ -6,9 +6,9 @@ import json
 
 from node_support import gated
 
-from superbiz.contracts import FinalAnswer
 from superbiz.graph.common import latest
 from superbiz.graph.finish import fallback
+from superbiz.node_outputs import FinalAnswer
 
 
 def test_a_node_error_names_the_node_and_lists_what_was_collected(start_run):

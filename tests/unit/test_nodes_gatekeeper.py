@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from node_support import RUN_ID, gated
 
-from superbiz.contracts import (
-    GatekeeperResult,
-    GateVerdict,
-)
 from superbiz.graph import gatekeeper as rules
 from superbiz.graph.common import latest
 from superbiz.graph.routes import Route
+from superbiz.node_outputs import GatekeeperResult, GateVerdict
 
 
 def gate(start_run, *, real=1, fabricated=0):

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from node_support import RUN_ID, scripted
 
-from superbiz.contracts import PlannerPlan, RunMode, VerifierOutput, VerifierVerdict
+from superbiz.contracts import RunMode
 from superbiz.errors import ModelOutputInvalid
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.planner import planner
 from superbiz.graph.routes import Route
+from superbiz.node_outputs import PlannerPlan, VerifierOutput, VerifierVerdict
 
 
 def plan(decision: str, **fields) -> dict:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from node_support import gated, verified
 
-from superbiz.contracts import GatekeeperResult, VerifiedEvidence
 from superbiz.errors import GraphError
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.verified_input import verified_input
+from superbiz.node_outputs import GatekeeperResult, VerifiedEvidence
 
 
 def test_only_passed_claims_and_actions_go_on(start_run):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from node_support import RUN_ID, scripted, verified
 
-from superbiz.contracts import VerifierOutput
 from superbiz.errors import ModelOutputInvalid
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.verifier import verifier
 from superbiz.graph.routes import Route
+from superbiz.node_outputs import VerifierOutput
 
 
 def judged(start_run, reply, **gate):

@@ -10,8 +10,8 @@ from pydantic import ValidationError
 
 from superbiz.aws import AwsClients
 from superbiz.cases import Case, CaseSignature, InMemoryCaseStore
-from superbiz.contracts import Citation, Claim, ClaimKind, ExecutorEvidence
 from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import Citation, Claim, ClaimKind, ExecutorEvidence
 from superbiz.records import ToolInvocation
 from superbiz.settings import Settings
 from superbiz.tools.base import ToolContext, ToolSources

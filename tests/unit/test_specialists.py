@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from superbiz import specialists
-from superbiz.contracts import FinalAnswer, GraphState, PlannerPlan, RouteStep, ToolCall
+from superbiz.contracts import GraphState, RouteStep, ToolCall
 from superbiz.graph import fallback_route
 from superbiz.graph.routes import Route
+from superbiz.node_outputs import FinalAnswer, PlannerPlan
 from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
 from superbiz.specialists import Roster, SpecialistError, parse_profile
 

@@ -12,7 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from superbiz.contracts import (
+from superbiz.graph import gatekeeper as gk
+from superbiz.node_outputs import (
     Citation,
     Claim,
     ClaimKind,
@@ -20,7 +21,6 @@ from superbiz.contracts import (
     DerivationOp,
     ExecutorEvidence,
 )
-from superbiz.graph import gatekeeper as gk
 from superbiz.records import ToolInvocation
 
 OBS = ClaimKind.OBSERVATION

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from superbiz import signatures
-from superbiz.contracts import NO_EVIDENCE_PATH, Citation, Derivation, DerivationOp
+from superbiz.contracts import NO_EVIDENCE_PATH
+from superbiz.node_outputs import Citation, Derivation, DerivationOp
 from superbiz.patterns import lazy
 from superbiz.schema import Schema
 from superbiz.specifics import text_of

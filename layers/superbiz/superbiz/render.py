@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from superbiz.contracts import ComposerOutput, ComposerSections
+from superbiz.node_outputs import ComposerOutput, ComposerSections
 
 
 def render_report(ctx: dict[str, Any]) -> ComposerOutput:

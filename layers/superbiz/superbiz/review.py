@@ -32,24 +32,21 @@ from typing import Any, Literal
 from botocore.exceptions import BotoCoreError, ClientError
 
 from superbiz import notify
-from superbiz.contracts import (
-    ClaimKind,
-    FinalAnswer,
-    GraphState,
-    NodeEvent,
-    ReviewAsk,
-    ReviewOutcome,
-    ReviewTaskEvent,
-    RiskyAction,
-    RunMode,
-    VerifiedEvidence,
-    VerifierOutput,
-    VerifierVerdict,
-)
+from superbiz.contracts import GraphState, NodeEvent, ReviewTaskEvent, RunMode
 from superbiz.deps import Deps, EntryDeps
 from superbiz.errors import SuperBizError
 from superbiz.graph.common import enter, latest, latest_output, record_code_step
 from superbiz.graph.routes import Route
+from superbiz.node_outputs import (
+    ClaimKind,
+    FinalAnswer,
+    ReviewAsk,
+    ReviewOutcome,
+    RiskyAction,
+    VerifiedEvidence,
+    VerifierOutput,
+    VerifierVerdict,
+)
 from superbiz.records import ReviewRecord, RunTrace
 from superbiz.settings import ReviewTrigger
 from superbiz.times import parse_iso, utcnow_iso

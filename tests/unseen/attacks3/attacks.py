@@ -5,7 +5,7 @@ Each entry: (name, invocations, claim, expected) with expected in {"reject", "pa
 
 from __future__ import annotations
 
-from superbiz.contracts import Citation, Claim, ClaimKind, Derivation, DerivationOp
+from superbiz.node_outputs import Citation, Claim, ClaimKind, Derivation, DerivationOp
 from superbiz.records import ToolInvocation
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from superbiz.contracts import Citation, Claim, ClaimKind, Derivation, DerivationOp
+from superbiz.node_outputs import Citation, Claim, ClaimKind, Derivation, DerivationOp
 from superbiz.records import ToolInvocation
 
 DAY = "2026-11-30"

@@ -34,7 +34,7 @@ from world import KMS_KNOWLEDGE as KK
 from world import KMS_LOGS as KL
 from world import KMS_NO_ACCESS_DENIED as KN
 
-from superbiz.contracts import Claim, DerivationOp
+from superbiz.node_outputs import Claim, DerivationOp
 from superbiz.records import ToolInvocation
 
 # the records most claims cite

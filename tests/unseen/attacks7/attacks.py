@@ -38,7 +38,7 @@ from world import R53_STANDBY_LOGS as RS
 from world import R53_STANDBY_REQUESTS as RQ
 from world import R53_STATUS as RH
 
-from superbiz.contracts import Citation, Claim, DerivationOp
+from superbiz.node_outputs import Citation, Claim, DerivationOp
 from superbiz.records import ToolInvocation
 
 # the records most claims cite

@@ -44,7 +44,7 @@ from world import SQS_NO_TIMEOUT as SN
 from world import SQS_SENT as SS
 from world import SQS_VISIBLE as SV
 
-from superbiz.contracts import Claim, DerivationOp
+from superbiz.node_outputs import Claim, DerivationOp
 from superbiz.records import ToolInvocation
 
 # ---- incident 1, EventBridge: the records most claims cite

@@ -28,7 +28,10 @@ from superbiz.cases import (
     case_id_for,
     recommend,
 )
-from superbiz.contracts import (
+from superbiz.errors import SuperBizError
+from superbiz.graph.common import RETRY_MARK, latest, latest_evidence
+from superbiz.graph.context import all_findings
+from superbiz.node_outputs import (
     Claim,
     ClaimKind,
     FinalAnswer,
@@ -37,9 +40,6 @@ from superbiz.contracts import (
     VerifierOutput,
     VerifierVerdict,
 )
-from superbiz.errors import SuperBizError
-from superbiz.graph.common import RETRY_MARK, latest, latest_evidence
-from superbiz.graph.context import all_findings
 from superbiz.records import RunTrace, ToolInvocation
 from superbiz.store import RunStore
 

@@ -8,20 +8,19 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from superbiz.contracts import (
+from superbiz.contracts import GraphState, NodeEvent
+from superbiz.deps import Deps
+from superbiz.graph.routes import Route
+from superbiz.node_outputs import (
     AnswerCheck,
     ComposerOutput,
     ExecutorEvidence,
     FinalAnswer,
     GatekeeperResult,
-    GraphState,
-    NodeEvent,
     PlannerPlan,
     VerifiedEvidence,
     VerifierOutput,
 )
-from superbiz.deps import Deps
-from superbiz.graph.routes import Route
 from superbiz.records import AgentStep, RunTrace
 
 T = TypeVar("T", bound=BaseModel)

@@ -20,18 +20,11 @@ from typing import Any
 
 from superbiz import analyzers, cases, specialists
 from superbiz.cases import CaseMatch, CaseStore, DynamoCaseStore
-from superbiz.contracts import (
-    FinalAnswer,
-    GraphState,
-    NodeEvent,
-    PlannerPlan,
-    RouteStep,
-    ToolCall,
-    VerifierOutput,
-)
+from superbiz.contracts import GraphState, NodeEvent, RouteStep, ToolCall
 from superbiz.deps import Deps
 from superbiz.graph.common import enter, latest, latest_evidence, record_code_step
 from superbiz.graph.routes import Route
+from superbiz.node_outputs import FinalAnswer, PlannerPlan, VerifierOutput
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
 from superbiz.redaction import redact, redact_text
 from superbiz.repository import RunRepository

@@ -10,13 +10,7 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 
 from superbiz import aiops, notify, trigger
-from superbiz.contracts import (
-    FinalAnswer,
-    GatekeeperResult,
-    GraphState,
-    NodeEvent,
-    OrchestrationTrace,
-)
+from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.graph import case_capture, fallback_route
 from superbiz.graph.common import (
@@ -27,6 +21,7 @@ from superbiz.graph.common import (
     record_code_step,
 )
 from superbiz.graph.routes import Route
+from superbiz.node_outputs import FinalAnswer, GatekeeperResult, OrchestrationTrace
 from superbiz.observability import metrics
 from superbiz.records import RunTrace
 from superbiz.times import parse_iso, utcnow_iso

@@ -84,8 +84,10 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from superbiz import analyzers, jsonpath, signatures, specifics
-from superbiz.contracts import (
-    NO_EVIDENCE_PATH,
+from superbiz.contracts import NO_EVIDENCE_PATH
+from superbiz.graph import agreement, magnitude
+from superbiz.graph import reading as record_reading
+from superbiz.node_outputs import (
     Citation,
     CitationOutcome,
     Claim,
@@ -98,8 +100,6 @@ from superbiz.contracts import (
     GateVerdict,
     TextOutcome,
 )
-from superbiz.graph import agreement, magnitude
-from superbiz.graph import reading as record_reading
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.patterns import lazy
 from superbiz.records import ToolInvocation

@@ -16,7 +16,7 @@ from typing import Any
 
 from superbiz import signatures
 from superbiz.analyzers import Finding
-from superbiz.contracts import LogicCheck
+from superbiz.node_outputs import LogicCheck
 from superbiz.times import parse_iso
 
 # how far a cause's first sign may trail the symptom's onset (clock skew, sparse logs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from superbiz.contracts import Decision, GateVerdict, VerifierVerdict
+from superbiz.node_outputs import Decision, GateVerdict, VerifierVerdict
 
 
 class Route(StrEnum):

@@ -16,7 +16,9 @@ from typing import Any
 from superbiz import analyzers, render, skills
 from superbiz.analyzers import Finding
 from superbiz.analyzers import quoted as render_quote
-from superbiz.contracts import (
+from superbiz.contracts import ToolCall
+from superbiz.models.base import ModelRequest, ModelResponse, Usage
+from superbiz.node_outputs import (
     Citation,
     Claim,
     ClaimKind,
@@ -27,11 +29,9 @@ from superbiz.contracts import (
     ExecutorEvidence,
     PlannerPlan,
     PlanStep,
-    ToolCall,
     VerifierOutput,
     VerifierVerdict,
 )
-from superbiz.models.base import ModelRequest, ModelResponse, Usage
 from superbiz.signatures import by_name as signatures_by_name
 from superbiz.times import parse_iso
 from superbiz.tools.common import fmt_number

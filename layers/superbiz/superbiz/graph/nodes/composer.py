@@ -5,16 +5,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from superbiz import patterns, specifics
-from superbiz.contracts import (
-    AnswerCheck,
-    Citation,
-    ComposerOutput,
-    FinalAnswer,
-    GraphState,
-    NodeEvent,
-    VerifierOutput,
-    VerifierVerdict,
-)
+from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.graph import agreement, gatekeeper
 from superbiz.graph.common import (
@@ -25,6 +16,14 @@ from superbiz.graph.common import (
 )
 from superbiz.graph.context import session_history
 from superbiz.graph.turns import model_turn, parse_output
+from superbiz.node_outputs import (
+    AnswerCheck,
+    Citation,
+    ComposerOutput,
+    FinalAnswer,
+    VerifierOutput,
+    VerifierVerdict,
+)
 from superbiz.records import RunTrace
 from superbiz.render import render_report
 

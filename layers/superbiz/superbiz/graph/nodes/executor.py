@@ -6,12 +6,7 @@ import contextlib
 import json
 
 from superbiz import budget, skills
-from superbiz.contracts import (
-    ExecutorEvidence,
-    GraphState,
-    NodeEvent,
-    PlannerPlan,
-)
+from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import GraphError, ModelOutputInvalid
 from superbiz.graph import case_capture, fallback_route
@@ -23,6 +18,7 @@ from superbiz.graph.context import findings, run_context
 from superbiz.graph.routes import Route
 from superbiz.graph.turns import model_turn, parse_output
 from superbiz.mcp import toolset as mcp_toolset
+from superbiz.node_outputs import ExecutorEvidence, PlannerPlan
 from superbiz.prompts import load_prompt
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
 from superbiz.redaction import redact

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 from superbiz import specifics
-from superbiz.contracts import (
-    GateVerdict,
-    GraphState,
-    NodeEvent,
-)
+from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.graph import gatekeeper
 from superbiz.graph.common import (
@@ -16,6 +12,7 @@ from superbiz.graph.common import (
     record_code_step,
 )
 from superbiz.mcp import toolset as mcp_toolset
+from superbiz.node_outputs import GateVerdict
 
 
 def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:

@@ -3,13 +3,7 @@
 from __future__ import annotations
 
 from superbiz import skills
-from superbiz.contracts import (
-    Decision,
-    GraphState,
-    NodeEvent,
-    PlannerPlan,
-    VerifierOutput,
-)
+from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import SuperBizError
 from superbiz.graph import case_capture, fallback_route
@@ -22,6 +16,7 @@ from superbiz.graph.context import findings, run_context, session_history
 from superbiz.graph.routes import Route
 from superbiz.graph.turns import model_turn, parse_output
 from superbiz.mcp import toolset as mcp_toolset
+from superbiz.node_outputs import Decision, PlannerPlan, VerifierOutput
 
 
 def _knowledge_domains(deps: Deps) -> list[str]:

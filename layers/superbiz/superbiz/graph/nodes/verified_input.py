@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from superbiz.contracts import (
-    GatekeeperResult,
-    GraphState,
-    NodeEvent,
-    VerifiedClaim,
-    VerifiedEvidence,
-)
+from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import GraphError
 from superbiz.graph.common import (
@@ -17,6 +11,7 @@ from superbiz.graph.common import (
     latest_evidence,
     record_code_step,
 )
+from superbiz.node_outputs import GatekeeperResult, VerifiedClaim, VerifiedEvidence
 
 
 def verified_input(event: NodeEvent, deps: Deps) -> GraphState:

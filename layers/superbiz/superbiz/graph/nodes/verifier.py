@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from superbiz.contracts import (
-    GraphState,
-    NodeEvent,
-    VerifierOutput,
-    VerifierVerdict,
-)
+from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import ModelOutputInvalid
 from superbiz.graph import logic
@@ -20,6 +15,7 @@ from superbiz.graph.common import (
 )
 from superbiz.graph.context import findings
 from superbiz.graph.turns import model_turn, parse_output
+from superbiz.node_outputs import VerifierOutput, VerifierVerdict
 from superbiz.records import RunTrace
 
 
