@@ -25,6 +25,7 @@ import pytest
 from knowledge_support import BagOfWords
 
 from superbiz.knowledge import lexical, service
+from superbiz.knowledge.fusion import FusedCandidate
 from superbiz.knowledge.local_index import LocalIndex
 from superbiz.knowledge.service import KnowledgeBase, best_per_document
 
@@ -393,3 +394,51 @@ def test_a_fullwidth_alert_name_finds_its_runbook_first(kb: KnowledgeBase) -> No
     fullwidth = "".join(chr(ord(c) + 0xFEE0) for c in "KubePodCrashLooping")
     # Then it names the same alert
     assert _first(kb, fullwidth) == "KubePodCrashLooping"
+
+
+# -- (4) a name in a label or selector: the named runbook before its near-twin -------------
+
+
+def _fused_docs(*docs: str) -> list[FusedCandidate]:
+    return [
+        FusedCandidate(chunk_id=f"{doc}-0", score=score, raw_score=score, score_label="medium")
+        for doc, score in zip(docs, (0.95, 0.90, 0.60), strict=False)
+    ]
+
+
+STEMS = {
+    "files": "NodeFilesystemFilesFillingUp",
+    "space": "NodeFilesystemSpaceFillingUp",
+    "full": "NodeFilesystemAlmostOutOfSpace",
+}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        'ALERTS{alertname="NodeFilesystemSpaceFillingUp",alertstate="firing"}',
+        "alertname=NodeFilesystemSpaceFillingUp",
+        "labels:\n  alertname: node_filesystem_space_filling_up\n  severity: warning",
+    ],
+)
+def test_the_runbook_a_query_names_comes_before_its_near_twin(query: str) -> None:
+    # Given a fused ranking where meaning put the near-twin first (all-MiniLM-L6-v2 did for
+    # an ALERTS selector of NodeFilesystemSpaceFillingUp)
+    fused = _fused_docs("files", "space", "full")
+    # When the query names one of the first documents
+    ranked = service.named_first(fused, STEMS, query)
+    # Then that runbook takes the first place and score; the others keep their order
+    assert [f.chunk_id for f in ranked] == ["space-0", "files-0", "full-0"]
+    assert ranked[0].score == 0.95
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "disk filling up on worker-3",  # names no runbook
+        "NodeFilesystemSpaceFillingUp and NodeFilesystemFilesFillingUp both firing",  # two
+    ],
+)
+def test_a_query_naming_no_runbook_or_two_keeps_the_fused_order(query: str) -> None:
+    fused = _fused_docs("files", "space", "full")
+    assert service.named_first(fused, STEMS, query) == fused

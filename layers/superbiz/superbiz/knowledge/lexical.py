@@ -169,6 +169,12 @@ def clean_query(text: str) -> str:
     return _URL_HOST.sub(r"\1 ", _ANSI.sub("", text))
 
 
+def query_compounds(text: str) -> frozenset[str]:
+    """Each word of the query as one identifier, whatever its case convention
+    (`compound`): the spellings in which the query can name an alert."""
+    return frozenset(compound(m.group(0)) for m in _WORD.finditer(text))
+
+
 def name_words(name: str) -> frozenset[str]:
     """The words of a document's name (`KubeQuotaAlmostFull` -> kube, quota, almost, full),
     stemmed as the index stems them; the whole identifier is left out."""

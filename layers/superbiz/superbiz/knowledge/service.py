@@ -32,8 +32,10 @@ from superbiz.knowledge.chunking import (
 from superbiz.knowledge.fusion import FusedCandidate, convex_fusion, score_label
 from superbiz.knowledge.lexical import (
     clean_query,
+    compound,
     is_identifier_query,
     name_words,
+    query_compounds,
     ruled_out,
     symptom_expansion,
     symptom_words,
@@ -234,18 +236,17 @@ class KnowledgeBase:
         fused = convex_fusion(lexical, vector, lexical_share=share)
         settle = lexical is not None and share == PLAIN_LEXICAL_SHARE
         # one fetch for what is returned and for the names of the documents that may
-        # trade places (settling only moves those documents' best chunks)
-        firsts = first_chunks(fused, TWIN_DOCUMENTS) if settle else []
+        # trade places (settling and naming only move those documents' best chunks)
+        firsts = first_chunks(fused, TWIN_DOCUMENTS) if lexical is not None else []
         wanted = dict.fromkeys([*(f.chunk_id for f in fused[:top_k]), *firsts])
         by_id = {c.chunk_id: c for c in self.index.get(list(wanted))}
+        stems = {by_id[c].doc_id: PurePosixPath(by_id[c].source).stem for c in firsts if c in by_id}
         if settle:
-            names = {
-                by_id[c].doc_id: name_words(PurePosixPath(by_id[c].source).stem)
-                for c in firsts
-                if c in by_id
-            }
+            names = {doc: name_words(stem) for doc, stem in stems.items()}
             said = name_words(query) | frozenset(symptom_expansion(query))
             fused = settle_twins(fused, names, said)
+        if lexical is not None:
+            fused = named_first(fused, stems, query)
         fused = fused[:top_k]
         return [
             SearchHit(
@@ -366,6 +367,26 @@ def settle_twins(
             update={"score": score, "score_label": score_label(score)}
         )
     return settled
+
+
+def named_first(
+    fused: list[FusedCandidate], stems: dict[str, str], query: str
+) -> list[FusedCandidate]:
+    """`fused` with the document the query names first: when exactly one of the first
+    documents (`stems`: document id -> file stem) has its name, however spelt, among the
+    query's words (`alertname=NodeFilesystemSpaceFillingUp`, `kube_pod_crash_looping`),
+    its best chunk takes the first place and score. An exact alert name is the strongest
+    evidence a query can give; meaning alone ranked a near-twin above it
+    (NodeFilesystemFilesFillingUp for an `ALERTS{alertname="NodeFilesystemSpaceFillingUp"}`
+    selector). A query naming two of them keeps the fused order."""
+    said = query_compounds(query)
+    named = [doc for doc, stem in stems.items() if compound(stem) in said]
+    if len(named) != 1 or not fused or doc_of(fused[0].chunk_id) == named[0]:
+        return fused
+    at = next(i for i, f in enumerate(fused) if doc_of(f.chunk_id) == named[0])
+    top = fused[0].score
+    moved = fused[at].model_copy(update={"score": top, "score_label": score_label(top)})
+    return [moved, *fused[:at], *fused[at + 1 :]]
 
 
 def best_per_document(hits: list[SearchHit]) -> list[SearchHit]:
