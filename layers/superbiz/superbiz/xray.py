@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
+import math
 import os
 import socket
 import threading
@@ -41,12 +42,18 @@ from typing import Any, NamedTuple
 
 from aws_lambda_powertools.tracing.base import BaseProvider, BaseSegment
 
+from superbiz.patterns import lazy
+
 TRACE_HEADER_ENV = "_X_AMZN_TRACE_ID"
 DAEMON_ADDRESS_ENV = "AWS_XRAY_DAEMON_ADDRESS"
 DEFAULT_DAEMON = ("127.0.0.1", 2000)
 DATAGRAM_HEADER = b'{"format": "json", "version": 1}\n'
-# the daemon's UDP datagram limit, header included
-MAX_DATAGRAM = 64 * 1024
+# the most one UDP datagram over IPv4 carries (65,535 less the IP and UDP headers), header
+# line included; the daemon reads up to 64 KiB
+MAX_DATAGRAM = 65_507
+# X-Ray's limits on an annotation: its key's alphabet and length, a string value's length
+MAX_ANNOTATION_KEY = 500
+MAX_ANNOTATION_TEXT = 1000
 # frames kept of an exception's stack (the SDK's default)
 MAX_STACK_FRAMES = 50
 SUPPORTED_MODULES = ("botocore",)
@@ -115,11 +122,15 @@ class Subsegment(BaseSegment):
         self.exceptions: list[dict[str, Any]] = []
 
     def close(self, end_time: int | float | None = None) -> None:
+        """Send the subsegment once. Nothing tracing does may change what the traced code
+        returns or raises, so a failure here (a sink that raises, a document that cannot
+        be built) loses this subsegment and nothing else."""
         if self.end_time is not None:
             return
         self.end_time = float(end_time) if end_time is not None else time.time()
         if self.trace is not None and self.trace.sampled:
-            self.sink(self.document())
+            with contextlib.suppress(Exception):
+                self.sink(self.document())
 
     def add_subsegment(self, subsegment: Any) -> None:
         """Children name their parent themselves (`parent_id`); nothing to keep here."""
@@ -128,7 +139,14 @@ class Subsegment(BaseSegment):
         """See `add_subsegment`."""
 
     def put_annotation(self, key: str, value: Any) -> None:
-        if isinstance(value, str | int | float | bool):
+        """Kept as X-Ray takes it: a key of letters, digits and underscores, a string of
+        at most MAX_ANNOTATION_TEXT characters, a finite number or a boolean; anything
+        else is left out, as the X-Ray SDK leaves it."""
+        if not (isinstance(key, str) and _ANNOTATION_KEY.fullmatch(key)):
+            return
+        if isinstance(value, str):
+            self.annotations[key] = value[:MAX_ANNOTATION_TEXT]
+        elif isinstance(value, bool) or (isinstance(value, int | float) and math.isfinite(value)):
             self.annotations[key] = value
 
     def put_metadata(self, key: str, value: Any, namespace: str = "default") -> None:
@@ -142,10 +160,14 @@ class Subsegment(BaseSegment):
         if not (self.error or self.throttle):
             self.fault = True
         frames = traceback.extract_tb(exception.__traceback__)[-MAX_STACK_FRAMES:]
+        try:
+            message = str(exception)[:1000]
+        except Exception:  # an exception whose own __str__ fails is still the one raised
+            message = f"<{type(exception).__name__}: message not printable>"
         self.exceptions.append(
             {
                 "id": _new_id(),
-                "message": str(exception)[:1000],
+                "message": message,
                 "type": type(exception).__name__,
                 "remote": remote,
                 "stack": [{"path": f.filename, "line": f.lineno, "label": f.name} for f in frames],
@@ -174,9 +196,26 @@ class Subsegment(BaseSegment):
             if getattr(self, flag):
                 doc[flag] = True
         if self.exceptions:
-            doc["cause"] = {"working_directory": os.getcwd(), "exceptions": self.exceptions}
+            doc["cause"] = {
+                "working_directory": _working_directory(),
+                "exceptions": self.exceptions,
+            }
         return doc
 
+
+def _working_directory() -> str:
+    """The process's working directory, or "" when it has been removed."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return ""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, default=str, allow_nan=False, separators=(",", ":"))
+
+
+_ANNOTATION_KEY = lazy(rf"[A-Za-z0-9_]{{1,{MAX_ANNOTATION_KEY}}}")
 
 _NAME_CHARS = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _.:/%&#=+\\-@"
@@ -203,11 +242,17 @@ class DaemonSink:
         )
 
     def __call__(self, document: dict[str, Any]) -> None:
-        payload = encode(document)
-        with contextlib.suppress(OSError), self._lock:
-            if self._socket is None:
-                self._socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            self._socket.sendto(payload, self.address)
+        """Send one document; never raises (a daemon that is absent, an address that
+        cannot be used, a document too odd to encode: that document is lost)."""
+        with contextlib.suppress(Exception), self._lock:
+            payload = encode(document)
+            host, port = self.address
+            family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            if self._socket is None or self._socket.family != family:
+                if self._socket is not None:
+                    self._socket.close()
+                self._socket = socket.socket(family, socket.SOCK_DGRAM)
+            self._socket.sendto(payload, (host, port))
 
     def reset(self) -> None:
         """Close the socket (after a SnapStart restore: each environment opens its own)."""
@@ -218,26 +263,39 @@ class DaemonSink:
 
 
 def daemon_address(value: str | None) -> tuple[str, int]:
-    """`host:port`, or `tcp:host:port udp:host:port` (the UDP one is used); the default
-    daemon address when unset or unreadable."""
-    if not value:
+    """`host:port`, `[ipv6]:port`, or `tcp:host:port udp:host:port` (the UDP one is used;
+    with only a TCP one, its host and port); the default daemon address when unset or
+    unreadable (no port, a port outside 1-65535)."""
+    parts = (value or "").split()
+    if not parts:
         return DEFAULT_DAEMON
-    parts = value.split()
-    chosen = next((p[4:] for p in parts if p.startswith("udp:")), parts[0])
+    chosen = next((p for p in parts if p.startswith("udp:")), parts[0])
+    chosen = chosen.removeprefix("udp:").removeprefix("tcp:")
     host, _, port = chosen.rpartition(":")
-    try:
-        return (host or DEFAULT_DAEMON[0], int(port))
-    except ValueError:
+    host = host.removeprefix("[").removesuffix("]")
+    if not port.isdigit() or not 0 < int(port) < 65536:
         return DEFAULT_DAEMON
+    return (host or DEFAULT_DAEMON[0], int(port))
 
 
 def encode(document: dict[str, Any]) -> bytes:
-    """The datagram for `document`, within MAX_DATAGRAM where it can be: the metadata
-    goes first, then the exceptions' stacks, then the exceptions."""
-    doc = json.loads(json.dumps(document, default=str))  # a copy that is plain JSON
+    """The datagram for `document`, strict JSON within MAX_DATAGRAM where it can be: what
+    JSON cannot hold (a value it lacks is sent as its text; metadata with keys that are
+    not text, a cycle or a NaN is left out, and so is a NaN annotation), then, while too large, the metadata, the
+    exceptions' stacks and the exceptions go."""
+    try:
+        doc = json.loads(_dumps(document))  # a copy that is plain JSON
+    except (TypeError, ValueError):  # metadata with tuple keys, a cycle, a NaN
+        kept = {k: v for k, v in document.items() if k != "metadata"}
+        kept["annotations"] = {
+            k: v
+            for k, v in document.get("annotations", {}).items()
+            if not (isinstance(v, float) and not math.isfinite(v))
+        }
+        doc = json.loads(_dumps(kept))
 
     def payload() -> bytes:
-        return DATAGRAM_HEADER + json.dumps(doc, separators=(",", ":")).encode()
+        return DATAGRAM_HEADER + _dumps(doc).encode()
 
     def drop_stacks() -> None:
         for exception in doc.get("cause", {}).get("exceptions", []):
