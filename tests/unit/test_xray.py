@@ -278,3 +278,25 @@ def test_a_trace_header_is_read_in_any_order() -> None:
 def test_a_module_no_provider_traces_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="requests"):
         DaemonProvider(sink=lambda doc: None).patch(["requests"])
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        f"Root=1-garbage;Parent={FUNCTION_SEGMENT};Sampled=1",  # a trace id X-Ray refuses
+        f"Root={ROOT};Sampled=1",  # sampled, but no segment to hang the subsegment on
+        f"Root={ROOT};Parent=not-a-segment;Sampled=1",
+    ],
+)
+def test_a_subsegment_x_ray_could_not_place_is_not_sent(
+    monkeypatch: pytest.MonkeyPatch, header: str
+) -> None:
+    # Given a sampled invocation whose header names no usable trace or parent
+    monkeypatch.setenv(xray.TRACE_HEADER_ENV, header)
+    documents: list[dict[str, Any]] = []
+    provider = DaemonProvider(sink=documents.append)
+    # When a subsegment opens and closes
+    with provider.in_subsegment("## handler"):
+        pass
+    # Then nothing is sent: X-Ray would refuse the document
+    assert documents == []

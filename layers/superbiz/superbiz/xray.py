@@ -128,9 +128,20 @@ class Subsegment(BaseSegment):
         if self.end_time is not None:
             return
         self.end_time = float(end_time) if end_time is not None else time.time()
-        if self.trace is not None and self.trace.sampled:
+        if self.trace is not None and self.trace.sampled and self.placed:
             with contextlib.suppress(Exception):
                 self.sink(self.document())
+
+    @property
+    def placed(self) -> bool:
+        """Whether X-Ray can place the subsegment: a well-formed trace id and a parent
+        (an independent subsegment without one, or under a garbled trace id, is refused)."""
+        assert self.trace is not None
+        return bool(
+            _TRACE_ID.fullmatch(self.trace.root)
+            and self.parent_id
+            and _SEGMENT_ID.fullmatch(self.parent_id)
+        )
 
     def add_subsegment(self, subsegment: Any) -> None:
         """Children name their parent themselves (`parent_id`); nothing to keep here."""
@@ -215,6 +226,8 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, default=str, allow_nan=False, separators=(",", ":"))
 
 
+_TRACE_ID = lazy(r"1-[0-9a-f]{8}-[0-9a-f]{24}")
+_SEGMENT_ID = lazy(r"[0-9a-f]{16}")
 _ANNOTATION_KEY = lazy(rf"[A-Za-z0-9_]{{1,{MAX_ANNOTATION_KEY}}}")
 
 _NAME_CHARS = frozenset(
