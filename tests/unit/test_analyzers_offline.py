@@ -1154,3 +1154,39 @@ def test_a_bounded_view_of_changes_given_as_summaries_does_not_stop_the_follow_u
     }
     # Then no follow-up is asked for, and nothing raises
     assert _resources_of_the_refused(ctx) == []
+
+
+def test_a_service_found_in_no_group_after_the_shared_searches_still_has_its_streams_read():
+    from superbiz.models.offline import _beyond_the_service
+
+    # Given a plan about a queue the question named and the function that writes to it,
+    # the queue's shared-group searches already made, and the function's own group search
+    # (made in the same round) that found no group: it logs to a custom group it shares
+    def nothing(params: dict) -> dict:
+        return {"tool": "query_logs", "params": params, "success": True, "empty": True}
+
+    ctx = {
+        "tool_names": ["query_logs"],
+        "plan": {"entities": ["fulfilment-queue", "order-publisher"]},
+        "findings": [],
+        "invocations": [
+            nothing({"service": "fulfilment-queue", "minutes": 60}),
+            nothing({"service": "order-publisher", "minutes": 60}),
+            nothing({"stream_contains": "fulfilment-queue", "minutes": 60}),
+            nothing({"filter_pattern": "(?i)fulfilment\\-queue", "minutes": 60}),
+        ],
+    }
+    # When the Executor looks beyond the services' own groups
+    asked = [(c.tool, c.params) for c in _beyond_the_service(ctx)]
+    # Then it reads the streams named for the function (Lambda names a custom group's
+    # streams `2026/12/10/order-publisher[57]...`) and the lines naming it, once
+    assert (
+        "query_logs",
+        {"stream_contains": "order-publisher", "minutes": 60, "limit": 1000},
+    ) in asked
+    assert any(p.get("filter_pattern") == "(?i)order\\-publisher" for _, p in asked)
+    # And not the queue's again
+    assert not any(p.get("stream_contains") == "fulfilment-queue" for _, p in asked)
+    # And once it has, nothing more
+    done = [*ctx["invocations"], *(nothing(p) for _, p in asked)]
+    assert _beyond_the_service({**ctx, "invocations": done}) == []

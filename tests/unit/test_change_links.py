@@ -4,6 +4,8 @@ or failover, and a lowered connection limit. No AWS: analyzer inputs are built h
 
 from __future__ import annotations
 
+import pytest
+
 from superbiz import analyzers
 from superbiz.graph import gatekeeper
 from superbiz.models.offline import build_evidence
@@ -390,3 +392,95 @@ def test_refused_logins_after_a_secret_rotation_point_at_the_secret_not_the_para
     assert triggers and set(triggers) <= {"RotateSecret", "UpdateSecretVersionStage"}
     # And the machine the line was written on is no dependency to follow
     assert "ip-10-1-2-3" not in signature.data["dependencies"]
+
+
+_DENIED = (
+    "botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the "
+    "PutObject operation: User: arn:aws:sts::210987654321:assumed-role/ledger-export-task/"
+    "9f3e is not authorized to perform: s3:PutObject on resource: "
+    '"arn:aws:s3:::ledger-exports-prod/2026/11/20/run-{m}.csv" with an explicit deny in a '
+    "{where}"
+)
+
+
+def _denied_lines(where: str) -> list[tuple[str, str]]:
+    return [(f"2026-11-20T10:{m:02d}:12Z", _DENIED.format(m=m, where=where)) for m in range(6, 20)]
+
+
+def test_a_deploy_that_leaves_the_role_unchanged_is_not_linked_by_the_roles_name():
+    # Given S3 writes refused from 10:06 for the role ledger-export-task, and the service's
+    # own task definition registered at 09:50, whose record names that role only to say
+    # it did not change
+    found = analyzers.findings(
+        [
+            _logs("/ecs/ledger-export", _denied_lines("identity-based policy")),
+            _changes(
+                (
+                    "2026-11-20T09:50:00Z",
+                    "ecs.amazonaws.com",
+                    "RegisterTaskDefinition",
+                    "ledger-export",
+                    "revision=31 (from 30): image=ledger-export:2.4.1 (was 2.4.0), "
+                    "taskRoleArn=ledger-export-task (unchanged), memory=1024",
+                ),
+            ),
+        ]
+    )
+    # Then the deploy is considered and not taken for the trigger: what it "carries" is
+    # what it kept
+    assert _trigger(found) is None
+    assert "RegisterTaskDefinition" in _considered(found)
+
+
+@pytest.mark.parametrize(
+    ("where", "event", "source", "resource", "detail"),
+    [
+        (
+            "permissions boundary",
+            "CreatePolicyVersion",
+            "iam.amazonaws.com",
+            "arn:aws:iam::210987654321:policy/boundaries/workload-boundary",
+            "setAsDefault=true, new default version v4 (was v3): Deny s3:PutObject without "
+            "s3:x-amz-server-side-encryption",
+        ),
+        (
+            "service control policy",
+            "UpdatePolicy",
+            "organizations.amazonaws.com",
+            "arn:aws:organizations::111122223333:policy/o-a1b2c3d4e5/service_control_policy/p-9x8y7z6w",
+            "content changed: Deny s3:PutObject outside eu-west-1",
+        ),
+    ],
+)
+def test_a_policy_no_line_can_name_is_the_trigger_of_denials_that_point_at_its_kind(
+    where: str, event: str, source: str, resource: str, detail: str
+):
+    # Given S3 writes refused from 10:06:12 by an explicit deny in a policy the line names
+    # only by its kind, the service's own deploy at 09:50 (the role unchanged), a bucket
+    # lifecycle change at 10:02, and that policy's change at 10:06:03
+    found = analyzers.findings(
+        [
+            _logs("/ecs/ledger-export", _denied_lines(where)),
+            _changes(
+                (
+                    "2026-11-20T09:50:00Z",
+                    "ecs.amazonaws.com",
+                    "RegisterTaskDefinition",
+                    "ledger-export",
+                    "revision=31 (from 30): image=ledger-export:2.4.1 (was 2.4.0), "
+                    "taskRoleArn=ledger-export-task (unchanged)",
+                ),
+                (
+                    "2026-11-20T10:02:00Z",
+                    "s3.amazonaws.com",
+                    "PutBucketLifecycleConfiguration",
+                    "ledger-exports-prod",
+                    "rules=[{id=expire-old, expiration 90 days}]",
+                ),
+                ("2026-11-20T10:06:03Z", source, event, resource, detail),
+            ),
+        ]
+    )
+    # Then the policy's change is the trigger, and neither the deploy nor the lifecycle is
+    assert _trigger(found) == f"{event} {resource}"
+    assert {"RegisterTaskDefinition", "PutBucketLifecycleConfiguration"} <= set(_considered(found))

@@ -256,6 +256,30 @@ def test_ordinary_remediation_is_not_destructive(action):
     assert gk.destructive(action) is None
 
 
+@pytest.mark.parametrize(
+    "action",
+    [
+        "Enable the key again; keep it rather than scheduling it for deletion.",
+        "Do not delete the queue: its messages are the orders not yet fulfilled.",
+        "Roll the task definition back instead of deleting the service.",
+    ],
+)
+def test_an_operation_advised_against_where_it_is_named_is_not_destructive(action):
+    assert gk.destructive(action) is None
+
+
+@pytest.mark.parametrize(
+    ("action", "operation"),
+    [
+        ("Do not hesitate to delete the table.", "delete the table"),
+        ("Rather than wait, delete the queue.", "delete the queue"),
+        ("Do not delete the queue, delete the table.", "delete the table"),
+    ],
+)
+def test_a_destructive_operation_beside_a_negation_is_still_caught(action, operation):
+    assert gk.destructive(action) == operation
+
+
 def test_the_answer_check_rejects_a_destructive_command_the_composer_added():
     # Given an answer whose Composer added a command no passed claim or action holds
     support = gk.Support.of([LINE], [])

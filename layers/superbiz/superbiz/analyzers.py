@@ -743,6 +743,17 @@ _UNNAMED_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # a managed policy's new version, a permissions boundary, a service control policy:
+        # a refused call names the principal and the resource, and of the policy that denies
+        # it only its kind ("an explicit deny in a permissions boundary")
+        "iam_policy",
+        lazy(
+            r"^(CreatePolicyVersion|SetDefaultPolicyVersion|PutRolePermissionsBoundary|"
+            r"DeleteRolePermissionsBoundary|PutUserPermissionsBoundary|UpdatePolicy|"
+            r"AttachPolicy|DetachPolicy)$|:iam::\d*:policy/|:organizations::\d*:policy/",
+        ),
+    ),
+    (
         "account_limit",
         lazy(
             r"servicesetting|^(UpdateServiceSetting|PutAccountSetting\w*|"
@@ -863,7 +874,10 @@ def carried_names(change: dict[str, Any], leading: Finding) -> list[str]:
 
 
 def _carries(text: str, name: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-]|\.\w)", text, re.I) is not None
+    """Whether a change's record sets `name`: a mention the record marks as kept
+    (`taskRoleArn=orders-task (unchanged)`) is what the change left as it was."""
+    kept = r"(?!\s*\((?:unchanged|not changed|same)\))"
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-]|\.\w){kept}", text, re.I) is not None
 
 
 _SUFFIXED = lazy(r"[-_.](dlq|deadletter|dead-letter|dl|retry|fifo|errors?)$")

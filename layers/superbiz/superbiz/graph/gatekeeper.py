@@ -338,13 +338,22 @@ _TOLD_HARMLESS = lazy(
 )
 
 
+# words right before an operation that advise against it (not "do not hesitate to")
+_ADVISED_AGAINST = lazy(
+    r"(?:\brather\s+than|\binstead\s+of|\bdo\s+not|\bdon't|\bnever|\bavoid|\bwithout)\s+$",
+    re.IGNORECASE,
+)
+
+
 def destructive(text: str) -> str | None:
     """The destructive operation a text recommends, if any: one that ends a resource or its
     data (`DESTRUCTIVE`), or a call that changes something told as a harmless check."""
     flat = _WS.sub(" ", text)
-    found = DESTRUCTIVE.search(flat)
-    if found:
-        return found.group(0)
+    for found in DESTRUCTIVE.finditer(flat):
+        # "keep the key rather than scheduling it for deletion", "do not delete the queue":
+        # an operation advised against right where it is named is not recommended
+        if not _ADVISED_AGAINST.search(flat[max(0, found.start() - 24) : found.start()]):
+            return found.group(0)
     call = _MUTATING_CALL.search(flat)
     return call.group(0) if call and _TOLD_HARMLESS.search(flat) else None
 

@@ -448,20 +448,28 @@ def _beyond_the_service(ctx: dict[str, Any]) -> list[ToolCall]:
         return []
     invocations = ctx["invocations"]
     asked = [i for i in invocations if i["tool"] == "query_logs"]
-    if any(
-        i["params"].get("filter_pattern", "").startswith(_WIDE_MARK)
-        or i["params"].get("stream_contains")
-        for i in asked
-    ):
-        return []
     minutes = max([int(i["params"].get("minutes") or 60) for i in asked] or [60])
-    calls: list[ToolCall] = []
     services = ctx["plan"].get("entities", [])
     found_nothing = [
         i
         for i in asked
         if i["params"].get("service") in services and (not i.get("success") or i.get("empty"))
     ]
+    streamed = {
+        i["params"]["stream_contains"].lower() for i in asked if i["params"].get("stream_contains")
+    }
+    if streamed or any(i["params"].get("filter_pattern", "").startswith(_WIDE_MARK) for i in asked):
+        # the wide searches ran: once per run, but for a name whose own search found
+        # nothing only after them (searched in the same round), its shared groups still
+        late = [
+            i["params"]["service"]
+            for i in found_nothing
+            if i["params"]["service"].lower() not in streamed
+        ][:1]
+        return [
+            call for n, name in enumerate(late, 1) for call in _shared_searches(name, minutes, n)
+        ]
+    calls: list[ToolCall] = []
     if services and found_nothing:
         # the other names the plan has for the service (an alarm's name beside its API's),
         # by group name once: the first name need not be the one its log groups carry
@@ -474,24 +482,13 @@ def _beyond_the_service(ctx: dict[str, Any]) -> list[ToolCall]:
             )
             for n, other in enumerate(s for s in services[1:2] if s.lower() not in searched)
         ]
-        # shared groups name the service in their streams (ECS, Container Insights) or
-        # in their messages
-        calls += [
-            ToolCall(
-                call_id="shared-streams",
-                tool="query_logs",
-                params={"stream_contains": services[0], "minutes": minutes, "limit": 1000},
-            ),
-            ToolCall(
-                call_id="shared",
-                tool="query_logs",
-                params={
-                    "filter_pattern": f"{_WIDE_MARK}{re.escape(services[0])}",
-                    "minutes": minutes,
-                    "limit": 1000,
-                },
-            ),
-        ]
+        # shared groups name the service in their streams (ECS, Container Insights, a
+        # Lambda function logging to a custom group: `2026/12/10/<function>[57]...`) or in
+        # their messages: each of the first two names whose own search found nothing (the
+        # plan's focus may be a queue the question names, not the service that logs)
+        missing = list(dict.fromkeys(i["params"]["service"] for i in found_nothing))[:2]
+        for n, name in enumerate(missing):
+            calls += _shared_searches(name, minutes, n)
     findings = [f for f in ctx.get("findings", []) if f["kind"] == "error_signature"]
     catalogue = signatures_by_name()
     leading = next((f for f in findings if f["data"].get("specific")), None)
@@ -523,6 +520,29 @@ def _beyond_the_service(ctx: dict[str, Any]) -> list[ToolCall]:
 
 # marks the account-wide searches, so each runs once per run
 _WIDE_MARK = "(?i)"
+
+
+def _shared_searches(name: str, minutes: int, n: int = 0) -> list[ToolCall]:
+    """A service's lines in groups it shares: streams named for it, and lines naming it."""
+    suffix = f"-{n}" if n else ""
+    return [
+        ToolCall(
+            call_id=f"shared-streams{suffix}",
+            tool="query_logs",
+            params={"stream_contains": name, "minutes": minutes, "limit": 1000},
+        ),
+        ToolCall(
+            call_id=f"shared{suffix}",
+            tool="query_logs",
+            params={
+                "filter_pattern": f"{_WIDE_MARK}{re.escape(name)}",
+                "minutes": minutes,
+                "limit": 1000,
+            },
+        ),
+    ]
+
+
 MAX_FOLLOWED_SERVICES = 2
 
 
