@@ -460,3 +460,25 @@ def test_a_service_or_actor_named_must_be_one_the_run_shows(statement, held):
     outcome = gk.check(evidence, [logs], asked="Why is checkout-api failing?").claims[0]
     # Then a name passes only where the run shows it
     assert outcome.passed is held, outcome.detail
+
+
+def _root_cause(statement: str) -> Claim:
+    return Claim(claim_id="c1", kind=ClaimKind.ROOT_CAUSE, statement=statement, citations=[ON_LINE])
+
+
+def test_a_change_told_with_the_verbs_a_report_uses_for_it_states_no_unsupported_cause():
+    # Given a policy change's record and a denied call, and a root cause telling the change
+    # as "added" and the call as "naming" the role
+    cited = [
+        "PutRolePolicy invoice-task policyName=deny-writes Effect=Deny s3:PutObject",
+        "AccessDenied: invoice-task is not authorized to perform: s3:PutObject",
+    ]
+    statement = (
+        "PutRolePolicy added deny-writes, a Deny on s3:PutObject, to invoice-task; the "
+        "AccessDenied lines fail naming invoice-task."
+    )
+    # Then no word of it is taken for a cause the citations do not show
+    assert gk.cause_words_unsupported(_root_cause(statement), cited) == set()
+    # And a cause they do not hold still is
+    leak = _root_cause("PutRolePolicy added a memory leak to invoice-task.")
+    assert gk.cause_words_unsupported(leak, cited) == {"memory", "leak"}

@@ -998,6 +998,7 @@ REPORT_WORDS = frozenset(
     several new old recent recently current currently sum average maximum minimum datapoint
     datapoints threshold crossed greater lower exceeded exceed exceeds above below
     message messages carry carried carries carrying
+    add added adds adding remove removed removes removing name names named naming
     """.split()  # noqa: SIM905 (a word list reads best as text)
 )
 _QUOTES = lazy(r'"[^"]*"|“[^”]*”|`[^`]*`')
