@@ -156,19 +156,39 @@ class Recorder:
         start: str,
         values: list[float],
     ) -> ToolInvocation:
-        """One datapoint a minute from start."""
+        """One datapoint a minute from start, read up to a minute after the last one."""
+        return self.windowed_metric(
+            run_id, seq, namespace, name, dimensions, statistic, start, values
+        )
+
+    def windowed_metric(
+        self,
+        run_id: str,
+        seq: int,
+        namespace: str,
+        name: str,
+        dimensions: dict[str, str],
+        statistic: str,
+        start: str,
+        values: list[float],
+        end: str | None = None,
+    ) -> ToolInvocation:
+        """One datapoint a minute from start, read over a window that ends at `end` (a
+        minute after the last datapoint when not given), summarised as the tool does with
+        that end: a series whose datapoints stop long before it gets the `silence` sentence."""
         first = at(start)
         points = [(first + timedelta(minutes=i), float(v)) for i, v in enumerate(values)]
-        end = points[-1][0] + timedelta(minutes=1)
-        summary, _ = summarise(points, f"{name} ({statistic}, 60s)")
-        output = {
+        window_end = at(end) if end else points[-1][0] + timedelta(minutes=1)
+        summary, _ = summarise(points, f"{name} ({statistic}, 60s)", end=window_end, period=60)
+        end_text = window_end.strftime("%Y-%m-%dT%H:%M:%SZ")
+        output: dict[str, Any] = {
             "namespace": namespace,
             "metric_name": name,
             "dimensions": dimensions,
             "statistic": statistic,
             "period": 60,
             "start": start,
-            "end": end.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "end": end_text,
             "points": [
                 {"t": t.strftime("%Y-%m-%dT%H:%M:%SZ"), "v": int(v) if float(v).is_integer() else v}
                 for t, v in points
@@ -177,6 +197,8 @@ class Recorder:
         }
         refs = ["$.summary.text", "$.summary.baseline", "$.summary.peak", "$.summary.peak_at"]
         refs += ["$.summary.latest"] + (["$.summary.onset_at"] if summary["onset_at"] else [])
+        if summary["silent_from"] is not None:
+            refs += ["$.summary.silent_from", "$.summary.silence"]
         refs += [f"$.points[{i}].v" for i in range(len(points))]
         params = {
             "namespace": namespace,
@@ -185,7 +207,7 @@ class Recorder:
             "statistic": statistic,
             "period": 60,
             "start": start,
-            "end": output["end"],
+            "end": end_text,
         }
         return self.invocation(run_id, seq, "query_metrics", params, output, refs)
 

@@ -40,14 +40,9 @@ sibling resource in the same deploy, and the consumer's own deploy minutes earli
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import timedelta
 from typing import Any
 
-from recorded import Recorder, alarm, at, change
-
-from superbiz.records import ToolInvocation
-from superbiz.tools.metrics import summarise
+from recorded import Recorder, alarm, change
 
 # the builders every wave shares (tests/unseen/recorded.py), stamped with this wave's start
 _RECORDER = Recorder(started_at="2026-12-01T20:30:00Z")
@@ -55,54 +50,8 @@ _invocation = _RECORDER.invocation
 logs, changes, alarms = _RECORDER.logs, _RECORDER.changes, _RECORDER.alarms
 
 
-def metric(
-    run_id: str,
-    seq: int,
-    namespace: str,
-    name: str,
-    dimensions: dict[str, str],
-    statistic: str,
-    start: str,
-    values: Sequence[float],
-    end: str | None = None,
-) -> ToolInvocation:
-    """One datapoint a minute from start, read over a window that ends at `end` (a
-    minute after the last datapoint when not given), summarised as the tool does with
-    that end: a series whose datapoints stop long before it gets the `silence` sentence."""
-    first = at(start)
-    points = [(first + timedelta(minutes=i), float(v)) for i, v in enumerate(values)]
-    window_end = at(end) if end else points[-1][0] + timedelta(minutes=1)
-    summary, _ = summarise(points, f"{name} ({statistic}, 60s)", end=window_end, period=60)
-    end_text = window_end.strftime("%Y-%m-%dT%H:%M:%SZ")
-    output: dict[str, Any] = {
-        "namespace": namespace,
-        "metric_name": name,
-        "dimensions": dimensions,
-        "statistic": statistic,
-        "period": 60,
-        "start": start,
-        "end": end_text,
-        "points": [
-            {"t": t.strftime("%Y-%m-%dT%H:%M:%SZ"), "v": int(v) if float(v).is_integer() else v}
-            for t, v in points
-        ],
-        "summary": summary,
-    }
-    refs = ["$.summary.text", "$.summary.baseline", "$.summary.peak", "$.summary.peak_at"]
-    refs += ["$.summary.latest"] + (["$.summary.onset_at"] if summary["onset_at"] else [])
-    if summary["silent_from"] is not None:
-        refs += ["$.summary.silent_from", "$.summary.silence"]
-    refs += [f"$.points[{i}].v" for i in range(len(points))]
-    params = {
-        "namespace": namespace,
-        "metric_name": name,
-        "dimensions": dimensions,
-        "statistic": statistic,
-        "period": 60,
-        "start": start,
-        "end": end_text,
-    }
-    return _invocation(run_id, seq, "query_metrics", params, output, refs)
+# a metric read over a window that ends when the wave says (recorded.Recorder.windowed_metric)
+metric = _RECORDER.windowed_metric
 
 
 def _silent_alarm(entry: dict[str, Any]) -> dict[str, Any]:
