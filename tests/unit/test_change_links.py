@@ -484,3 +484,63 @@ def test_a_policy_no_line_can_name_is_the_trigger_of_denials_that_point_at_its_k
     # Then the policy's change is the trigger, and neither the deploy nor the lifecycle is
     assert _trigger(found) == f"{event} {resource}"
     assert {"RegisterTaskDefinition", "PutBucketLifecycleConfiguration"} <= set(_considered(found))
+
+
+@pytest.mark.parametrize(
+    ("where", "event", "resource"),
+    [
+        # a managed policy's new version before a denial an identity-based policy decided:
+        # nothing says the policy is attached to the role
+        (
+            "identity-based policy",
+            "CreatePolicyVersion",
+            "arn:aws:iam::210987654321:policy/BillingReadOnly",
+        ),
+        # an SCP changed before a denial a permissions boundary decided
+        (
+            "permissions boundary",
+            "UpdatePolicy",
+            "arn:aws:organizations::111122223333:policy/o-a1b2c3d4e5/service_control_policy/p-1",
+        ),
+    ],
+)
+def test_a_policy_of_another_kind_than_the_denial_names_is_not_the_trigger(
+    where: str, event: str, resource: str
+):
+    # Given S3 writes refused from 10:06:12, and only a change of a policy whose kind the
+    # denial does not name
+    found = analyzers.findings(
+        [
+            _logs("/ecs/ledger-export", _denied_lines(where)),
+            _changes(("2026-11-20T10:05:00Z", "iam.amazonaws.com", event, resource, "v9")),
+        ]
+    )
+    # Then it is considered, not taken for the trigger: the cause is not established
+    assert _trigger(found) is None
+    assert event in _considered(found)
+
+
+def test_a_bucket_policy_the_lines_name_outranks_an_unrelated_managed_policy_closer_to_the_onset():
+    found = analyzers.findings(
+        [
+            _logs("/ecs/ledger-export", _denied_lines("resource-based policy")),
+            _changes(
+                (
+                    "2026-11-20T10:00:00Z",
+                    "s3.amazonaws.com",
+                    "PutBucketPolicy",
+                    "ledger-exports-prod",
+                    "Deny s3:PutObject unless aws:SecureTransport",
+                ),
+                (
+                    "2026-11-20T10:05:50Z",
+                    "iam.amazonaws.com",
+                    "CreatePolicyVersion",
+                    "arn:aws:iam::210987654321:policy/ReadOnlyAnalysts",
+                    "setAsDefault=true, v9",
+                ),
+            ),
+        ]
+    )
+    triggers = [f.data["change"]["event"] for f in found if f.kind == "change_before_onset"]
+    assert triggers == ["PutBucketPolicy"]

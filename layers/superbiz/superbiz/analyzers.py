@@ -322,6 +322,10 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                     "upstream": hit.signature.upstream,
                     "refusal": hit.signature.refusal,
                     "refused": refused.group(0) if refused and hit.signature.refusal else None,
+                    # the kind of policy a refused call says denied it (permissions boundary)
+                    "denied_by": (
+                        denied.group(1).lower() if (denied := _DENIED_BY.search(message)) else None
+                    ),
                     # the earliest line returned is the first there was only if not cut short
                     "rows_truncated": bool(by_id[inv_id]["output"].get("truncated")),
                     # what the failing lines name, and who wrote them: what a change must touch
@@ -743,15 +747,20 @@ _UNNAMED_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
-        # a managed policy's new version, a permissions boundary, a service control policy:
-        # a refused call names the principal and the resource, and of the policy that denies
-        # it only its kind ("an explicit deny in a permissions boundary")
-        "iam_policy",
+        # a permissions boundary (a managed policy's new version, a boundary set or removed)
+        # and a service control policy: a refused call names the principal and the resource,
+        # and of the policy that denies it only its kind ("an explicit deny in a permissions
+        # boundary"), so such a change is linked only when the denial names its kind
+        # (`DENIAL_KINDS`)
+        "permissions_boundary",
         lazy(
             r"^(CreatePolicyVersion|SetDefaultPolicyVersion|PutRolePermissionsBoundary|"
-            r"DeleteRolePermissionsBoundary|PutUserPermissionsBoundary|UpdatePolicy|"
-            r"AttachPolicy|DetachPolicy)$|:iam::\d*:policy/|:organizations::\d*:policy/",
+            r"DeleteRolePermissionsBoundary|PutUserPermissionsBoundary)$|:iam::\d*:policy/",
         ),
+    ),
+    (
+        "service_control_policy",
+        lazy(r"^(UpdatePolicy|AttachPolicy|DetachPolicy)$|:organizations::\d*:policy/"),
     ),
     (
         "account_limit",
@@ -762,6 +771,20 @@ _UNNAMED_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+)
+
+
+# the kinds of change a refused call can point at only by the policy kind it names
+DENIAL_KINDS = {
+    "permissions_boundary": "permissions boundary",
+    "service_control_policy": "service control policy",
+}
+# "with an explicit deny in a permissions boundary", "because no service control policy
+# allows": the kind of policy a refused AWS call says decided it
+_DENIED_BY = lazy(
+    r"(?:explicit deny in an?|because no)\s+(permissions boundary|service control policy|"
+    r"resource control policy|identity-based policy|resource-based policy|session policy)",
+    re.I,
 )
 
 
@@ -811,7 +834,13 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
         )
     if not touches:
         kind = unnamed_kind(change)
-        if kind is not None and kind in sig.implicates:
+        # a policy kind the failing lines can only name as a kind must be the one they name
+        named_kind = DENIAL_KINDS.get(kind or "")
+        if (
+            kind is not None
+            and kind in sig.implicates
+            and named_kind in (None, leading.data.get("denied_by"))
+        ):
             return True, (
                 f"{event} changes a {kind.replace('_', ' ')}, which {sig.label} implicate and "
                 "no log line can name"
