@@ -285,21 +285,6 @@ def test_a_malformed_trace_header_is_read_without_raising(
     assert TraceHeader.parse(header) == expected
 
 
-@pytest.mark.parametrize("header", ["garbage", "Root=", f"Root={ROOT};Sampled=?", f"Root={ROOT}"])
-def test_nothing_is_sent_for_a_malformed_or_undecided_header(
-    monkeypatch: pytest.MonkeyPatch, header: str
-) -> None:
-    # Given a header that names no root or is not sampled
-    monkeypatch.setenv(xray.TRACE_HEADER_ENV, header)
-    documents: list[dict[str, Any]] = []
-    provider = DaemonProvider(sink=documents.append)
-    # When a subsegment opens and closes
-    with provider.in_subsegment("## handler"):
-        pass
-    # Then nothing is sent
-    assert documents == []
-
-
 @pytest.mark.parametrize("value", ["", "host", "host:", ":", "127.0.0.1:port", "udp:"])
 def test_an_unreadable_daemon_address_falls_back_to_the_default(value: str) -> None:
     assert daemon_address(value) == xray.DEFAULT_DAEMON

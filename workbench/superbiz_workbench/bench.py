@@ -357,12 +357,14 @@ def bench_imports(repeats: int = 7, baseline: Path | None = None) -> ImportRun:
     return run
 
 
+# the Tracer as superbiz.observability creates it
+XRAY_PROVIDER_TRACER = (
+    "from superbiz.xray import DaemonProvider; Tracer(service='superbiz', disabled=False, "
+    "patch_modules=('botocore',), provider=DaemonProvider())"
+)
 TRACER_VARIANTS = {
     "no Tracer (Logger and Metrics only)": "pass",
-    "superbiz.xray provider, botocore (superbiz.observability)": (
-        "from superbiz.xray import DaemonProvider; Tracer(service='superbiz', disabled=False, "
-        "patch_modules=('botocore',), provider=DaemonProvider())"
-    ),
+    "superbiz.xray provider, botocore (superbiz.observability)": XRAY_PROVIDER_TRACER,
     "X-Ray SDK, patch_all (Powertools' default)": "Tracer(service='superbiz')",
     "X-Ray SDK, botocore only": "Tracer(service='superbiz', patch_modules=('botocore',))",
     "X-Ray SDK, auto_patch=False": "Tracer(service='superbiz', auto_patch=False)",
@@ -424,9 +426,7 @@ FLOOR_PARTS = {
         "Logger(service='superbiz'); Metrics(namespace='n', service='superbiz')"
     ),
     "Powertools Tracer (superbiz.xray provider, botocore)": (
-        "from aws_lambda_powertools import Tracer; from superbiz.xray import DaemonProvider; "
-        "Tracer(service='superbiz', disabled=False, patch_modules=('botocore',), "
-        "provider=DaemonProvider())"
+        f"from aws_lambda_powertools import Tracer; {XRAY_PROVIDER_TRACER}"
     ),
     "all three (the floor)": f"import {_FLOOR}",
 }

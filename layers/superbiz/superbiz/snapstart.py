@@ -33,7 +33,7 @@ from superbiz.observability import tracer
 from superbiz.patterns import compile_all
 from superbiz.schema import Schema
 from superbiz.settings import get_settings
-from superbiz.xray import DaemonProvider, DaemonSink
+from superbiz.xray import DaemonProvider
 
 # the client created before the snapshot only to load botocore's client machinery
 _PRIMING_SERVICE = "dynamodb"
@@ -74,9 +74,8 @@ def refresh() -> None:
     random.seed()
     _from_environment.cache_clear()
     _entry_from_environment.cache_clear()
-    sink = tracer.provider.sink if isinstance(tracer.provider, DaemonProvider) else None
-    if isinstance(sink, DaemonSink):
-        sink.reset()
+    if isinstance(tracer.provider, DaemonProvider):
+        tracer.provider.reset()
 
 
 def register_hooks() -> bool:

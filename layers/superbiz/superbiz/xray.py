@@ -40,6 +40,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
+from aws_lambda_powertools.shared import constants
+from aws_lambda_powertools.shared.functions import resolve_truthy_env_var_choice
 from aws_lambda_powertools.tracing.base import BaseProvider, BaseSegment
 
 from superbiz.patterns import lazy
@@ -294,8 +296,8 @@ def daemon_address(value: str | None) -> tuple[str, int]:
 def encode(document: dict[str, Any]) -> bytes:
     """The datagram for `document`, strict JSON within MAX_DATAGRAM where it can be: what
     JSON cannot hold (a value it lacks is sent as its text; metadata with keys that are
-    not text, a cycle or a NaN is left out, and so is a NaN annotation), then, while too large, the metadata, the
-    exceptions' stacks and the exceptions go."""
+    not text, a cycle or a NaN is left out, and so is a NaN annotation), then, while too
+    large, the metadata, the exceptions' stacks and the exceptions go."""
     try:
         doc = json.loads(_dumps(document))  # a copy that is plain JSON
     except (TypeError, ValueError):  # metadata with tuple keys, a cycle, a NaN
@@ -329,13 +331,13 @@ _CURRENT: contextvars.ContextVar[Subsegment | None] = contextvars.ContextVar(
 
 
 def tracing_enabled(environ: dict[str, str] | os._Environ[str] = os.environ) -> bool:
-    """Powertools' rule: traced in Lambda (LAMBDA_TASK_ROOT), not under SAM local or
-    Chalice, and not switched off by POWERTOOLS_TRACE_DISABLED."""
-    disabled = environ.get("POWERTOOLS_TRACE_DISABLED", "false").strip().lower()
-    if disabled in ("1", "true", "yes", "on", "y", "t"):
-        return False
-    emulated = environ.get("AWS_SAM_LOCAL") or environ.get("AWS_CHALICE_CLI_MODE")
-    return bool(environ.get("LAMBDA_TASK_ROOT")) and not emulated
+    """Powertools' rule (`Tracer._is_tracer_disabled`, its constants and truthy reading):
+    traced in Lambda, not under SAM local or Chalice, not under POWERTOOLS_TRACE_DISABLED."""
+    disabled = resolve_truthy_env_var_choice(
+        env=environ.get(constants.TRACER_DISABLED_ENV, "false")
+    )
+    emulated = environ.get(constants.SAM_LOCAL_ENV) or environ.get(constants.CHALICE_LOCAL_ENV)
+    return bool(environ.get(constants.LAMBDA_TASK_ROOT_ENV)) and not (disabled or emulated)
 
 
 class DaemonProvider(BaseProvider):
@@ -404,6 +406,12 @@ class DaemonProvider(BaseProvider):
 
     def patch_all(self) -> None:
         self.patch(SUPPORTED_MODULES)
+
+    def reset(self) -> None:
+        """Drop what must not outlive an environment (the daemon socket, after a SnapStart
+        restore); the next subsegment opens its own."""
+        if isinstance(self.sink, DaemonSink):
+            self.sink.reset()
 
 
 _WRAPPED = "__superbiz_xray__"

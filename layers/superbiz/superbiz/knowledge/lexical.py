@@ -130,7 +130,7 @@ def query_tokens(text: str) -> list[str]:
     runbook URL or a shouted page, which the stemmer would cut to `kubepodcrashloop`),
     plus the runbook words for the symptoms it describes (`symptom_expansion`)."""
     tokens = tokenize(text)
-    words = [compound(m.group(0)) for m in _WORD.finditer(text)]
+    words = _compounds(text)
     for word in dict.fromkeys(words):
         if word not in tokens and word not in STOPWORDS and light_stem(word) in tokens:
             tokens.append(word)
@@ -172,7 +172,11 @@ def clean_query(text: str) -> str:
 def query_compounds(text: str) -> frozenset[str]:
     """Each word of the query as one identifier, whatever its case convention
     (`compound`): the spellings in which the query can name an alert."""
-    return frozenset(compound(m.group(0)) for m in _WORD.finditer(text))
+    return frozenset(_compounds(text))
+
+
+def _compounds(text: str) -> list[str]:
+    return [compound(m.group(0)) for m in _WORD.finditer(text)]
 
 
 def name_words(name: str) -> frozenset[str]:
