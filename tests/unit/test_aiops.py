@@ -7,11 +7,11 @@ import pytest
 
 from superbiz.aiops import (
     AlarmPayloadError,
-    parse_alarm_payloads,
     recommended_lookup_query,
     rule_evaluation,
     service_of,
 )
+from superbiz.alarm_payloads import parse_alarm_payloads
 
 EVENTBRIDGE = {
     "version": "0",

@@ -19,7 +19,9 @@ import pytest
 from superbiz import patterns, snapstart
 from superbiz.catalog import GRAPH_FUNCTIONS, TOOL_FUNCTIONS
 from superbiz.errors import UnknownTool
+from superbiz.models.factory import ConfiguredModel
 from superbiz.schema import Schema
+from superbiz.settings import Settings
 from superbiz.tools.registry import TOOL_CLASSES, get_tool
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +40,7 @@ print(json.dumps({{
     "tools": sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("superbiz.tools.")),
     "yaml": "yaml" in sys.modules,
     "outputs": "superbiz.node_outputs" in sys.modules,
+    "payloads": "superbiz.alarm_payloads" in sys.modules,
     "graph": sorted(m for m in sys.modules if m.startswith("superbiz.graph")),
     "collector": [gc.isenabled(), gc.get_freeze_count() > 0],
     "built": sorted(
@@ -106,6 +109,66 @@ def test_a_node_handler_loads_its_own_node_and_no_other(handler: str) -> None:
     assert loaded["built"] == []
     assert loaded["yaml"] is False
     assert loaded["collector"] == [True, True]
+
+
+# the functions that read alarm payloads as senders send them
+READS_PAYLOADS = {"api", "alarm_trigger"}
+
+
+@pytest.mark.parametrize(
+    "handler",
+    sorted(p.stem for p in (REPO_ROOT / "functions").glob("*.py") if p.stem != "__init__"),
+)
+def test_only_the_entrances_that_read_alarm_payloads_build_their_shapes(handler: str) -> None:
+    # When a handler is imported in a fresh interpreter
+    loaded = _loaded_by(handler)
+    # Then the dozen payload shape models are among its classes only if it reads payloads
+    # (every graph node imports superbiz.aiops for the recorded alarm, not the shapes)
+    assert loaded["payloads"] is (handler in READS_PAYLOADS)
+
+
+WIRING_PROBE = """
+import json, sys
+import functions.{module}
+from superbiz.deps import get_deps
+deps = get_deps()
+print(json.dumps({{
+    "spec": deps.model.spec,
+    "providers": sorted(m for m in sys.modules if m.startswith("superbiz.models.")
+                        and m not in ("superbiz.models.base", "superbiz.models.factory")),
+}}))
+"""
+
+
+@pytest.mark.parametrize("module", ["tool_query_logs", "gatekeeper", "finalize"])
+def test_a_function_that_calls_no_model_never_builds_one(module: str) -> None:
+    # Given a deployment on a hosted model whose key this function cannot read (only the
+    # model nodes get the key's secret), and a function that never calls a model
+    env = {**os.environ, "SUPERBIZ_MODEL": "openai:gpt-4.1-mini", "AWS_REGION": "us-east-1"}
+    env.pop("OPENAI_API_KEY", None)
+    # When it is imported and wired, as its first invocation does
+    done = subprocess.run(
+        [sys.executable, "-c", WIRING_PROBE.format(module=module)],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    # Then the wiring succeeds without the key, and no provider nor the offline model loads
+    assert done.returncode == 0, done.stderr[-600:]
+    assert json.loads(done.stdout) == {"spec": "openai:gpt-4.1-mini", "providers": []}
+
+
+def test_the_configured_model_is_built_on_its_first_call_and_names_what_is_wrong() -> None:
+    # Given the wiring of a model spec no provider knows
+    model = ConfiguredModel("gpt-4.1-mini", Settings())
+    # When it is first used, the error names the spec and the providers there are
+    with pytest.raises(ValueError, match="unknown model provider 'gpt-4.1-mini'.*offline"):
+        _ = model.name
+    # And a spec that is known builds once and is the same model after
+    offline = ConfiguredModel("offline", Settings())
+    assert offline.name == offline.built.name and offline.built is offline.built
 
 
 @pytest.mark.parametrize("entrance", ["api", "alarm_trigger", "start_run", "run_reconciler"])

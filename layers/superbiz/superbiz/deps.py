@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from superbiz.aws import AwsClients
 from superbiz.models.base import ChatModel
-from superbiz.models.factory import build_model
+from superbiz.models.factory import ConfiguredModel
 from superbiz.repository import RunRepository
 from superbiz.settings import Settings, get_settings
 from superbiz.store import RunStore, S3BlobStore
@@ -55,7 +55,7 @@ def build_deps(
         settings=settings,
         clients=clients,
         store=store,
-        model=model or build_model(settings.model, settings),
+        model=model or ConfiguredModel(settings.model, settings),
     )
 
 

@@ -114,6 +114,7 @@ def mcp_tool() -> Handler:
 def alarm_trigger() -> Handler:
     """EventBridge "CloudWatch Alarm State Change" -> start or join an AIOps run."""
     # reason: as in start_run()
+    import superbiz.alarm_payloads  # noqa: F401  (handle_event's, loaded at init)
     from superbiz.deps import get_entry_deps
     from superbiz.trigger import handle_event
 

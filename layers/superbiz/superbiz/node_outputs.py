@@ -14,14 +14,9 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from superbiz.contracts import GRAPH_VERSION, Contract, RouteStep
+from superbiz.verdicts import Decision, GateVerdict, VerifierVerdict
 
 # ---------------------------------------------------------------------- planner
-
-
-class Decision(StrEnum):
-    PLAN = "PLAN"
-    EXECUTE = "EXECUTE"
-    FINISH = "FINISH"
 
 
 class PlanStep(Contract):
@@ -109,12 +104,6 @@ class ExecutorEvidence(Contract):
 # ------------------------------------------------------------------- gatekeeper
 
 
-class GateVerdict(StrEnum):
-    PASS = "PASS"
-    PARTIAL = "PARTIAL"
-    REJECT = "REJECT"
-
-
 class CitationOutcome(Contract):
     source_invocation_id: str
     raw_path: str
@@ -180,12 +169,6 @@ class VerifiedEvidence(Contract):
 
 
 # --------------------------------------------------------------------- verifier
-
-
-class VerifierVerdict(StrEnum):
-    PASS = "PASS"
-    LOW_CONFID = "LOW_CONFID"
-    REJECT = "REJECT"
 
 
 class ClaimSupport(Contract):

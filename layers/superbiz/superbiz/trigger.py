@@ -34,7 +34,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from superbiz import runs
-from superbiz.aiops import AlarmPayload, AlarmPayloadError, from_eventbridge, question_for
+from superbiz.aiops import AlarmPayload, AlarmPayloadError, question_for
 from superbiz.contracts import Limits, RunMode, StartRunInput
 from superbiz.deps import Deps, EntryDeps
 from superbiz.errors import RunNotFound
@@ -70,6 +70,10 @@ def handle_event(
     event: dict[str, Any], deps: EntryDeps, limits: Limits | None = None
 ) -> dict[str, Any]:
     """Start (or join) the investigation of one alarm state change event."""
+    # reason: the payload shapes are the alarm trigger's alone (its handler loads them at
+    # init); the Finalize node imports this module for follow_up_late_alarms
+    from superbiz.alarm_payloads import from_eventbridge
+
     if not isinstance(event, dict) or event.get("detail-type") != DETAIL_TYPE:
         raise AlarmPayloadError(f'not a "{DETAIL_TYPE}" event: detail-type is missing or other')
     alarm = from_eventbridge(event)

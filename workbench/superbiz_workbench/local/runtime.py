@@ -440,7 +440,7 @@ class LocalRuntime:
         trigger = scenario.trigger
         if trigger.alarm is not None:
             # the payload the alarm trigger would derive from the genuine event
-            from superbiz.aiops import parse_alarm_payloads
+            from superbiz.alarm_payloads import parse_alarm_payloads
 
             alarm = parse_alarm_payloads(scenario.alarm_event())[0]
             return self.run(

@@ -33,12 +33,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from superbiz import runs
 from superbiz.aiops import (
     DISCOVERY_QUESTION,
-    PAYLOAD_SHAPES,
     AlarmPayloadError,
-    parse_alarm_payloads,
     question_for,
     recommended_lookup_query,
 )
+from superbiz.alarm_payloads import PAYLOAD_SHAPES, parse_alarm_payloads
 from superbiz.api.cases import router as cases_router
 from superbiz.contracts import RunMode, StartRunInput
 from superbiz.deps import EntryDeps, get_entry_deps

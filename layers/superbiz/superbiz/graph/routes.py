@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from superbiz.node_outputs import Decision, GateVerdict, VerifierVerdict
+from superbiz.verdicts import Decision, GateVerdict, VerifierVerdict
 
 
 class Route(StrEnum):
-    # Planner (contracts.Decision)
+    # Planner (verdicts.Decision)
     PLAN = "PLAN"
     EXECUTE = "EXECUTE"
     FINISH = "FINISH"
@@ -23,7 +23,7 @@ class Route(StrEnum):
     EVIDENCE = "EVIDENCE"
     # Executor: the specialist's tools keep failing (the fallback route takes over)
     ESCALATE = "ESCALATE"
-    # Gatekeeper (contracts.GateVerdict) and Verifier (contracts.VerifierVerdict)
+    # Gatekeeper (verdicts.GateVerdict) and Verifier (verdicts.VerifierVerdict)
     PASS = "PASS"
     PARTIAL = "PARTIAL"
     REJECT = "REJECT"

@@ -39,7 +39,8 @@ class ModelResponse(Schema):
 
 
 class ChatModel(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def complete(self, request: ModelRequest) -> ModelResponse: ...
 

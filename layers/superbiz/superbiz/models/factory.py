@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlparse
 
-from superbiz.models.base import ChatModel
+from superbiz.models.base import ChatModel, ModelRequest, ModelResponse
 from superbiz.settings import Settings, get_settings
 
 _OPENAI_HOST = "api.openai.com"
@@ -40,6 +40,30 @@ def build_model(spec: str, settings: Settings | None = None) -> ChatModel:
         "'openai:<model>' (for example openai:gpt-4.1-mini; set OPENAI_BASE_URL for another "
         "OpenAI-compatible endpoint) in SUPERBIZ_MODEL or --model"
     )
+
+
+class ConfiguredModel:
+    """The chat model `spec` names, built on its first use. A process's wiring holds one,
+    so the functions that never call a model (the tools, the code nodes) never build
+    one: no provider import, no offline analyzers, no read of the model key."""
+
+    def __init__(self, spec: str, settings: Settings) -> None:
+        self.spec = spec
+        self._settings = settings
+        self._model: ChatModel | None = None
+
+    @property
+    def built(self) -> ChatModel:
+        if self._model is None:
+            self._model = build_model(self.spec, self._settings)
+        return self._model
+
+    @property
+    def name(self) -> str:
+        return self.built.name
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        return self.built.complete(request)
 
 
 @lru_cache(maxsize=4)
