@@ -136,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
         print()
         imports = bench_imports(args.import_rounds, args.baseline)
         print()
-        bench_cold_path(touched, imports)
+        roots = {"now": REPO_ROOT} | (
+            {"baseline": args.baseline} if args.baseline is not None else {}
+        )
+        bench_cold_path(touched, imports, roots, min(args.import_rounds, 5))
         print()
         bench_bytecode(args.import_rounds)
     if "retrieval" not in skip:
@@ -186,14 +189,60 @@ LAMBDA_LIKE_ENV = {
 _BARE = "boto3"
 # boto3 + Powertools + pydantic: the least any handler here imports (its own ratio is the floor)
 _FLOOR = "superbiz_workbench.import_floor"
-_PROBE = (
-    "import sys, time; w = time.perf_counter(); c = time.process_time(); import {module}; "
-    "c = time.process_time() - c; w = time.perf_counter() - w; "
+# A fixed piece of pure-Python work, timed in the probe's own process just before and just
+# after the import. On a small VM one process runs up to 1.5x slower than the next, the
+# whole process alike (a bare `import boto3` takes 105-170 ms CPU from run to run); read in
+# units of this work, the same import spreads by about +-8% instead of +-25%, so a ratio
+# between two imports holds to a few hundredths with a handful of rounds.
+_CALIBRATION = (
+    "import time\n"
+    "def _unit():\n"
+    "    c = time.process_time(); d = {{}}\n"
+    "    for i in range(60000): d[str(i)] = i * 2\n"
+    "    sum(len(k) for k in d)\n"
+    "    return time.process_time() - c\n"
+    "_before = _unit()\n"
+)
+_AFTER = "_unit_ms = (_before + _unit()) * 500"
+_PROBE = _CALIBRATION + (
+    "import sys; w = time.perf_counter(); c = time.process_time(); import {module}; "
+    "c = time.process_time() - c; w = time.perf_counter() - w; " + _AFTER + "; "
     "heavy = [h for h in {heavy!r} if h in sys.modules]; "
     "tools = sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('superbiz.tools.') "
     "and m.rsplit('.', 1)[1] not in {plumbing!r}); "
-    "print(c * 1000, w * 1000, ','.join(heavy) or '-', ','.join(tools) or '-', 'yaml' in sys.modules)"
+    "print(c * 1000, _unit_ms, ','.join(heavy) or '-', ','.join(tools) or '-', "
+    "'yaml' in sys.modules)"
 )
+
+
+@dataclass
+class Samples:
+    """One probe's samples: import CPU ms and the calibration unit's ms, process by process."""
+
+    import_ms: list[float]
+    unit_ms: list[float]
+
+    def add(self, import_ms: float, unit_ms: float) -> None:
+        self.import_ms.append(import_ms)
+        self.unit_ms.append(unit_ms)
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.import_ms)
+
+    @property
+    def units(self) -> float:
+        """The median import time in calibration units: the machine's speed cancelled."""
+        return statistics.median(i / u for i, u in zip(self.import_ms, self.unit_ms, strict=True))
+
+    def over(self, bare: Samples) -> float:
+        return self.units / bare.units
+
+
+def _empty() -> Samples:
+    return Samples([], [])
+
+
 # tool-package modules every tool handler uses; the rest are tools
 _TOOL_PLUMBING = ("base", "common", "registry", "runner")
 
@@ -202,7 +251,8 @@ _TOOL_PLUMBING = ("base", "common", "registry", "runner")
 class ImportFigure:
     module: str
     median_ms: float
-    ratio: float  # median_ms / the bare `import boto3` median of the same run
+    # over the bare `import boto3` of the same rounds, both in calibration units (Samples)
+    ratio: float
     budget: float
     heavy: str
     tools: str  # tool modules loaded at import
@@ -217,11 +267,16 @@ class ImportFigure:
 class ImportRun:
     bare_ms: float  # median of a bare `import boto3`
     floor_ms: float  # median of superbiz_workbench.import_floor
+    floor_ratio: float  # the floor over a bare `import boto3`, in calibration units
+    bare_units: float  # a bare `import boto3` in calibration units (Samples.units)
     trees: dict[str, list[ImportFigure]]  # label -> figures, e.g. {"now": ..., "baseline": ...}
     failed: dict[str, dict[str, str]]  # label -> handler -> last line of its error
 
     def import_ms(self, label: str) -> dict[str, float]:
         return {f.module: f.median_ms for f in self.trees[label]}
+
+    def ratios(self, label: str) -> dict[str, float]:
+        return {f.module: f.ratio for f in self.trees[label]}
 
 
 def _process_env(root: Path) -> dict[str, str]:
@@ -251,7 +306,7 @@ def measure_imports(roots: dict[str, Path], repeats: int = 7) -> ImportRun:
     for root in roots.values():
         dirs = [str(root / "layers" / "superbiz"), str(root / "functions")]
         subprocess.run([sys.executable, "-m", "compileall", "-q", *dirs], check=True)
-    samples: dict[tuple[str, str], list[float]] = {p: [] for p in probes}
+    samples: dict[tuple[str, str], Samples] = {p: _empty() for p in probes}
     facts: dict[tuple[str, str], tuple[str, str, bool]] = {}
     failed: dict[str, dict[str, str]] = {label: {} for label in roots}
     rng = random.Random(20)
@@ -280,23 +335,22 @@ def measure_imports(roots: dict[str, Path], repeats: int = 7) -> ImportRun:
             if done.returncode != 0:
                 failed[label][name] = (done.stderr.strip().splitlines() or ["?"])[-1][:100]
                 continue
-            ms, _wall, heavy, tools, yaml_loaded = done.stdout.split()
-            samples[(label, module)].append(float(ms))
+            ms, unit_ms, heavy, tools, yaml_loaded = done.stdout.split()
+            samples[(label, module)].add(float(ms), float(unit_ms))
             facts[(label, module)] = (heavy, tools, yaml_loaded == "True")
-    bare = statistics.median(samples[("", _BARE)])
-    floor = statistics.median(samples[("", _FLOOR)])
+    bare = samples[("", _BARE)]
+    floor = samples[("", _FLOOR)]
     trees: dict[str, list[ImportFigure]] = {label: [] for label in roots}
     for (label, module), values in sorted(samples.items()):
         name = module.removeprefix("functions.")
-        if not label or name in failed[label] or not values:
+        if not label or name in failed[label] or not values.import_ms:
             continue
-        median = statistics.median(values)
         heavy, tools, has_yaml = facts[(label, module)]
         budget = MODEL_BUDGET if name in MODEL_HANDLERS else BUDGET
         trees[label].append(
-            ImportFigure(name, median, median / bare, budget, heavy, tools, has_yaml)
+            ImportFigure(name, values.median_ms, values.over(bare), budget, heavy, tools, has_yaml)
         )
-    return ImportRun(bare, floor, trees, failed)
+    return ImportRun(bare.median_ms, floor.median_ms, floor.over(bare), bare.units, trees, failed)
 
 
 def bench_imports(repeats: int = 7, baseline: Path | None = None) -> ImportRun:
@@ -307,7 +361,9 @@ def bench_imports(repeats: int = 7, baseline: Path | None = None) -> ImportRun:
     print(
         f"handler import CPU time in a fresh interpreter, Lambda-like environment, bytecode "
         f"compiled beforehand, {repeats} "
-        "rounds interleaved with a bare `import boto3`, medians"
+        "rounds interleaved with a bare `import boto3`, medians; each ratio is read in units "
+        "of a fixed piece of work timed in the same process, which cancels the machine's "
+        "speed of the moment"
     )
     print(
         f"(budget: {BUDGET}x boto3, {MODEL_BUDGET}x for handlers that call a model or embed text):"
@@ -315,7 +371,7 @@ def bench_imports(repeats: int = 7, baseline: Path | None = None) -> ImportRun:
     before = {f.module: f for f in run.trees.get("baseline", [])}
     print(f"{'import boto3':<24} {run.bare_ms:>6.0f} ms   1.00x")
     print(
-        f"{'floor':<24} {run.floor_ms:>6.0f} ms   {run.floor_ms / run.bare_ms:4.2f}x  "
+        f"{'floor':<24} {run.floor_ms:>6.0f} ms   {run.floor_ratio:4.2f}x  "
         "boto3 + Powertools (Logger, Metrics, Tracer) + pydantic's BaseModel: no handler "
         "here imports less"
     )
@@ -325,7 +381,7 @@ def bench_imports(repeats: int = 7, baseline: Path | None = None) -> ImportRun:
         + "  heavy imports; tool modules; yaml"
     )
     figures = run.trees["now"]
-    floor_ratio = run.floor_ms / run.bare_ms
+    floor_ratio = run.floor_ratio
     for f in figures:
         mark = "ok  " if f.within else "OVER"
         was = before.get(f.module)
@@ -372,17 +428,19 @@ TRACER_VARIANTS = {
 }
 
 
-def _import_medians(variants: dict[str, str], repeats: int) -> dict[str, float]:
-    """Median CPU ms of `import boto3` plus each variant's code, one fresh process per
-    sample, Lambda-like environment, variants interleaved in a shuffled order per round."""
+def _import_samples(variants: dict[str, str], repeats: int) -> dict[str, Samples]:
+    """CPU ms of `import boto3` plus each variant's code, one fresh process per sample,
+    calibrated (Samples), Lambda-like environment, variants interleaved in a shuffled order
+    per round."""
     import subprocess
     import sys
 
-    probe = (
-        "import time; c = time.process_time(); import boto3; {body}; "
-        "print((time.process_time() - c) * 1000)"
+    probe = _CALIBRATION + (
+        "c = time.process_time(); import boto3; {body}; c = time.process_time() - c; "
+        + _AFTER
+        + "; print(c * 1000, _unit_ms)"
     )
-    samples: dict[str, list[float]] = {name: [] for name in variants}
+    samples: dict[str, Samples] = {name: _empty() for name in variants}
     order = list(variants)
     rng = random.Random(7)
     for _ in range(repeats):
@@ -396,8 +454,9 @@ def _import_medians(variants: dict[str, str], repeats: int) -> dict[str, float]:
                 timeout=120,
                 check=True,
             )
-            samples[name].append(float(done.stdout))
-    return {name: statistics.median(values) for name, values in samples.items()}
+            ms, unit_ms = done.stdout.split()
+            samples[name].add(float(ms), float(unit_ms))
+    return samples
 
 
 def bench_tracer(repeats: int = 7) -> None:
@@ -410,11 +469,14 @@ def bench_tracer(repeats: int = 7) -> None:
     variants = {"bare": "pass"} | {
         name: powertools.format(tracer=code) for name, code in TRACER_VARIANTS.items()
     }
-    medians = _import_medians(variants, repeats)
-    bare = medians["bare"]
-    print(f"Powertools Tracer at import, over a bare `import boto3` ({bare:.0f} ms CPU), medians:")
+    samples = _import_samples(variants, repeats)
+    bare = samples["bare"]
+    print(
+        f"Powertools Tracer at import, over a bare `import boto3` ({bare.median_ms:.0f} ms "
+        "CPU), medians, calibrated:"
+    )
     for name in TRACER_VARIANTS:
-        print(f"  {name:<52} {medians[name] / bare:>5.2f}x")
+        print(f"  {name:<52} {samples[name].over(bare):>5.2f}x")
     print("  (measured by: python -m superbiz_workbench.bench; one fresh process per sample)")
 
 
@@ -435,11 +497,14 @@ FLOOR_PARTS = {
 def bench_floor(repeats: int = 7) -> None:
     """What the floor every handler shares is made of: boto3 plus each part alone, and all
     three (parts share modules, so they do not add up)."""
-    medians = _import_medians({"bare": "pass", **FLOOR_PARTS}, repeats)
-    bare = medians["bare"]
-    print(f"the floor, part by part, over a bare `import boto3` ({bare:.0f} ms CPU), medians:")
+    samples = _import_samples({"bare": "pass", **FLOOR_PARTS}, repeats)
+    bare = samples["bare"]
+    print(
+        f"the floor, part by part, over a bare `import boto3` ({bare.median_ms:.0f} ms CPU), "
+        "medians, calibrated:"
+    )
     for name in FLOOR_PARTS:
-        print(f"  {name:<52} {medians[name] / bare:>5.2f}x")
+        print(f"  {name:<52} {samples[name].over(bare):>5.2f}x")
     print(
         "  (measured by: python -m superbiz_workbench.bench; a part alone includes what it "
         "shares with the others)"
@@ -491,7 +556,7 @@ def bench_bytecode(repeats: int = 7) -> None:
         env = {**os.environ, **LAMBDA_LIKE_ENV, **_process_env(REPO_ROOT)}
         env["PYTHONDONTWRITEBYTECODE"] = "1"  # /opt is read-only in Lambda
         probes = [(label, m) for label in trees for m in ("boto3", *BYTECODE_HANDLERS)]
-        samples: dict[tuple[str, str], list[float]] = {p: [] for p in probes}
+        samples: dict[tuple[str, str], Samples] = {p: _empty() for p in probes}
         rng = random.Random(20)
         for _ in range(repeats):
             rng.shuffle(probes)
@@ -507,16 +572,16 @@ def bench_bytecode(repeats: int = 7) -> None:
                     timeout=120,
                     check=True,
                 )
-                samples[(label, module)].append(float(done.stdout.split()[0]))
+                ms, unit_ms = done.stdout.split()[:2]
+                samples[(label, module)].add(float(ms), float(unit_ms))
     print(
         f"layer bytecode (Lambda's /opt is read-only: a layer without it is compiled at every "
-        f"cold start), import CPU time, {repeats} rounds, medians, over a bare `import boto3`:"
+        f"cold start), import CPU time, {repeats} rounds, medians, calibrated, over a bare "
+        "`import boto3`:"
     )
     for label in trees:
-        bare = statistics.median(samples[(label, "boto3")])
-        ratios = "  ".join(
-            f"{m} {statistics.median(samples[(label, m)]) / bare:4.2f}x" for m in BYTECODE_HANDLERS
-        )
+        bare = samples[(label, "boto3")]
+        ratios = "  ".join(f"{m} {samples[(label, m)].over(bare):4.2f}x" for m in BYTECODE_HANDLERS)
         print(f"  {label:<14} {ratios}")
     print(
         "  (the superbiz package and the dependency layer's pure-Python packages copied twice; "
@@ -524,10 +589,59 @@ def bench_bytecode(repeats: int = 7) -> None:
     )
 
 
-def bench_cold_path(touched: list[str], run: ImportRun) -> None:
+# the entrances wire themselves without a chat model (superbiz.deps.EntryDeps)
+ENTRY_WIRED = ("api", "alarm_trigger", "run_reconciler")
+_WIRING_PROBE = _CALIBRATION + (
+    "import functions.{module}; from superbiz import deps; "
+    "c = time.process_time(); deps.{getter}(); c = time.process_time() - c; "
+    + _AFTER
+    + "; print(c * 1000, _unit_ms)"
+)
+
+
+def measure_wiring(
+    roots: dict[str, Path], functions: list[str], repeats: int
+) -> dict[str, dict[str, Samples]]:
+    """What each function's first invocation does before its own work: building the process's
+    wiring (settings, AWS clients, the store, the chat model where one is built), timed after
+    the handler's import in a fresh interpreter, calibrated like the imports."""
+    import subprocess
+    import sys
+
+    probes = [(label, f) for label in roots for f in functions]
+    samples: dict[tuple[str, str], Samples] = {p: _empty() for p in probes}
+    rng = random.Random(21)
+    for _ in range(repeats):
+        rng.shuffle(probes)
+        for label, module in probes:
+            root = roots[label]
+            getter = "get_entry_deps" if module in ENTRY_WIRED else "get_deps"
+            path = os.pathsep.join(str(d) for d in (root / "layers" / "superbiz", root))
+            done = subprocess.run(
+                [sys.executable, "-c", _WIRING_PROBE.format(module=module, getter=getter)],
+                cwd=root,
+                env={**os.environ, **LAMBDA_LIKE_ENV, **_process_env(root), "PYTHONPATH": path},
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            if done.returncode == 0:
+                ms, unit_ms = done.stdout.split()[-2:]
+                samples[(label, module)].add(float(ms), float(unit_ms))
+    return {
+        label: {f: samples[(label, f)] for f in functions if samples[(label, f)].import_ms}
+        for label in roots
+    }
+
+
+def bench_cold_path(
+    touched: list[str], run: ImportRun, roots: dict[str, Path], repeats: int
+) -> None:
     """First diagnosis after an idle period: every function it touches starts cold, one after
-    another. Estimated from the measured import times (the init work), without AWS."""
+    another. Estimated from the measured import times (the init work) and each function's
+    first wiring, without AWS."""
     distinct = list(dict.fromkeys(touched))
+    wiring = measure_wiring(roots, distinct, repeats)
     print(
         f"cold path of one diagnosis (the last local run: its entrance and every Lambda the "
         f"state machine invoked): {len(touched)} invocations of {len(distinct)} distinct functions"
@@ -536,14 +650,21 @@ def bench_cold_path(touched: list[str], run: ImportRun) -> None:
     for label in ("baseline", "now"):
         if label not in run.trees:
             continue
-        import_ms = run.import_ms(label)
-        known = [m for m in distinct if m in import_ms]
-        total = sum(import_ms[m] for m in known)
-        missing = [m for m in distinct if m not in import_ms]
+        ratios = run.ratios(label)
+        known = [m for m in distinct if m in ratios]
+        total = sum(ratios[m] for m in known)
+        missing = [m for m in distinct if m not in ratios]
+        wired = sum(w.units for w in wiring.get(label, {}).values()) / run.bare_units
         print(
-            f"  {label:<8} estimated first-run import overhead, serial: {total / 1000:5.2f} s "
-            f"= {total / run.bare_ms:4.1f}x a bare `import boto3` ({run.bare_ms:.0f} ms)"
+            f"  {label:<8} estimated first-run import overhead, serial: {total:4.1f}x a bare "
+            f"`import boto3` = {total * run.bare_ms / 1000:5.2f} s at this run's "
+            f"{run.bare_ms:.0f} ms"
             + (f"; not in this tree: {', '.join(missing)}" if missing else "")
+        )
+        print(
+            f"  {'':<8} and each function's first wiring (settings, AWS clients, store, model): "
+            f"{wired:4.1f}x = {wired * run.bare_ms / 1000:5.2f} s; together "
+            f"{(total + wired) * run.bare_ms / 1000:5.2f} s"
         )
     print(
         "  with SnapStart that init work runs once, when a version is published; a restored "
