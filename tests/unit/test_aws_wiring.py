@@ -69,3 +69,42 @@ def test_warming_resolves_no_credential(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(botocore.session.Session, "get_credentials", refuse)
     # When the loader is warmed, Then it completes without asking for any
     aws.warm("us-east-1")
+
+
+class _Bucket:
+    def __init__(self) -> None:
+        self.objects: dict[str, bytes] = {}
+
+    def put_object(self, Bucket: str, Key: str, Body: bytes, **_: object) -> None:  # noqa: N803
+        self.objects[Key] = Body
+
+    def get_object(self, Bucket: str, Key: str) -> dict[str, object]:  # noqa: N803
+        import io
+
+        return {"Body": io.BytesIO(self.objects[Key])}
+
+
+def test_the_wiring_builds_no_s3_client_until_a_blob_moves() -> None:
+    # Given a function's wiring, whose clients count the S3 clients they build
+    from superbiz.deps import build_deps
+    from superbiz.settings import Settings
+    from superbiz.store import RunStore
+
+    built: list[_Bucket] = []
+
+    class Counting(aws.AwsClients):
+        def client(self, service: str) -> object:
+            if service == "s3":
+                built.append(_Bucket())
+                return built[-1]
+            return super().client(service)
+
+    deps = build_deps(Settings(), Counting(region="us-east-1"))
+    # When it is built, as a first invocation does, no S3 client is
+    assert built == []
+    # And the first blob written and read back builds one, once
+    store = deps.store
+    assert isinstance(store, RunStore)
+    store.blobs.put("runs/r1/out.json", b"{}")
+    assert store.blobs.get("runs/r1/out.json") == b"{}"
+    assert len(built) == 1

@@ -185,6 +185,11 @@ LAMBDA_LIKE_ENV = {
     "AWS_LAMBDA_FUNCTION_NAME": "superbiz-bench",
     "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512",
     "POWERTOOLS_SERVICE_NAME": "superbiz",
+    # Lambda hands a function its role's credentials in these (a client's creation reads
+    # them; without them botocore would walk its whole provider chain instead)
+    "AWS_ACCESS_KEY_ID": "bench",
+    "AWS_SECRET_ACCESS_KEY": "bench",
+    "AWS_SESSION_TOKEN": "bench",
 }
 _BARE = "boto3"
 # boto3 + Powertools + pydantic: the least any handler here imports (its own ratio is the floor)
@@ -592,19 +597,24 @@ def bench_bytecode(repeats: int = 7) -> None:
 # the entrances wire themselves without a chat model (superbiz.deps.EntryDeps)
 ENTRY_WIRED = ("api", "alarm_trigger", "run_reconciler")
 _WIRING_PROBE = _CALIBRATION + (
-    "import functions.{module}; from superbiz import deps; "
+    "import functions.{module}; from superbiz import deps; {prime}"
     "c = time.process_time(); deps.{getter}(); c = time.process_time() - c; "
     + _AFTER
     + "; print(c * 1000, _unit_ms)"
 )
 
 
+# what a SnapStart snapshot holds: the init phase and the before-snapshot hook
+_PRIMED = "from superbiz import snapstart; snapstart.prime(); "
+
+
 def measure_wiring(
-    roots: dict[str, Path], functions: list[str], repeats: int
+    roots: dict[str, Path], functions: list[str], repeats: int, primed: bool = False
 ) -> dict[str, dict[str, Samples]]:
     """What each function's first invocation does before its own work: building the process's
     wiring (settings, AWS clients, the store, the chat model where one is built), timed after
-    the handler's import in a fresh interpreter, calibrated like the imports."""
+    the handler's import in a fresh interpreter (and, `primed`, after SnapStart's
+    before-snapshot hook, as in a restored environment), calibrated like the imports."""
     import subprocess
     import sys
 
@@ -618,7 +628,13 @@ def measure_wiring(
             getter = "get_entry_deps" if module in ENTRY_WIRED else "get_deps"
             path = os.pathsep.join(str(d) for d in (root / "layers" / "superbiz", root))
             done = subprocess.run(
-                [sys.executable, "-c", _WIRING_PROBE.format(module=module, getter=getter)],
+                [
+                    sys.executable,
+                    "-c",
+                    _WIRING_PROBE.format(
+                        module=module, getter=getter, prime=_PRIMED if primed else ""
+                    ),
+                ],
                 cwd=root,
                 env={**os.environ, **LAMBDA_LIKE_ENV, **_process_env(root), "PYTHONPATH": path},
                 capture_output=True,
@@ -642,6 +658,7 @@ def bench_cold_path(
     first wiring, without AWS."""
     distinct = list(dict.fromkeys(touched))
     wiring = measure_wiring(roots, distinct, repeats)
+    restored = measure_wiring(roots, distinct, repeats, primed=True)
     print(
         f"cold path of one diagnosis (the last local run: its entrance and every Lambda the "
         f"state machine invoked): {len(touched)} invocations of {len(distinct)} distinct functions"
@@ -661,10 +678,15 @@ def bench_cold_path(
             f"{run.bare_ms:.0f} ms"
             + (f"; not in this tree: {', '.join(missing)}" if missing else "")
         )
+        after = sum(w.units for w in restored.get(label, {}).values()) / run.bare_units
         print(
             f"  {'':<8} and each function's first wiring (settings, AWS clients, store, model): "
             f"{wired:4.1f}x = {wired * run.bare_ms / 1000:5.2f} s; together "
             f"{(total + wired) * run.bare_ms / 1000:5.2f} s"
+        )
+        print(
+            f"  {'':<8} with SnapStart, no import; a restored environment's first wiring "
+            f"(after superbiz.snapstart.prime): {after:4.1f}x = {after * run.bare_ms / 1000:5.2f} s"
         )
     print(
         "  with SnapStart that init work runs once, when a version is published; a restored "

@@ -40,7 +40,7 @@ class Deps:
 def build_store(settings: Settings, clients: AwsClients) -> RunStore:
     return RunStore(
         clients.table(settings.table_name),
-        S3BlobStore(settings.bucket_name, clients.s3),
+        S3BlobStore(settings.bucket_name, make_client=lambda: clients.s3),
         ttl_days=settings.ttl_days,
         inline_output_limit=settings.inline_output_limit,
     )

@@ -79,11 +79,25 @@ class BlobStore(Protocol):
 
 
 class S3BlobStore:
-    def __init__(self, bucket: str, client: Any = None) -> None:
-        import boto3  # reason: only a store with large outputs builds an S3 client
+    """Tool outputs too large for their item. The client is built when a first blob is
+    written or read: most invocations move none, and building an S3 client parses
+    botocore's S3 models (tens of milliseconds of a cold start)."""
 
+    def __init__(self, bucket: str, client: Any = None, make_client: Any = None) -> None:
         self.bucket = bucket
-        self.client = client or boto3.client("s3")
+        self._client = client
+        self._make_client = make_client
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            if self._make_client is not None:
+                self._client = self._make_client()
+            else:
+                import boto3  # reason: only a store that moves a blob builds an S3 client
+
+                self._client = boto3.client("s3")
+        return self._client
 
     def put(self, key: str, body: bytes) -> None:
         self.client.put_object(
