@@ -4,6 +4,7 @@ parses are parsed once per process and, with SnapStart, before the snapshot."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,71 @@ def test_the_wiring_builds_no_s3_client_until_a_blob_moves() -> None:
     store.blobs.put("runs/r1/out.json", b"{}")
     assert store.blobs.get("runs/r1/out.json") == b"{}"
     assert len(built) == 1
+
+
+def test_models_added_through_aws_data_path_are_found(tmp_path: Path) -> None:
+    # Given a service model only AWS_DATA_PATH holds (a preview or patched model)
+    service = tmp_path / "superbizpreview" / "2026-01-01"
+    service.mkdir(parents=True)
+    (service / "service-2.json").write_text(
+        json.dumps(
+            {
+                "version": "2.0",
+                "metadata": {
+                    "apiVersion": "2026-01-01",
+                    "endpointPrefix": "superbizpreview",
+                    "protocol": "json",
+                    "serviceId": "SuperBiz Preview",
+                    "signatureVersion": "v4",
+                    "jsonVersion": "1.1",
+                    "targetPrefix": "SuperBizPreview",
+                },
+                "operations": {},
+                "shapes": {},
+            }
+        )
+    )
+    probe = (
+        "from superbiz import aws; aws.warm('us-east-1'); "
+        "aws.AwsClients().client('superbizpreview'); print('made')"
+    )
+    # When a process with that data path builds a client of it after warming
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=REPO_ROOT,
+        env={**os.environ, "AWS_DATA_PATH": str(tmp_path), "AWS_REGION": "us-east-1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    # Then the model is found, as a plain boto3 session finds it
+    assert done.returncode == 0, done.stderr[-400:]
+    assert done.stdout.strip() == "made"
+
+
+def test_threads_sharing_the_wiring_build_one_chat_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a wiring shared by threads (the local runtime's API server) and a slow build
+    import threading
+    import time
+
+    from superbiz.models import factory
+    from superbiz.settings import Settings
+
+    built: list[object] = []
+
+    def slow_build(spec: str, settings: object) -> object:
+        time.sleep(0.05)
+        built.append(object())
+        return built[-1]
+
+    monkeypatch.setattr(factory, "build_model", slow_build)
+    model = factory.ConfiguredModel("offline", Settings())
+    seen: list[object] = []
+    threads = [threading.Thread(target=lambda: seen.append(model.built)) for _ in range(8)]
+    # When eight of them make the first call at once
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # Then one model is built and every thread has it
+    assert len(built) == 1 and all(m is built[0] for m in seen)

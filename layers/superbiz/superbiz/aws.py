@@ -13,33 +13,42 @@ stay with each session and client.
 from __future__ import annotations
 
 import threading
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 # the clients and the resource the wiring of every function builds (superbiz.deps)
 WIRING_SERVICES = ("dynamodb", "s3")
 
+# data path (AWS_DATA_PATH, a profile's data_path; None: botocore's own) -> its loader
+_loaders: dict[str | None, Any] = {}
+_loaders_lock = threading.Lock()
 
-@lru_cache(maxsize=1)
-def shared_loader() -> Any:
-    """The botocore data loader every session made here reads its models through."""
+
+def shared_loader(data_path: str | None = None) -> Any:
+    """The botocore data loader every session made here with that data path reads its
+    models through (one per path, so models added through AWS_DATA_PATH are found)."""
     # reason: botocore loads with the first client, not at import
     from botocore.loaders import create_loader
 
-    return create_loader()
+    with _loaders_lock:
+        loader = _loaders.get(data_path)
+        if loader is None:
+            loader = _loaders[data_path] = create_loader(data_path)
+        return loader
 
 
 def new_session() -> Any:
-    """A boto3 session (its own credentials) on the shared data loader."""
+    """A boto3 session (its own credentials) on the shared data loader of its data path."""
     import boto3  # reason: as in shared_loader()
     import botocore.session
 
     core = botocore.session.get_session()
-    core.register_component("data_loader", shared_loader())
+    loader = shared_loader(core.get_config_variable("data_path"))
+    core.register_component("data_loader", loader)
     session = boto3.session.Session(botocore_session=core)
     # boto3 appends its own data folder to the loader's search paths for each session
-    paths = session._loader.search_paths
-    paths[:] = list(dict.fromkeys(paths))
+    with _loaders_lock:
+        loader.search_paths[:] = list(dict.fromkeys(loader.search_paths))
     return session
 
 

@@ -27,6 +27,7 @@ runtimes; where it is not installed the hooks are not registered.
 
 from __future__ import annotations
 
+import gc
 import random
 
 from pydantic import BaseModel
@@ -65,6 +66,10 @@ def prime() -> None:
     warm(settings.region)
     build_validators()
     compile_all()
+    # what prime built lives as long as the environment: out of the collector's way, as
+    # superbiz.init_phase leaves what the imports built
+    gc.collect()
+    gc.freeze()
 
 
 def refresh() -> None:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlparse
@@ -51,11 +52,16 @@ class ConfiguredModel:
         self.spec = spec
         self._settings = settings
         self._model: ChatModel | None = None
+        # one build (one key read, one HTTP client) when threads share the wiring (the
+        # local runtime's API server); a failed build is retried by the next call
+        self._lock = threading.Lock()
 
     @property
     def built(self) -> ChatModel:
         if self._model is None:
-            self._model = build_model(self.spec, self._settings)
+            with self._lock:
+                if self._model is None:
+                    self._model = build_model(self.spec, self._settings)
         return self._model
 
     @property
@@ -69,11 +75,11 @@ class ConfiguredModel:
 @lru_cache(maxsize=4)
 def api_key_from_secret(secret_arn: str, region: str | None = None, client: Any = None) -> str:
     """The model key from Secrets Manager: a plain string, or JSON with `api_key`."""
-    # reason: boto3 loads only when a key is read from Secrets Manager
-    import boto3
     from botocore.exceptions import BotoCoreError, ClientError
 
-    secrets = client or boto3.client("secretsmanager", region_name=region)
+    from superbiz.aws import new_session  # reason: boto3 loads only when a key is read
+
+    secrets = client or new_session().client("secretsmanager", region_name=region)
     try:
         value = secrets.get_secret_value(SecretId=secret_arn)["SecretString"]
     except (ClientError, BotoCoreError, KeyError) as exc:
