@@ -19,15 +19,18 @@ import random
 import statistics
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from superbiz.records import ToolInvocation
 from superbiz_workbench.local.report import DEMO_WORLD, run_result
 from superbiz_workbench.local.runtime import LocalRuntime
 from superbiz_workbench.world import LogEvent, LogGroupSpec, load_scenario
+
+T = TypeVar("T")
 
 DEFAULT_LOG_SIZES = (1_000, 10_000, 100_000)
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -248,6 +251,16 @@ def _empty() -> Samples:
     return Samples([], [])
 
 
+def _interleaved(probes: list[T], repeats: int, seed: int) -> Iterator[T]:
+    """Each probe once per round, `repeats` rounds, in a new shuffled order each round (a
+    slow stretch of the machine falls on every probe alike, not on one)."""
+    rng = random.Random(seed)
+    order = list(probes)
+    for _ in range(repeats):
+        rng.shuffle(order)
+        yield from order
+
+
 # tool-package modules every tool handler uses; the rest are tools
 _TOOL_PLUMBING = ("base", "common", "registry", "runner")
 
@@ -314,35 +327,32 @@ def measure_imports(roots: dict[str, Path], repeats: int = 7) -> ImportRun:
     samples: dict[tuple[str, str], Samples] = {p: _empty() for p in probes}
     facts: dict[tuple[str, str], tuple[str, str, bool]] = {}
     failed: dict[str, dict[str, str]] = {label: {} for label in roots}
-    rng = random.Random(20)
-    for _ in range(repeats):
-        rng.shuffle(probes)
-        for label, module in probes:
-            name = module.removeprefix("functions.")
-            if name in failed.get(label, {}):
-                continue
-            root = roots[label] if label else REPO_ROOT
-            path = os.pathsep.join(str(d) for d in (root / "layers" / "superbiz", root))
-            done = subprocess.run(
-                [
-                    sys.executable,
-                    "-c",
-                    _PROBE.format(module=module, heavy=HEAVY_MODULES, plumbing=_TOOL_PLUMBING),
-                ],
-                cwd=root,
-                env={**os.environ, **LAMBDA_LIKE_ENV, **_process_env(root), "PYTHONPATH": path},
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            if done.returncode != 0 and not label:
-                raise RuntimeError(f"`import {module}` failed: {done.stderr.strip()[-300:]}")
-            if done.returncode != 0:
-                failed[label][name] = (done.stderr.strip().splitlines() or ["?"])[-1][:100]
-                continue
-            ms, unit_ms, heavy, tools, yaml_loaded = done.stdout.split()
-            samples[(label, module)].add(float(ms), float(unit_ms))
-            facts[(label, module)] = (heavy, tools, yaml_loaded == "True")
+    for label, module in _interleaved(probes, repeats, seed=20):
+        name = module.removeprefix("functions.")
+        if name in failed.get(label, {}):
+            continue
+        root = roots[label] if label else REPO_ROOT
+        path = os.pathsep.join(str(d) for d in (root / "layers" / "superbiz", root))
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _PROBE.format(module=module, heavy=HEAVY_MODULES, plumbing=_TOOL_PLUMBING),
+            ],
+            cwd=root,
+            env={**os.environ, **LAMBDA_LIKE_ENV, **_process_env(root), "PYTHONPATH": path},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if done.returncode != 0 and not label:
+            raise RuntimeError(f"`import {module}` failed: {done.stderr.strip()[-300:]}")
+        if done.returncode != 0:
+            failed[label][name] = (done.stderr.strip().splitlines() or ["?"])[-1][:100]
+            continue
+        ms, unit_ms, heavy, tools, yaml_loaded = done.stdout.split()
+        samples[(label, module)].add(float(ms), float(unit_ms))
+        facts[(label, module)] = (heavy, tools, yaml_loaded == "True")
     bare = samples[("", _BARE)]
     floor = samples[("", _FLOOR)]
     trees: dict[str, list[ImportFigure]] = {label: [] for label in roots}
@@ -446,21 +456,17 @@ def _import_samples(variants: dict[str, str], repeats: int) -> dict[str, Samples
         + "; print(c * 1000, _unit_ms)"
     )
     samples: dict[str, Samples] = {name: _empty() for name in variants}
-    order = list(variants)
-    rng = random.Random(7)
-    for _ in range(repeats):
-        rng.shuffle(order)
-        for name in order:
-            done = subprocess.run(
-                [sys.executable, "-c", probe.format(body=variants[name])],
-                env={**os.environ, **LAMBDA_LIKE_ENV},
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=True,
-            )
-            ms, unit_ms = done.stdout.split()
-            samples[name].add(float(ms), float(unit_ms))
+    for name in _interleaved(list(variants), repeats, seed=7):
+        done = subprocess.run(
+            [sys.executable, "-c", probe.format(body=variants[name])],
+            env={**os.environ, **LAMBDA_LIKE_ENV},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        ms, unit_ms = done.stdout.split()
+        samples[name].add(float(ms), float(unit_ms))
     return samples
 
 
@@ -562,23 +568,20 @@ def bench_bytecode(repeats: int = 7) -> None:
         env["PYTHONDONTWRITEBYTECODE"] = "1"  # /opt is read-only in Lambda
         probes = [(label, m) for label in trees for m in ("boto3", *BYTECODE_HANDLERS)]
         samples: dict[tuple[str, str], Samples] = {p: _empty() for p in probes}
-        rng = random.Random(20)
-        for _ in range(repeats):
-            rng.shuffle(probes)
-            for label, module in probes:
-                root = trees[label]
-                target = module if module == "boto3" else f"functions.{module}"
-                done = subprocess.run(
-                    [sys.executable, "-c", _PROBE.format(module=target, heavy=(), plumbing=())],
-                    cwd=root / "task",
-                    env={**env, "PYTHONPATH": f"{root / 'opt'}{os.pathsep}{root / 'task'}"},
-                    capture_output=True,
-                    text=True,
-                    timeout=120,
-                    check=True,
-                )
-                ms, unit_ms = done.stdout.split()[:2]
-                samples[(label, module)].add(float(ms), float(unit_ms))
+        for label, module in _interleaved(probes, repeats, seed=20):
+            root = trees[label]
+            target = module if module == "boto3" else f"functions.{module}"
+            done = subprocess.run(
+                [sys.executable, "-c", _PROBE.format(module=target, heavy=(), plumbing=())],
+                cwd=root / "task",
+                env={**env, "PYTHONPATH": f"{root / 'opt'}{os.pathsep}{root / 'task'}"},
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            )
+            ms, unit_ms = done.stdout.split()[:2]
+            samples[(label, module)].add(float(ms), float(unit_ms))
     print(
         f"layer bytecode (Lambda's /opt is read-only: a layer without it is compiled at every "
         f"cold start), import CPU time, {repeats} rounds, medians, calibrated, over a bare "
@@ -620,30 +623,25 @@ def measure_wiring(
 
     probes = [(label, f) for label in roots for f in functions]
     samples: dict[tuple[str, str], Samples] = {p: _empty() for p in probes}
-    rng = random.Random(21)
-    for _ in range(repeats):
-        rng.shuffle(probes)
-        for label, module in probes:
-            root = roots[label]
-            getter = "get_entry_deps" if module in ENTRY_WIRED else "get_deps"
-            path = os.pathsep.join(str(d) for d in (root / "layers" / "superbiz", root))
-            done = subprocess.run(
-                [
-                    sys.executable,
-                    "-c",
-                    _WIRING_PROBE.format(
-                        module=module, getter=getter, prime=_PRIMED if primed else ""
-                    ),
-                ],
-                cwd=root,
-                env={**os.environ, **LAMBDA_LIKE_ENV, **_process_env(root), "PYTHONPATH": path},
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            if done.returncode == 0:
-                ms, unit_ms = done.stdout.split()[-2:]
-                samples[(label, module)].add(float(ms), float(unit_ms))
+    for label, module in _interleaved(probes, repeats, seed=21):
+        root = roots[label]
+        getter = "get_entry_deps" if module in ENTRY_WIRED else "get_deps"
+        path = os.pathsep.join(str(d) for d in (root / "layers" / "superbiz", root))
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _WIRING_PROBE.format(module=module, getter=getter, prime=_PRIMED if primed else ""),
+            ],
+            cwd=root,
+            env={**os.environ, **LAMBDA_LIKE_ENV, **_process_env(root), "PYTHONPATH": path},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if done.returncode == 0:
+            ms, unit_ms = done.stdout.split()[-2:]
+            samples[(label, module)].add(float(ms), float(unit_ms))
     return {
         label: {f: samples[(label, f)] for f in functions if samples[(label, f)].import_ms}
         for label in roots
