@@ -4,10 +4,10 @@ Creating a client reads and parses botocore's JSON models of the service (its AP
 endpoint rules, the partitions), and a DynamoDB Table resource boto3's as well: about
 0.2 s of the first invocation of every function, more than importing its handler. The
 parsed models are the same for every session, so every session made here shares one
-botocore data loader (`data_loader`), which keeps what it has parsed; `warm` fills it
-without creating a client anyone uses (superbiz.snapstart runs it before the snapshot,
-so a restored environment parses nothing). The loader holds models only: credentials
-stay with each session and client.
+botocore data loader (`data_loader`; one per data path, AWS_DATA_PATH included), which
+keeps what it has parsed; `warm` fills it without creating a client anyone uses
+(superbiz.snapstart runs it before the snapshot, so a restored environment parses
+nothing). The loader holds models only: credentials stay with each session and client.
 """
 
 from __future__ import annotations
