@@ -145,22 +145,6 @@ class Recorder:
         refs = [f"$.results[{i}].message" for i in range(len(lines))]
         return self.invocation(run_id, seq, "query_logs", params, output, refs)
 
-    def metric(
-        self,
-        run_id: str,
-        seq: int,
-        namespace: str,
-        name: str,
-        dimensions: dict[str, str],
-        statistic: str,
-        start: str,
-        values: list[float],
-    ) -> ToolInvocation:
-        """One datapoint a minute from start, read up to a minute after the last one."""
-        return self.windowed_metric(
-            run_id, seq, namespace, name, dimensions, statistic, start, values
-        )
-
     def windowed_metric(
         self,
         run_id: str,
@@ -210,6 +194,9 @@ class Recorder:
             "end": end_text,
         }
         return self.invocation(run_id, seq, "query_metrics", params, output, refs)
+
+    # one datapoint a minute from start, read up to a minute after the last one
+    metric = windowed_metric
 
     def changes(
         self, run_id: str, seq: int, start: str, end: str, found: list[Change]

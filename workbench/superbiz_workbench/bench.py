@@ -307,6 +307,13 @@ def _process_env(root: Path) -> dict[str, str]:
     return {}
 
 
+def _tree_env(root: Path) -> dict[str, str]:
+    """A probe's environment for the handlers of the tree at `root`: Lambda-like, the
+    process environment its stack gives every function, and that tree's packages first."""
+    path = os.pathsep.join(str(d) for d in (root / "layers" / "superbiz", root))
+    return {**os.environ, **LAMBDA_LIKE_ENV, **_process_env(root), "PYTHONPATH": path}
+
+
 def measure_imports(roots: dict[str, Path], repeats: int = 7) -> ImportRun:
     """Each handler module of each tree imported in a fresh interpreter with a Lambda-like
     environment, interleaved with a bare `import boto3`, `repeats` rounds in shuffled order;
@@ -332,7 +339,6 @@ def measure_imports(roots: dict[str, Path], repeats: int = 7) -> ImportRun:
         if name in failed.get(label, {}):
             continue
         root = roots[label] if label else REPO_ROOT
-        path = os.pathsep.join(str(d) for d in (root / "layers" / "superbiz", root))
         done = subprocess.run(
             [
                 sys.executable,
@@ -340,7 +346,7 @@ def measure_imports(roots: dict[str, Path], repeats: int = 7) -> ImportRun:
                 _PROBE.format(module=module, heavy=HEAVY_MODULES, plumbing=_TOOL_PLUMBING),
             ],
             cwd=root,
-            env={**os.environ, **LAMBDA_LIKE_ENV, **_process_env(root), "PYTHONPATH": path},
+            env=_tree_env(root),
             capture_output=True,
             text=True,
             timeout=120,
@@ -626,7 +632,6 @@ def measure_wiring(
     for label, module in _interleaved(probes, repeats, seed=21):
         root = roots[label]
         getter = "get_entry_deps" if module in ENTRY_WIRED else "get_deps"
-        path = os.pathsep.join(str(d) for d in (root / "layers" / "superbiz", root))
         done = subprocess.run(
             [
                 sys.executable,
@@ -634,7 +639,7 @@ def measure_wiring(
                 _WIRING_PROBE.format(module=module, getter=getter, prime=_PRIMED if primed else ""),
             ],
             cwd=root,
-            env={**os.environ, **LAMBDA_LIKE_ENV, **_process_env(root), "PYTHONPATH": path},
+            env=_tree_env(root),
             capture_output=True,
             text=True,
             timeout=120,

@@ -27,13 +27,13 @@ runtimes; where it is not installed the hooks are not registered.
 
 from __future__ import annotations
 
-import gc
 import random
 
 from pydantic import BaseModel
 
 from superbiz.aws import warm
 from superbiz.deps import _entry_from_environment, _from_environment
+from superbiz.init_phase import init_phase
 from superbiz.observability import tracer
 from superbiz.patterns import compile_all
 from superbiz.schema import Schema
@@ -62,14 +62,11 @@ def build_validators() -> int:
 def prime() -> None:
     """Before the snapshot: settings, botocore's models of the wiring's services, model
     validators and regular expressions."""
-    settings = get_settings()
-    warm(settings.region)
-    build_validators()
-    compile_all()
-    # what prime built lives as long as the environment: out of the collector's way, as
-    # superbiz.init_phase leaves what the imports built
-    gc.collect()
-    gc.freeze()
+    # what it builds lives as long as the environment: built and frozen as the imports are
+    with init_phase():
+        warm(get_settings().region)
+        build_validators()
+        compile_all()
 
 
 def refresh() -> None:
