@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel
 
+from superbiz.aws import new_session
 from superbiz.errors import RunNotFound, StoreError, StoreThrottled
 from superbiz.records import (
     AgentStep,
@@ -83,20 +84,18 @@ class S3BlobStore:
     written or read: most invocations move none, and building an S3 client parses
     botocore's S3 models (tens of milliseconds of a cold start)."""
 
-    def __init__(self, bucket: str, client: Any = None, make_client: Any = None) -> None:
+    def __init__(
+        self, bucket: str, client: Any = None, make_client: Callable[[], Any] | None = None
+    ) -> None:
         self.bucket = bucket
         self._client = client
-        self._make_client = make_client
+        # without either: a client of the environment's region on superbiz.aws's loader
+        self._make_client = make_client or (lambda: new_session().client("s3"))
 
     @property
     def client(self) -> Any:
         if self._client is None:
-            if self._make_client is not None:
-                self._client = self._make_client()
-            else:
-                import boto3  # reason: only a store that moves a blob builds an S3 client
-
-                self._client = boto3.client("s3")
+            self._client = self._make_client()
         return self._client
 
     def put(self, key: str, body: bytes) -> None:
