@@ -290,9 +290,6 @@ class ImportRun:
     trees: dict[str, list[ImportFigure]]  # label -> figures, e.g. {"now": ..., "baseline": ...}
     failed: dict[str, dict[str, str]]  # label -> handler -> last line of its error
 
-    def import_ms(self, label: str) -> dict[str, float]:
-        return {f.module: f.median_ms for f in self.trees[label]}
-
     def ratios(self, label: str) -> dict[str, float]:
         return {f.module: f.ratio for f in self.trees[label]}
 
