@@ -304,6 +304,29 @@ def test_harmless_change_is_never_the_trigger():
     ]
 
 
+@pytest.mark.parametrize(
+    ("event", "detail"),
+    [
+        # an ingress rule taken away, whose record quotes the rule's own description field
+        (
+            "RevokeSecurityGroupIngress",
+            "groupId=sg-0a1, ipPermissions=[{ipProtocol=tcp, fromPort=5432, toPort=5432, "
+            "ipRanges=[{cidrIp=10.40.0.0/16, description=app subnets}]}]",
+        ),
+        ("DeleteRule", "rule catalog-allow removed; description: legacy"),
+        ("DetachRolePolicy", "comment: cleanup"),
+    ],
+)
+def test_a_change_that_takes_something_away_is_never_harmless_by_its_wording(event, detail):
+    # Given a change whose event removes, revokes or detaches something, and whose record
+    # happens to hold only the words a harmless edit uses (description, comment, tags)
+    log_inv = logs(*["ERROR java.lang.NullPointerException at c.s.orders.PriceService.quote"] * 3)
+    found = analyzers.findings([log_inv, _change("api", event, detail)])
+    # Then it is not dismissed as harmless (it is weighed against the failure as any other)
+    whys = [f.data["why"] for f in found if f.kind == "change_considered"]
+    assert "a harmless change (tags, log level or description only)" not in whys
+
+
 def test_policy_change_on_the_role_a_denied_call_names_is_the_trigger():
     line = (
         "ERROR AccessDeniedException: User: arn:aws:sts::123456789012:assumed-role/orders-task-role/x "

@@ -706,6 +706,9 @@ _HARMLESS_EVENTS = lazy(
 _HARMLESS_DETAIL = lazy(
     r"\b(log[ _-]?level|LOG_LEVEL|loglevel|description|tags?|comment|annotation|retention)\b", re.I
 )
+# a change that takes something away (access, a rule, a policy, a resource) is never
+# harmless by its record's wording: the rule or grant it removes can carry a description
+_TAKES_AWAY = lazy(r"^(Revoke|Delete|Remove|Detach|Disable|Deregister|Disassociate)[A-Z]")
 _SUBSTANTIVE_DETAIL = lazy(
     r"\b(image|task definition|version|code|timeout|memory|concurrency|policy|rule|endpoint|url|"
     r"pool|size|limit|record|replicas?|instance|cluster|throughput|capacity|key|permission)\b",
@@ -803,7 +806,9 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
     event = change.get("event", "")
     detail = change.get("detail") or ""
     if _HARMLESS_EVENTS.match(event) or (
-        _HARMLESS_DETAIL.search(detail) and not _SUBSTANTIVE_DETAIL.search(detail)
+        _HARMLESS_DETAIL.search(detail)
+        and not _SUBSTANTIVE_DETAIL.search(detail)
+        and not _TAKES_AWAY.match(event)
     ):
         return False, "a harmless change (tags, log level or description only)"
     if leading is None:
