@@ -3,6 +3,8 @@ rule evaluation."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from superbiz.aiops import (
@@ -212,3 +214,58 @@ def test_percentile_alarms_carry_their_extended_statistic():
 def test_a_field_of_the_wrong_type_is_named(body, field):
     with pytest.raises(AlarmPayloadError, match=field.replace(".", r"\.")):
         parse_alarm_payloads(body)
+
+
+def _eventbridge_with(**detail_changes: object) -> dict:
+    event = json.loads(json.dumps(EVENTBRIDGE))
+    for path, value in detail_changes.items():
+        target = event["detail"]
+        *parents, leaf = path.split("__")
+        for key in parents:
+            target = target[key] if not key.isdigit() else target[int(key)]
+        target[leaf] = value
+    return event
+
+
+@pytest.mark.parametrize(
+    ("event", "named"),
+    [
+        # a time with no UTC instant (year 9999 at -14:00, year 1 at +14:00)
+        (_eventbridge_with(state__timestamp="9999-12-31T23:59:59-14:00"), "timestamp"),
+        (_eventbridge_with(state__timestamp="0001-01-01T00:00:00+14:00"), "timestamp"),
+        # a period the shape admits but an alarm does not (over a year)
+        (
+            _eventbridge_with(
+                configuration__metrics=[
+                    {"id": "m1", "metricStat": {"metric": {"name": "5XXError"}, "period": 31536001}}
+                ]
+            ),
+            "period",
+        ),
+        # a dimension key that is not valid Unicode (a JSON "\ud800" escape)
+        (
+            _eventbridge_with(
+                configuration__metrics=[
+                    {
+                        "id": "m1",
+                        "metricStat": {
+                            "metric": {"name": "5XXError", "dimensions": {"\ud800": "x"}}
+                        },
+                    }
+                ]
+            ),
+            "dimensions",
+        ),
+    ],
+)
+def test_a_value_no_alarm_can_hold_is_refused_by_name_not_raised(event: dict, named: str) -> None:
+    # When a sender's payload passes its own shape but holds what no alarm can
+    with pytest.raises(AlarmPayloadError) as refused:
+        parse_alarm_payloads(event)
+    # Then it is refused as a bad payload (a 400, a dropped event), naming what was wrong
+    assert named in str(refused.value)
+
+
+def test_a_compact_alarm_with_a_surrogate_in_a_dimension_value_is_refused() -> None:
+    with pytest.raises(AlarmPayloadError, match="dimensions.*not valid Unicode"):
+        parse_alarm_payloads({"name": "payment-api-5xx", "dimensions": {"Service": "a\udc00"}})

@@ -12,7 +12,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from superbiz.cwstats import Statistic as StatName
 from superbiz.errors import SuperBizError
@@ -80,6 +80,23 @@ class AlarmPayload(Schema):
     arn: str | None = Field(None, max_length=2048)
     source: str = "api"
 
+    @field_validator("*")
+    @classmethod
+    def _unicode(cls, value: Any) -> Any:
+        """Text the store can write: a lone surrogate (a JSON `\\ud800` escape) is refused
+        here, naming the field, rather than failing the run record's write."""
+        texts = [value] if isinstance(value, str) else []
+        if isinstance(value, dict):
+            texts = [str(t) for pair in value.items() for t in pair]
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(
+                    "holds text that is not valid Unicode (a lone surrogate)"
+                ) from None
+        return value
+
     def as_run_alarm(self) -> dict[str, Any]:
         """What the run record and the Planner see."""
         return self.model_dump(exclude_none=True)
@@ -104,7 +121,10 @@ def iso_utc(value: Any) -> str | None:
             raise AlarmPayloadError(f"unreadable alarm timestamp {str(value)[:64]!r}") from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except OverflowError:  # year 1 at +14:00, year 9999 at -14:00: no UTC instant
+        raise AlarmPayloadError(f"unreadable alarm timestamp {str(value)[:64]!r}") from None
 
 
 def service_of(name: str, dimensions: dict[str, str]) -> str:

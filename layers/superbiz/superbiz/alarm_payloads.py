@@ -176,6 +176,13 @@ def _validate(model: type[M], body: dict[str, Any], shape: str) -> M:
         raise _invalid(shape, exc) from None
 
 
+def _payload(**fields: Any) -> AlarmPayload:
+    """The payload of fields read from a sender's shape, checked as the compact shape is:
+    a value the shape admits but an alarm does not (a period over a year, a key that is
+    not valid Unicode) is an AlarmPayloadError naming the field."""
+    return _validate(AlarmPayload, fields, "alarm")
+
+
 def from_eventbridge(body: dict[str, Any]) -> AlarmPayload:
     """The alarm of one EventBridge "CloudWatch Alarm State Change" event."""
     if not isinstance(body.get("detail"), dict) or not body["detail"].get("alarmName"):
@@ -185,7 +192,7 @@ def from_eventbridge(body: dict[str, Any]) -> AlarmPayload:
     stat = next((m.metricStat for m in detail.configuration.metrics if m.metricStat), None)
     metric = stat.metric if stat else EventBridgeMetric()
     return with_service(
-        AlarmPayload(
+        _payload(
             name=detail.alarmName,
             state=detail.state.value or "ALARM",
             reason=clipped(detail.state.reason),
@@ -216,7 +223,7 @@ def _metric_fields(metric: CloudWatchMetric) -> dict[str, Any]:
 def _from_sns(body: dict[str, Any]) -> AlarmPayload:
     msg = _validate(SnsAlarmMessage, body, "CloudWatch alarm message")
     return with_service(
-        AlarmPayload(
+        _payload(
             name=msg.AlarmName,
             state=msg.NewStateValue or "ALARM",
             reason=clipped(msg.NewStateReason),
@@ -232,7 +239,7 @@ def _from_sns(body: dict[str, Any]) -> AlarmPayload:
 def _from_describe_alarms(body: dict[str, Any]) -> AlarmPayload:
     entry = _validate(DescribeAlarmsEntry, body, "DescribeAlarms entry")
     return with_service(
-        AlarmPayload(
+        _payload(
             name=entry.AlarmName,
             state=entry.StateValue or "ALARM",
             reason=clipped(entry.StateReason),
@@ -257,7 +264,7 @@ def _from_alertmanager(body: dict[str, Any]) -> list[AlarmPayload]:
         service = next((labels[k] for k in ALERTMANAGER_SERVICE_LABELS if labels.get(k)), None)
         firing = (alert.status or hook.status) == "firing"
         out.append(
-            AlarmPayload(
+            _payload(
                 name=clipped(name, 255),
                 state="ALARM" if firing else "OK",
                 reason=clipped(notes.get("summary") or notes.get("message")),
