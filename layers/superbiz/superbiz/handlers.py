@@ -115,7 +115,6 @@ def alarm_trigger() -> Handler:
     """EventBridge "CloudWatch Alarm State Change" -> start or join an AIOps run."""
     # reason: as in start_run()
     import superbiz.alarm_payloads  # noqa: F401  (handle_event's, loaded at init)
-    from superbiz.aiops import AlarmPayloadError
     from superbiz.deps import get_entry_deps
     from superbiz.trigger import handle_event
 
@@ -123,15 +122,8 @@ def alarm_trigger() -> Handler:
     @metrics.log_metrics
     @tracer.capture_lambda_handler(capture_response=False)
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-        try:
-            result = handle_event(event, get_entry_deps())
-        except AlarmPayloadError as exc:
-            # a payload no retry can mend: refused once, named, rather than raised and
-            # redelivered by EventBridge until it is dropped
-            result = {"status": "refused", "reason": str(exc)[:500]}
-            logger.warning("alarm trigger refused an event", extra=result)
-        else:
-            logger.info("alarm trigger", extra=result)
+        result = handle_event(event, get_entry_deps())
+        logger.info("alarm trigger", extra=result)
         metrics.add_metric(
             name=f"AlarmEvents{result['status'].capitalize()}", unit="Count", value=1
         )
