@@ -331,3 +331,47 @@ def test_after_a_restore_the_socket_to_the_xray_daemon_is_opened_anew() -> None:
     snapstart.refresh()
     # Then that socket is closed and dropped; the next send opens its own
     assert sink._socket is None and held.fileno() == -1
+
+
+# A module that defines this many models or more evaluates its annotations when it runs:
+# under `from __future__ import annotations` pydantic compiles and evaluates every field's
+# annotation string when the class is built, about a quarter of the class's import cost.
+MANY_MODELS = 5
+RUNTIME = REPO_ROOT / "layers" / "superbiz" / "superbiz"
+
+
+def _defines_models(tree: ast.Module) -> int:
+    models = {"Schema", "Contract", "BaseModel"}  # and any class built on one of them
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    found = -1
+    while found != len(models):
+        found = len(models)
+        models |= {
+            c.name
+            for c in classes
+            if any(isinstance(b, ast.Name) and b.id in models for b in c.bases)
+        }
+    return sum(1 for c in classes if c.name in models)
+
+
+def _postpones_annotations(tree: ast.Module) -> bool:
+    return any(
+        isinstance(n, ast.ImportFrom)
+        and n.module == "__future__"
+        and any(a.name == "annotations" for a in n.names)
+        for n in tree.body
+    )
+
+
+def test_a_module_of_many_models_does_not_postpone_its_annotations() -> None:
+    # Given every runtime module that defines many pydantic models (a name imported for type
+    # checking only is then quoted where it is used)
+    heavy = {}
+    for path in sorted(RUNTIME.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if _defines_models(tree) >= MANY_MODELS:
+            heavy[path.relative_to(RUNTIME).as_posix()] = _postpones_annotations(tree)
+    # Then the heaviest are among them, and none postpones its annotations
+    assert {"node_outputs.py", "contracts.py", "records.py", "alarm_payloads.py"} <= set(heavy)
+    postponed = sorted(name for name, late in heavy.items() if late)
+    assert postponed == []

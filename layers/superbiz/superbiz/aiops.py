@@ -6,8 +6,6 @@ superbiz.alarm_payloads, which only the entrances import. Everything here is
 pure: no AWS calls.
 """
 
-from __future__ import annotations
-
 import re
 from datetime import UTC, datetime
 from typing import Any

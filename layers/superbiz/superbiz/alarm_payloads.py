@@ -11,8 +11,6 @@ Only the entrances (the API, the alarm trigger) read payloads, so the dozen shap
 models live here rather than in superbiz.aiops, which every graph node imports.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError

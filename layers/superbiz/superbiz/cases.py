@@ -13,8 +13,6 @@ be undone (`revert`). Two stores behave the same: `DynamoCaseStore` (the runs ta
 partition `CASES`) and `InMemoryCaseStore` (unit tests).
 """
 
-from __future__ import annotations
-
 import re
 import uuid
 from datetime import datetime, timedelta
@@ -483,7 +481,7 @@ def _lexical_scores(query: str, cases: list[Case]) -> dict[str, float]:
     return {cid: s for cid, s in scores.items() if s > 0}
 
 
-def _kb_scores(kb: KnowledgeBase, query: str) -> dict[str, float]:
+def _kb_scores(kb: "KnowledgeBase", query: str) -> dict[str, float]:
     """Hybrid (BM25 + vector) scores of case documents in the knowledge base."""
     try:
         hits = kb.search(query, top_k=20)
@@ -505,7 +503,7 @@ def recommend(
     signature: str | None,
     text: str | None,
     limit: int = 3,
-    kb: KnowledgeBase | None = None,
+    kb: "KnowledgeBase | None" = None,
     exclude_run: str | None = None,
 ) -> list[CaseMatch]:
     """Past cases similar to an incident, best first.

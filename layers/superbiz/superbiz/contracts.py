@@ -8,8 +8,6 @@ nodes' outputs are in superbiz.node_outputs, which every function but the
 graph's nodes leaves unimported.
 """
 
-from __future__ import annotations
-
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal

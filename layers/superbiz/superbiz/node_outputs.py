@@ -6,8 +6,6 @@ graph node import them: a tool or an entrance (API, alarm trigger, StartRun, the
 reconciler) builds none of their classes at import.
 """
 
-from __future__ import annotations
-
 from enum import StrEnum
 from typing import Any, Literal
 

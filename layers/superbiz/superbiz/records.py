@@ -6,8 +6,6 @@ every node read them without importing an AWS SDK; `superbiz.store` maps them to
 DynamoDB items.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 from pydantic import Field

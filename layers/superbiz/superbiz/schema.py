@@ -7,8 +7,6 @@ imports. Before a SnapStart snapshot, `superbiz.snapstart.prime` builds every
 loaded model's validator, so a restored environment pays for none of them.
 """
 
-from __future__ import annotations
-
 from pydantic import BaseModel, ConfigDict
 
 

@@ -7,8 +7,6 @@ is written as JSON. Arguments win over the environment, the environment over the
 defaults.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import typing

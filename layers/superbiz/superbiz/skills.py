@@ -6,12 +6,10 @@ apply, `domain` skills join when the fault category is theirs, and `expert` skil
 once a detected signature (analyzer name or log text) matches one of their triggers.
 """
 
-from __future__ import annotations
-
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -54,7 +52,7 @@ class SkillMeta(Schema):
         return triggers
 
     @model_validator(mode="after")
-    def _selectable(self) -> SkillMeta:
+    def _selectable(self) -> Self:
         if self.tier == "domain" and not self.fault_categories:
             raise ValueError("a domain skill needs fault_categories: it is selected by them")
         if self.tier == "expert" and not self.triggers:
@@ -86,7 +84,7 @@ class SkillLibrary:
         self._skills = {s.name: s for s in sorted(skills, key=lambda s: s.name)}
 
     @classmethod
-    def load(cls, directory: Path) -> SkillLibrary:
+    def load(cls, directory: Path) -> Self:
         if not directory.is_dir():
             raise SkillError(f"{directory}: skills folder not found")
         return cls([parse_skill(path) for path in sorted(directory.glob(f"*/{SKILL_FILE}"))])

@@ -10,11 +10,10 @@ profiles (the generic investigator) are never chosen by rank: the fallback route
 brings them in.
 """
 
-from __future__ import annotations
-
 import hashlib
 from functools import lru_cache
 from pathlib import Path
+from typing import Self
 
 from pydantic import ConfigDict, Field, ValidationError
 
@@ -93,7 +92,7 @@ class Roster:
         self._profiles = {p.name: p for p in sorted(profiles, key=lambda p: p.name)}
 
     @classmethod
-    def load(cls, directory: Path, *, known_tools: set[str], known_skills: set[str]) -> Roster:
+    def load(cls, directory: Path, *, known_tools: set[str], known_skills: set[str]) -> Self:
         if not directory.is_dir():
             raise SpecialistError(f"{directory}: specialists folder not found")
         profiles = [

@@ -16,8 +16,6 @@ Knowledge is not written through this API: documents are ingested from the
 bucket's `knowledge/` prefix, which IAM guards.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import time

@@ -2,10 +2,8 @@
 review of one, the latest mining report, and the skill proposals a person accepts before
 any run uses them. Included in the API's resolver (`superbiz.api.app`)."""
 
-from __future__ import annotations
-
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import Router
@@ -77,7 +75,7 @@ class CaseReviewRequest(Model):
     note: str = Field("", max_length=2000)
 
     @model_validator(mode="after")
-    def _one(self) -> CaseReviewRequest:
+    def _one(self) -> Self:
         if (self.status is None) == (self.revert is None):
             raise ValueError("give exactly one of status or revert")
         return self

@@ -20,12 +20,10 @@ server marks destructive, or not read-only, is never offered: the system never
 changes what it diagnoses.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
@@ -70,7 +68,7 @@ class McpServerConfig(Schema):
     call_timeout_seconds: float = Field(30.0, gt=0, le=300)
 
     @model_validator(mode="after")
-    def _one_transport(self) -> McpServerConfig:
+    def _one_transport(self) -> Self:
         if not _SERVER_NAME.match(self.name) or SEPARATOR in self.name:
             raise ValueError(
                 f"name {self.name!r}: use lower-case letters, digits and single underscores"
@@ -96,7 +94,7 @@ class McpConfig(Schema):
     servers: list[McpServerConfig] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _unique(self) -> McpConfig:
+    def _unique(self) -> Self:
         names = [s.name for s in self.servers]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
