@@ -11,7 +11,7 @@ import subprocess
 import sys
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -263,6 +263,105 @@ def test_a_delivery_whose_start_failed_is_started_by_the_redelivery(runtime, sce
     again = runtime.invoke("alarm_trigger", copy.deepcopy(event))
     assert again["status"] == "duplicate" and again["run_id"] == retried["run_id"]
     assert runtime.wait(retried["execution_arn"]) == "SUCCEEDED"
+    runtime.notifications()
+
+
+def test_an_alarm_joining_an_investigation_whose_start_failed_starts_it(runtime, scenario):
+    # Given a service's first alarm, whose execution failed to start (its delivery raised;
+    # EventBridge's retries of it may never succeed)
+    at = datetime(2026, 11, 29, 14, 0, 0)
+    opener = storm_event(scenario.alarm_event(), "orphan-svc", 0, at)
+    arn = runtime.settings.state_machine_arn
+    runtime.settings.state_machine_arn = None
+    try:
+        with pytest.raises(SuperBizError, match="state machine"):
+            runtime.invoke("alarm_trigger", copy.deepcopy(opener))
+    finally:
+        runtime.settings.state_machine_arn = arn
+    # When a second alarm of that service arrives inside the storm window, first while the
+    # opening delivery may still be retried, then a minute later
+    joiner = storm_event(scenario.alarm_event(), "orphan-svc", 1, at + timedelta(seconds=20))
+    with pytest.raises(SuperBizError, match="has not started it yet"):
+        runtime.invoke("alarm_trigger", copy.deepcopy(joiner))
+    opening = next(c for c in _claims(runtime) if c.alarm_name == "orphan-svc-alarm-00")
+    runtime.store.update_alarm_claim(opening.dedup_key, received_at=_ago(70))
+    joined = runtime.invoke("alarm_trigger", copy.deepcopy(joiner))
+    # Then, redelivered, it joins the investigation and starts it: the run exists, runs,
+    # and covers both alarms
+    assert joined["status"] == "joined" and joined["execution_arn"]
+    run_id = joined["run_id"]
+    assert run_id in executions(runtime)
+    assert runtime.wait(joined["execution_arn"]) == "SUCCEEDED"
+    names = {a["name"] for a in runtime.store.get_trace(run_id).alarms}
+    assert names == {"orphan-svc-alarm-00", "orphan-svc-alarm-01"}
+    # and the opener's own redelivery finds it started
+    again = runtime.invoke("alarm_trigger", copy.deepcopy(opener))
+    assert again == {**again, "status": "duplicate", "run_id": run_id}
+    runtime.notifications()
+
+
+def _ago(seconds: int) -> str:
+    from superbiz.times import iso_seconds
+
+    return iso_seconds(datetime.now(UTC) - timedelta(seconds=seconds))
+
+
+def _claims(runtime: LocalRuntime) -> list[Any]:
+    """Every alarm claim in the table (a test-only scan)."""
+    items = runtime.store.table.scan()["Items"]
+    keys = [i["PK"].removeprefix("ALARM#") for i in items if i["PK"].startswith("ALARM#")]
+    return [runtime.store.get_alarm_claim(k) for k in keys]
+
+
+def _dead_investigation(runtime: LocalRuntime, service: str, at: datetime, age: int) -> str:
+    """A service's investigation whose opening delivery claimed it `age` seconds ago and
+    stopped before recording its execution input (a crash, a timeout)."""
+    from superbiz.records import AlarmClaim
+    from superbiz.times import iso_seconds
+
+    key = f"dead-{service}-{at.timestamp():.0f}"
+    received = _ago(age)
+    runtime.store.claim_alarm(
+        AlarmClaim(
+            dedup_key=key, alarm_name=f"{service}-alarm-00", service=service, received_at=received
+        )
+    )
+    until = iso_seconds((at + timedelta(seconds=300)).replace(tzinfo=UTC))
+    runtime.store.open_investigation(service, key, iso_seconds(at.replace(tzinfo=UTC)), until)
+    return key
+
+
+def test_an_alarm_never_joins_an_investigation_nobody_can_start(runtime, scenario):
+    # Given an investigation whose opening delivery died two minutes ago, input unrecorded
+    at = datetime(2026, 11, 29, 15, 0, 0)
+    dead = _dead_investigation(runtime, "dead-svc", at, age=120)
+    # When another alarm of that service arrives inside the storm window
+    event = storm_event(scenario.alarm_event(), "dead-svc", 1, at + timedelta(seconds=30))
+    result = runtime.invoke("alarm_trigger", event)
+    # Then it opens a new investigation, which runs, rather than joining one that never will
+    assert result["status"] == "started" and result["run_id"] != dead
+    assert runtime.wait(result["execution_arn"]) == "SUCCEEDED"
+    assert dead not in executions(runtime)
+    runtime.notifications()
+
+
+def test_an_alarm_joining_an_investigation_still_being_opened_is_retried(runtime, scenario):
+    # Given an investigation whose opening delivery claimed it a moment ago and has not yet
+    # recorded its execution input
+    at = datetime(2026, 11, 29, 16, 0, 0)
+    opening = _dead_investigation(runtime, "busy-svc", at, age=1)
+    event = storm_event(scenario.alarm_event(), "busy-svc", 1, at + timedelta(seconds=10))
+    # When another alarm of that service arrives, it fails loudly, naming the investigation
+    # (so EventBridge delivers it again) rather than joining a run that may never start
+    with pytest.raises(SuperBizError, match=opening):
+        runtime.invoke("alarm_trigger", copy.deepcopy(event))
+    # Then, redelivered once the opening delivery is past saving, it opens its own
+    runtime.store.update_alarm_claim(opening, received_at="2026-11-29T16:00:00Z")
+    retried = runtime.invoke("alarm_trigger", copy.deepcopy(event))
+    assert retried["status"] == "started" and retried["run_id"] != opening
+    assert runtime.wait(retried["execution_arn"]) == "SUCCEEDED"
+    names = {a["name"] for a in runtime.store.get_trace(retried["run_id"]).alarms}
+    assert names == {"busy-svc-alarm-01"}
     runtime.notifications()
 
 

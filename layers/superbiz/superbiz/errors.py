@@ -56,6 +56,11 @@ class UnknownTool(ToolError):
     """The model asked for a tool that does not exist."""
 
 
+class InvestigationStarting(SuperBizError):
+    """An alarm joined an investigation whose opening delivery has not yet recorded how to
+    start it; the alarm's delivery fails so that EventBridge delivers it again."""
+
+
 class ScenarioError(SuperBizError):
     """A scenario (world) file is invalid; the message names the file and the key."""
 

@@ -22,12 +22,19 @@ Three guarantees, kept in DynamoDB with conditional writes:
 
 A delivery that fails to start its execution raises, so EventBridge retries
 it; the retry finds the claim not yet started and starts it with the input it
-recorded.
+recorded. An alarm that joins an investigation makes sure it runs. It waits a
+moment for the opening delivery to start it; if that delivery stopped (it
+claimed its alarm more than `OPENER_GRACE_SECONDS` ago) after recording its
+input, the joining one starts the execution (a start is idempotent on the run
+id). An investigation whose opener stopped before recording its input takes no
+alarm: the next alarm opens a new one in its place. While the opener is still
+at work, a joining alarm fails so that EventBridge delivers it again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -37,7 +44,7 @@ from superbiz import runs
 from superbiz.aiops import AlarmPayload, AlarmPayloadError, question_for
 from superbiz.contracts import Limits, RunMode, StartRunInput
 from superbiz.deps import Deps, EntryDeps
-from superbiz.errors import RunNotFound
+from superbiz.errors import InvestigationStarting, RunNotFound
 from superbiz.records import AlarmClaim, RunTrace
 from superbiz.store import RunStore
 from superbiz.times import iso_seconds, parse_iso, utcnow_iso
@@ -49,6 +56,13 @@ PAST_PLANNING = frozenset(
     {"Gatekeeper", "VerifiedInput", "Verifier", "Composer", "Fallback", "Finalize"}
 )
 SYSTEM_PRINCIPAL = "superbiz:alarm-trigger"
+# how long an opening delivery may take between claiming a service's investigation and
+# recording its execution input; an opener silent for longer has stopped (Lambda's own
+# timeout for the trigger is far shorter)
+OPENER_GRACE_SECONDS = 60
+# how long a joining alarm waits for its investigation's opening delivery to start it
+# (normally a few milliseconds) before failing, to be delivered again
+OPENER_WAIT_SECONDS = 5.0
 
 
 def dedup_key(alarm: AlarmPayload) -> str:
@@ -105,13 +119,24 @@ def handle_alarm(
     )
     claim = store.get_alarm_claim(key)
     assert claim is not None  # claimed just now, or by an earlier delivery
-    if not fresh and claim.run_id and (claim.role == "joined" or claim.started):
+    if not fresh and claim.run_id and claim.started:
         return {
             "status": "duplicate",
             "alarm": alarm.name,
             "run_id": claim.run_id,
             "dedup_key": key,
         }
+    if not fresh and claim.run_id and claim.role == "joined":
+        # a redelivery of an alarm that joined: the investigation it joined runs, is
+        # started by this call (its earlier delivery failed, then), or can never start,
+        # and then this alarm opens or joins another
+        started = _make_it_run(deps, claim.run_id, alarm.name)
+        if started is not None:
+            again = {"status": "duplicate", "alarm": alarm.name, "run_id": claim.run_id}
+            if started:
+                again |= {"status": "joined", "execution_arn": started}
+            return again | {"dedup_key": key}
+        claim = claim.model_copy(update={"run_id": None, "role": None})
 
     if claim.run_id is None:
         run_id = investigation_for(store, service, key, at, deps.settings.storm_window_seconds)
@@ -134,12 +159,19 @@ def handle_alarm(
             start_input=payload.model_dump_json() if role == "opened" else None,
         )
         if role == "joined":  # a redelivery racing the first one reports a duplicate
-            return {
+            joined = {
                 "status": "joined" if fresh else "duplicate",
                 "alarm": alarm.name,
                 "run_id": run_id,
                 "dedup_key": key,
             }
+            started = _make_it_run(deps, run_id, alarm.name)
+            if started is None:  # its opener stopped between the check and now
+                raise InvestigationStarting(
+                    f"alarm {alarm.name} joined investigation {run_id}, which can no longer "
+                    "start; delivered again, it opens a new one"
+                )
+            return joined | ({"execution_arn": started} if started else {})
     else:  # a redelivery of an opening alarm whose execution did not start
         run_id = claim.run_id
         payload = StartRunInput.model_validate_json(claim.start_input or "{}")
@@ -160,13 +192,60 @@ def handle_alarm(
 
 
 def joinable(store: RunStore, run_id: str) -> bool:
-    """Whether an alarm may still join this run: it has not started yet (StartRun has
-    not written it), or it runs and its Planner has not had its last turn."""
+    """Whether an alarm may still join this run: it runs and its Planner has not had its
+    last turn, or it has not started yet (StartRun has not written it) and someone can
+    still start it: its opening delivery did, recorded how to, or is at it now."""
     try:
         run = store.get_run(run_id)
     except RunNotFound:
-        return True
+        opener = store.get_alarm_claim(run_id)  # an investigation's run id is its opener's key
+        return opener is not None and (
+            opener.started or bool(opener.start_input) or not _stopped(opener.received_at)
+        )
     return run.status == "RUNNING" and not PAST_PLANNING.intersection(run.agent_flow)
+
+
+def _stopped(received_at: str) -> bool:
+    """Whether an opening delivery that claimed its alarm at `received_at` has stopped."""
+    return utcnow_iso() > _plus(received_at, OPENER_GRACE_SECONDS)
+
+
+def _make_it_run(deps: EntryDeps, run_id: str, alarm_name: str) -> str | None:
+    """Make sure the investigation an alarm joined runs. Returns "" if it runs (or its
+    opening delivery has just started it), the execution ARN if this call started it for
+    an opening delivery that stopped after recording its input, and None if it never can
+    run (its opener stopped before recording that). While the opening delivery is still
+    at work after `OPENER_WAIT_SECONDS`, raises InvestigationStarting, so that EventBridge
+    delivers the joining alarm again."""
+    store = deps.store
+    waited, pause = 0.0, 0.05
+    while True:
+        try:
+            store.get_run(run_id)
+            return ""
+        except RunNotFound:
+            pass
+        opener = store.get_alarm_claim(run_id)
+        if opener is not None and opener.started:
+            return ""
+        if opener is None:
+            return None
+        if _stopped(opener.received_at):
+            if not opener.start_input:
+                return None
+            payload = StartRunInput.model_validate_json(opener.start_input)
+            sfn = deps.clients.client("stepfunctions")
+            execution_arn = runs.start_execution(sfn, deps.settings.state_machine_arn, payload)
+            store.mark_alarm_started(run_id)
+            return execution_arn
+        if waited >= OPENER_WAIT_SECONDS:
+            raise InvestigationStarting(
+                f"alarm {alarm_name} joined investigation {run_id}, whose opening alarm "
+                f"{opener.alarm_name} has not started it yet; delivered again, this alarm "
+                "finds it started, starts it, or opens a new one"
+            )
+        time.sleep(pause)
+        waited, pause = waited + pause, min(pause * 2, 1.0)
 
 
 def investigation_for(
