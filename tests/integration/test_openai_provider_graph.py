@@ -351,6 +351,27 @@ def test_malformed_plan_twice_ends_in_fallback(diagnose):
     assert result["answer"].strip()
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"content": "{" + '"rationale": "' + "x" * 6_000_000 + '"}'},
+        {"tool_calls": [{"tool": "query_logs", "arguments": {"service": "y" * 3_000_000}}]},
+    ],
+    ids=["content", "tool-arguments"],
+)
+def test_an_oversized_reply_is_a_named_model_error_recorded_in_its_step(diagnose, reply):
+    # Given a planner whose first reply is megabytes long (a runaway or hostile model)
+    result = diagnose(planner=[reply])
+    # Then the reply is refused by size, recorded as the Planner's failed step, and the
+    # state machine's one technical retry answers
+    assert result["orchestration_trace"]["technical_retries"] == {"Planner": 1}
+    assert result["final_node"] == "Composer" and result["status"] == "SUCCEEDED"
+    failed = [s for s in model_steps(result, "planner") if s["error"]]
+    assert len(failed) == 1
+    assert failed[0]["error"].startswith("ModelOutputInvalid")
+    assert "characters" in failed[0]["error"] and "Planner" in failed[0]["error"]
+
+
 def test_rate_limited_composer_is_retried_by_the_state_machine(diagnose, endpoint):
     # Given an endpoint that answers the composer's first call with HTTP 429
     result = diagnose(composer=[{"status": 429}])

@@ -14,12 +14,14 @@ from pydantic import BaseModel, ValidationError
 
 from superbiz.deps import Deps
 from superbiz.errors import ModelError, ModelOutputInvalid
-from superbiz.models.base import ModelRequest, ModelResponse, Role
+from superbiz.models.base import MAX_REPLY_CHARS, ModelRequest, ModelResponse, Role
 from superbiz.models.pricing import cost_usd
 from superbiz.prompts import Prompt, load_prompt
 from superbiz.records import AgentStep
 
 T = TypeVar("T", bound=BaseModel)
+# of a reply refused for its size, the characters of text its step keeps
+_KEPT_CHARS = 2_000
 
 
 @dataclass
@@ -72,6 +74,16 @@ def model_turn(
         raise
     step.duration_ms = int((time.perf_counter() - started) * 1000)
     step.model = response.model
+    size = response.size()
+    if size > MAX_REPLY_CHARS:  # refused before anything reads it; its start kept
+        error = ModelOutputInvalid(
+            f"the {role.capitalize()} reply is {size:,} characters, over the "
+            f"{MAX_REPLY_CHARS:,} a reply may have"
+        )
+        step.error = f"ModelOutputInvalid: {error}"
+        step.model_output = {"content": (response.content or "")[:_KEPT_CHARS], "cut": size}
+        deps.store.add_step(run_id, step)
+        raise error
     step.prompt_tokens = response.usage.prompt_tokens
     step.completion_tokens = response.usage.completion_tokens
     step.cost_usd = cost_usd(

@@ -6,8 +6,7 @@ the messages were rendered from. The offline provider reasons over `context`
 directly, so it sees exactly what a hosted model may see, no more.
 """
 
-from __future__ import annotations
-
+import json
 from typing import Any, Literal, Protocol
 
 from pydantic import Field
@@ -31,11 +30,22 @@ class ModelRequest(Schema):
     context: dict[str, Any] = Field(default_factory=dict)
 
 
+# The most characters a reply may have, text and tool-call arguments together. A role's
+# whole output is a few thousand; a reply past this is a runaway or hostile model, and
+# could not be recorded in its step (a DynamoDB item holds at most 400 KB).
+MAX_REPLY_CHARS = 100_000
+
+
 class ModelResponse(Schema):
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     model: str
+
+    def size(self) -> int:
+        """Characters of the reply: its text and every tool call's arguments as JSON."""
+        calls = sum(len(json.dumps(c.params, ensure_ascii=False)) for c in self.tool_calls)
+        return len(self.content or "") + calls
 
 
 class ChatModel(Protocol):
