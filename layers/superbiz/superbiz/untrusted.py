@@ -233,8 +233,7 @@ PHRASES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
         (("tell",), r"\btell the (?:user|engineer|human|on-?call|team|operator|sre)\b"),
         (
             ("root",),
-            rf"\b(?:report|{_SAY})(?: to \w+)?(?: that)? the (?:real |actual |true )?{_ROOT_CAUSE}\b"
-            rf"|\bthe (?:real |actual |true )?{_ROOT_CAUSE} (?:is|was)\b",
+            rf"\b(?:report|{_SAY})(?: to \w+)?(?: that)? the (?:real |actual |true )?{_ROOT_CAUSE}\b",
         ),
         # what the written answer must say: the reader of the line asked to write it
         (
@@ -289,20 +288,29 @@ _GATE = lazy(
 )
 
 
-def _matches(view: str) -> bool:
+# a cause told as settled ("the real root cause was ..."): planted, in a line the agent
+# reads; in a claim's own statement, the way a model words the cause it claims
+TOLD_CAUSE = lazy(rf"\bthe (?:real |actual |true )?{_ROOT_CAUSE} (?:is|was)\b")
+
+
+def _matches(view: str, *, statement: bool) -> bool:
     found = set(_GATE.findall(view))
     if found:
         for hints, pattern in PHRASES:
             if not found.isdisjoint(hints) and pattern.search(view):
                 return True
+        if not statement and "root" in found and TOLD_CAUSE.search(view):
+            return True
     return bool(WEAK_ROLE_TAG.search(view) and ADDRESSED.search(view))
 
 
-def is_instruction_like(text: str, *, leet: bool = True) -> bool:
-    """True when the text, read as a person would read it, addresses the agent."""
+def is_instruction_like(text: str, *, leet: bool = True, statement: bool = False) -> bool:
+    """True when the text, read as a person would read it, addresses the agent.
+    `statement`: the text is a claim's own statement, where a cause told as settled ("the
+    root cause is ...") is the claim, checked against the evidence by other rules."""
     if not text:
         return False
-    return any(_matches(view) for view in _views(text, leet))
+    return any(_matches(view, statement=statement) for view in _views(text, leet))
 
 
 # -------------------------------------------------------------------- fence

@@ -155,6 +155,7 @@ GENERIC_WORDS = frozenset(
     the and for was not are has had but its per any all can may one two out off too via who
     why how now yet own new old set get got put use see saw far did does done are our you
     root cause causes caused causing because reason likely probably possibly appears appear
+    actual actually underlying
     seems seem suggests suggest indicates indicate shows show showed shown evidence evident
     established establish could would should might must been being have having this that
     these those there their them they then than with without from into onto over under
@@ -304,7 +305,7 @@ def addressed_to_agent(text: str) -> str | None:
     text that speaks to the diagnosis is refused in a claim as it is in a citation (R6).
     It is read as written and as a reader sees it (zero-width characters gone, look-alike
     letters folded: "Note\u200b to the Gatekeeper")."""
-    if is_instruction_like(text):
+    if is_instruction_like(text, statement=True):
         return "text addressed to the agent"
     for view in (_WS.sub(" ", text), normalise_untrusted(text)):
         if found := _TO_THE_AGENT.search(view):
