@@ -544,3 +544,62 @@ def test_a_bucket_policy_the_lines_name_outranks_an_unrelated_managed_policy_clo
     )
     triggers = [f.data["change"]["event"] for f in found if f.kind == "change_before_onset"]
     assert triggers == ["PutBucketPolicy"]
+
+
+POOL_TIMEOUT = (
+    "ERROR o.h.engine.jdbc.spi.SqlExceptionHelper - HikariPool-1 - Connection is not "
+    "available, request timed out after 30000ms."
+)
+
+
+def _scaled_then_failing(detail: str) -> list[dict]:
+    return [
+        _logs("/ecs/ledger-api", _every_minute(5, 15, POOL_TIMEOUT)),
+        _changes(
+            (
+                "2026-11-20T10:02:10Z",
+                "ecs.amazonaws.com",
+                "UpdateService",
+                "ledger-api",
+                detail,
+            ),
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    "detail",
+    [
+        "cluster=prod, service=ledger-api, desiredCount=9 (was 6)",
+        "cluster=prod, service=ledger-api, desiredCount=12",
+    ],
+)
+def test_a_change_of_the_desired_count_alone_is_not_a_deploy_to_roll_back(detail):
+    # Given pool timeouts in a service's logs three minutes after an UpdateService of that
+    # service that sets only how many tasks run (target tracking scaling out)
+    invs = _scaled_then_failing(detail)
+    # When the analyzers and the offline model read them
+    found = analyzers.findings(invs)
+    evidence = build_evidence(found)
+    # Then the count change is not taken for a deploy: it is no regression's trigger, and
+    # nothing recommends rolling it back to a version before it
+    assert _trigger(found) is None
+    assert _considered(found) == ["UpdateService"]
+    considered = next(f for f in found if f.kind == "change_considered")
+    assert "deploys nothing" in considered.data["why"]
+    said = " ".join(c.statement for c in evidence.claims)
+    assert "Roll back" not in said and "version before" not in said
+
+
+@pytest.mark.parametrize(
+    "detail",
+    [
+        "cluster=prod, service=ledger-api, taskDefinition=ledger-api:4 -> ledger-api:5, desiredCount=6",
+        "cluster=prod, service=ledger-api, forceNewDeployment=true, desiredCount=6",
+    ],
+)
+def test_an_update_of_the_service_that_deploys_tasks_is_still_a_deploy(detail):
+    # Given the same failure after an UpdateService that starts new tasks
+    found = analyzers.findings(_scaled_then_failing(detail))
+    # Then it is the regression's trigger, as a deploy
+    assert _trigger(found) == "UpdateService ledger-api"

@@ -827,9 +827,15 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
         # implicated whatever its type, which the catalogue may not list as a trigger
         return True, (
             f"its record carries {', '.join(carried[:2])}, which the failing lines name"
-            + (f", and {event} can produce {sig.label}" if sig.can_be_triggered_by(event) else "")
+            + (
+                f", and {event} can produce {sig.label}"
+                if sig.can_be_triggered_by(event, detail)
+                else ""
+            )
         )
-    if not sig.can_be_triggered_by(event):
+    if not sig.can_be_triggered_by(event, detail):
+        if signatures.scales_only(event, detail):
+            return False, f"{event} sets only how many tasks run: it deploys nothing"
         return False, f"{event} cannot produce {sig.label}"
     ports = sorted(set(leading.data.get("ports") or []) & served_ports(change))
     if not touches and ports:

@@ -7,8 +7,6 @@ changes can trigger it. The analyzers name lines with it, order causes before
 symptoms with it, and judge whether a change could have caused what is seen.
 """
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,6 +27,33 @@ DEPLOY_EVENTS = re.compile(
     r"PublishVersion|UpdateAlias|CreateService|StartDeployment|UpdateStack|ExecuteChangeSet|"
     r"UpdateEnvironment|CreateApplicationVersion|PutImage)$"
 )
+# what an UpdateService sets that starts new tasks (a deployment); one that sets none of
+# these but the desired count only changes how many tasks run (a scaling action)
+_NEW_TASKS = re.compile(
+    r"task ?definition|forceNewDeployment|\bimage\b|platformVersion|networkConfiguration|"
+    r"subnets|securityGroups|capacityProviderStrategy|loadBalancers|serviceRegistries|"
+    r"serviceConnect|volumeConfigurations|enableExecuteCommand",
+    re.IGNORECASE,
+)
+_DESIRED_COUNT = re.compile(r"\bdesired ?count\b", re.IGNORECASE)
+
+
+def scales_only(event: str, detail: str) -> bool:
+    """Whether a change only sets how many tasks of a service run (desiredCount, as target
+    tracking does): it deploys nothing, so it is no deploy to roll back."""
+    return (
+        operation(event) == "UpdateService"
+        and bool(_DESIRED_COUNT.search(detail))
+        and not _NEW_TASKS.search(detail)
+    )
+
+
+def deploys(event: str, detail: str = "") -> bool:
+    """Whether a change of this CloudTrail event, with this detail, deploys new code or
+    configuration (a new task definition, function code, stack, image)."""
+    return bool(DEPLOY_EVENTS.match(operation(event))) and not scales_only(event, detail)
+
+
 # CloudTrail names some APIs with their version (UpdateFunctionCode20150331v2,
 # CreateEventSourceMapping20150331): the operation is the name without it
 _API_VERSION = re.compile(r"\d{8}(v\d+)?$")
@@ -105,14 +130,14 @@ class Signature:
     def quote(self) -> re.Pattern[str]:
         return self.focus or self.pattern
 
-    def can_be_triggered_by(self, event: str) -> bool:
-        """Whether a change of this CloudTrail event name can produce the failure."""
-        event = operation(event)
+    def can_be_triggered_by(self, event: str, detail: str = "") -> bool:
+        """Whether a change of this CloudTrail event name (and detail: an UpdateService
+        that only scales is no deploy) can produce the failure."""
         for trigger in self.triggered_by:
             if trigger == "deploy":
-                if DEPLOY_EVENTS.match(event):
+                if deploys(event, detail):
                     return True
-            elif re.fullmatch(trigger, event):
+            elif re.fullmatch(trigger, operation(event)):
                 return True
         return False
 

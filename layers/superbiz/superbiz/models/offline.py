@@ -33,6 +33,7 @@ from superbiz.node_outputs import (
     VerifierVerdict,
 )
 from superbiz.signatures import by_name as signatures_by_name
+from superbiz.signatures import deploys
 from superbiz.times import parse_iso
 from superbiz.tools.common import fmt_number
 
@@ -1149,9 +1150,10 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
             errors.derivations + _onset_derivations(trigger),
         )
         actions = [
-            # a change that set what fails (a URL, a queue) is reverted; a deploy is rolled back
+            # a change that set what fails (a URL, a queue), or deployed nothing, is reverted;
+            # a deploy is rolled back
             f"Revert {c['event']} on {c['resource']} at {c['t']} ({c.get('detail', '')})"
-            if trigger.data.get("carried")
+            if trigger.data.get("carried") or not deploys(c["event"], c.get("detail", ""))
             else f"Roll back {c['resource']} to the version before {c['event']} at {c['t']} ({c.get('detail', '')})",
             *errors.data["actions"],
         ]
