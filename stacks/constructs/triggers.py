@@ -10,6 +10,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
@@ -53,6 +54,13 @@ class AlarmTrigger(Construct):
         self._config = config
         self.function = self._build_function(functions, table, diagnosis)
         self.dead_letters = self._build_dead_letter_queue(removal_policy)
+        # an event the function fails on (its run's start failed; the investigation it joins
+        # is still being opened) is retried by Lambda twice, a minute or two apart, then kept
+        live_alias(self.function).configure_async_invoke(
+            retry_attempts=2,
+            max_event_age=Duration.hours(1),
+            on_failure=destinations.SqsDestination(self.dead_letters),
+        )
         self.rule = self._build_rule()
 
     def _build_function(
@@ -73,7 +81,8 @@ class AlarmTrigger(Construct):
         return function
 
     def _build_dead_letter_queue(self, removal_policy: RemovalPolicy) -> sqs.Queue:
-        """Alarm events EventBridge could not deliver after its retries wait here, not lost."""
+        """Alarm events EventBridge could not deliver, or the function failed on after its
+        retries, wait here, not lost."""
         queue = sqs.Queue(
             self,
             "DeadLetters",

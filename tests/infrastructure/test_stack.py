@@ -108,7 +108,11 @@ ENTRY_ACTIONS = {
     | set(c.REVIEW_DECISION_ACTIONS)
     | set(c.OPENSEARCH_API_ACTIONS)
     | READ_SECRET,
-    "alarm_trigger": BASELINE_ACTIONS | set(c.GRAPH_NODE_TABLE_ACTIONS) | {"states:StartExecution"},
+    "alarm_trigger": BASELINE_ACTIONS
+    | set(c.GRAPH_NODE_TABLE_ACTIONS)
+    | {"states:StartExecution"}
+    # an event it failed on, after Lambda's retries, goes to its dead-letter queue
+    | {"sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"},
     "run_reconciler": BASELINE_ACTIONS
     | set(c.GRAPH_NODE_TABLE_ACTIONS)
     | {"states:ListExecutions", "states:DescribeExecution"},
@@ -934,6 +938,30 @@ def test_alarm_rule_matches_alarm_state_changes_to_alarm_except_our_own(
     # And every alarm the stack raises on itself carries the excluded prefix
     for alarm in synth.resources("AWS::CloudWatch::Alarm").values():
         assert alarm["Properties"]["AlarmName"].startswith(c.OWN_ALARM_PREFIX)
+
+
+def test_an_alarm_the_trigger_fails_on_is_retried_then_kept_in_the_dead_letter_queue(
+    synth: Synthesised,
+) -> None:
+    # Given the alarm trigger, which EventBridge invokes asynchronously on its live alias
+    trigger_id, _ = synth.function_by_module("alarm_trigger")
+    [rule] = _alarm_rules(synth)
+    [target] = rule["Properties"]["Targets"]
+    # Then an event its function fails on (a start that failed, an investigation still
+    # being opened) is retried by Lambda, and after the retries waits in the queue the
+    # rule's undeliverable events wait in: never dropped
+    [config] = [
+        v["Properties"]
+        for v in synth.resources("AWS::Lambda::EventInvokeConfig").values()
+        if v["Properties"]["FunctionName"] == {"Ref": trigger_id}
+    ]
+    # (the qualifier is read off the live alias's ARN)
+    assert _live(synth, trigger_id)["Ref"] in json.dumps(config["Qualifier"])
+    assert config["MaximumRetryAttempts"] == 2
+    destination = config["DestinationConfig"]["OnFailure"]["Destination"]
+    assert destination == {
+        "Fn::GetAtt": [target["DeadLetterConfig"]["Arn"]["Fn::GetAtt"][0], "Arn"]
+    }
 
 
 def _alarm_rules(synth: Synthesised) -> list[dict[str, Any]]:

@@ -57,8 +57,8 @@ class UnknownTool(ToolError):
 
 
 class InvestigationStarting(SuperBizError):
-    """An alarm joined an investigation whose opening delivery has not yet recorded how to
-    start it; the alarm's delivery fails so that EventBridge delivers it again."""
+    """An alarm joined an investigation whose opening delivery has not started it yet; the
+    alarm's delivery fails so that it is delivered again."""
 
 
 class ScenarioError(SuperBizError):

@@ -20,15 +20,16 @@ Three guarantees, kept in DynamoDB with conditional writes:
   after the Planner's last turn and starts one follow-up run for them
   (`follow_up_late_alarms`); the report names it.
 
-A delivery that fails to start its execution raises, so EventBridge retries
-it; the retry finds the claim not yet started and starts it with the input it
-recorded. An alarm that joins an investigation makes sure it runs. It waits a
+A delivery that fails to start its execution raises, so it is delivered again
+(Lambda retries the asynchronous invocation twice, a minute or two apart, then
+keeps the event in the trigger's dead-letter queue); the retry finds the claim
+not yet started and starts it with the input it recorded. An alarm that joins an investigation makes sure it runs. It waits a
 moment for the opening delivery to start it; if that delivery stopped (it
 claimed its alarm more than `OPENER_GRACE_SECONDS` ago) after recording its
 input, the joining one starts the execution (a start is idempotent on the run
 id). An investigation whose opener stopped before recording its input takes no
 alarm: the next alarm opens a new one in its place. While the opener is still
-at work, a joining alarm fails so that EventBridge delivers it again.
+at work, a joining alarm fails so that it is delivered again.
 """
 
 from __future__ import annotations
@@ -215,8 +216,8 @@ def _make_it_run(deps: EntryDeps, run_id: str, alarm_name: str) -> str | None:
     opening delivery has just started it), the execution ARN if this call started it for
     an opening delivery that stopped after recording its input, and None if it never can
     run (its opener stopped before recording that). While the opening delivery is still
-    at work after `OPENER_WAIT_SECONDS`, raises InvestigationStarting, so that EventBridge
-    delivers the joining alarm again."""
+    at work after `OPENER_WAIT_SECONDS`, raises InvestigationStarting, so that the joining
+    alarm is delivered again."""
     store = deps.store
     waited, pause = 0.0, 0.05
     while True:
