@@ -461,3 +461,23 @@ def test_model_timeout_is_retried_by_the_state_machine(endpoint, runtime):
     assert result["final_node"] == "Composer" and result["status"] == "SUCCEEDED"
     failed = [s for s in result["trace"]["steps"] if s["agent_name"] == "composer" and s["error"]]
     assert len(failed) == 1 and failed[0]["error"].startswith("ModelTimeout")
+
+
+def test_a_model_that_cannot_be_set_up_is_a_recorded_failed_step_naming_why(runtime):
+    # Given the wiring a Lambda builds for `openai:` with no key for api.openai.com
+    from superbiz.models.factory import ConfiguredModel
+    from superbiz.settings import Settings
+
+    previous = runtime.deps.model
+    runtime.use_model(ConfiguredModel("openai:gpt-4.1-mini", Settings(openai_api_key=None)))
+    try:
+        result = run_result(runtime, runtime.run(QUESTION))
+    finally:
+        runtime.use_model(previous)
+    # Then the run ends DEGRADED with an answer, and the Planner's failed attempt is in the
+    # trace as a step naming the missing key, refused rather than retried
+    assert result["status"] == "DEGRADED" and result["answer"].strip()
+    assert result["orchestration_trace"]["technical_retries"] == {}
+    [failed] = [s for s in model_steps(result, "planner") if s["error"]]
+    assert failed["error"].startswith("ModelRefused")
+    assert "OPENAI_API_KEY" in failed["error"] and failed["model"] == "openai:gpt-4.1-mini"

@@ -19,7 +19,8 @@ import pytest
 
 from superbiz import patterns, snapstart
 from superbiz.catalog import GRAPH_FUNCTIONS, TOOL_FUNCTIONS
-from superbiz.errors import UnknownTool
+from superbiz.errors import ModelRefused, UnknownTool
+from superbiz.models.base import ModelRequest
 from superbiz.models.factory import ConfiguredModel
 from superbiz.schema import Schema
 from superbiz.settings import Settings
@@ -164,9 +165,12 @@ def test_a_function_that_calls_no_model_never_builds_one(module: str) -> None:
 def test_the_configured_model_is_built_on_its_first_call_and_names_what_is_wrong() -> None:
     # Given the wiring of a model spec no provider knows
     model = ConfiguredModel("gpt-4.1-mini", Settings())
-    # When it is first used, the error names the spec and the providers there are
-    with pytest.raises(ValueError, match="unknown model provider 'gpt-4.1-mini'.*offline"):
-        _ = model.name
+    # When it is first called, the error names the spec and the providers there are (a
+    # refusal: the node records it, and the state machine does not retry it)
+    assert model.name == "gpt-4.1-mini"
+    request = ModelRequest(role="planner", messages=[{"role": "user", "content": "?"}])
+    with pytest.raises(ModelRefused, match="unknown model provider 'gpt-4.1-mini'.*offline"):
+        model.complete(request)
     # And a spec that is known builds once and is the same model after
     offline = ConfiguredModel("offline", Settings())
     assert offline.name == offline.built.name and offline.built is offline.built

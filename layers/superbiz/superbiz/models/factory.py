@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlparse
 
+from superbiz.errors import ModelRefused
 from superbiz.models.base import ChatModel, ModelRequest, ModelResponse
 from superbiz.settings import Settings, get_settings
 
@@ -66,10 +67,23 @@ class ConfiguredModel:
 
     @property
     def name(self) -> str:
-        return self.built.name
+        """The built model's name; before the first call, the spec (what it will be)."""
+        model = self._model
+        return model.name if model is not None else ":".join(p.strip() for p in self._parts)
+
+    @property
+    def _parts(self) -> tuple[str, ...]:
+        provider, sep, name = self.spec.strip().partition(":")
+        return (provider, name) if sep else (provider,)
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        return self.built.complete(request)
+        """The built model's reply. A model that cannot be built (an unknown provider, no
+        key) is ModelRefused: the node records its failed step, and it is not retried."""
+        try:
+            model = self.built
+        except ValueError as exc:
+            raise ModelRefused(str(exc)) from exc
+        return model.complete(request)
 
 
 @lru_cache(maxsize=4)
