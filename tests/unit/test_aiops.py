@@ -269,3 +269,21 @@ def test_a_value_no_alarm_can_hold_is_refused_by_name_not_raised(event: dict, na
 def test_a_compact_alarm_with_a_surrogate_in_a_dimension_value_is_refused() -> None:
     with pytest.raises(AlarmPayloadError, match="dimensions.*not valid Unicode"):
         parse_alarm_payloads({"name": "payment-api-5xx", "dimensions": {"Service": "a\udc00"}})
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"name": "   "},
+        {"name": "\t\n", "reason": "Threshold Crossed"},
+    ],
+)
+def test_an_alarm_whose_name_is_blank_is_refused_naming_the_name(payload: dict) -> None:
+    # A name of spaces would open a run, and a storm investigation, under no alarm at all
+    with pytest.raises(AlarmPayloadError, match="name.*blank"):
+        parse_alarm_payloads(payload)
+
+
+def test_an_eventbridge_alarm_whose_name_is_blank_is_refused() -> None:
+    with pytest.raises(AlarmPayloadError, match="alarmName"):
+        parse_alarm_payloads(_eventbridge_with(alarmName="  "))

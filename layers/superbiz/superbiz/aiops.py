@@ -78,6 +78,14 @@ class AlarmPayload(Schema):
     arn: str | None = Field(None, max_length=2048)
     source: str = "api"
 
+    @field_validator("name")
+    @classmethod
+    def _named(cls, value: str) -> str:
+        """A name of spaces would open a run, and a storm investigation, under no alarm."""
+        if not value.strip():
+            raise ValueError("is blank: an alarm needs a name")
+        return value
+
     @field_validator("*")
     @classmethod
     def _unicode(cls, value: Any) -> Any:

@@ -183,7 +183,8 @@ def _payload(**fields: Any) -> AlarmPayload:
 
 def from_eventbridge(body: dict[str, Any]) -> AlarmPayload:
     """The alarm of one EventBridge "CloudWatch Alarm State Change" event."""
-    if not isinstance(body.get("detail"), dict) or not body["detail"].get("alarmName"):
+    named = body["detail"].get("alarmName") if isinstance(body.get("detail"), dict) else None
+    if not named or (isinstance(named, str) and not named.strip()):
         raise AlarmPayloadError("a CloudWatch Alarm State Change event needs detail.alarmName")
     event = _validate(EventBridgeAlarmEvent, body, "CloudWatch Alarm State Change event")
     detail = event.detail
