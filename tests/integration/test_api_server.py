@@ -151,6 +151,27 @@ def test_chat_rejects_bad_bodies_with_a_named_4xx(base_url, raw, status, error, 
     assert names.lower() in body["message"].lower()
 
 
+@pytest.mark.parametrize("length", ["abc", "-5", "1e3", " "])
+def test_a_content_length_that_is_no_length_is_a_named_400(base_url, length):
+    # Given a request whose Content-Length header is not a number of bytes
+    import http.client
+    from urllib.parse import urlparse
+
+    where = urlparse(base_url)
+    conn = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    conn.putrequest("POST", "/api/chat")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", length)
+    conn.endheaders()
+    # Then the server answers 400 naming the header, and goes on serving
+    response = conn.getresponse()
+    body = json.loads(response.read() or b"{}")
+    conn.close()
+    assert response.status == 400 and "Content-Length" in body["message"], body
+    status, _ = call(base_url, "GET", "/api/runs/no-such-run")
+    assert status == 404
+
+
 def test_oversized_bodies_are_413_not_5xx(base_url):
     status, body = call(base_url, "POST", "/api/chat", {"message": "x" * 70_000})
     assert status == 413 and body["error"] == "body_too_large"

@@ -106,7 +106,13 @@ class ApiServer:
             protocol_version = "HTTP/1.1"
 
             def _serve(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
+                declared = self.headers.get("Content-Length")
+                if declared is not None and not declared.strip().isdigit():
+                    message = f"the Content-Length header ({declared!r}) is not a number of bytes"
+                    self.close_connection = True  # where its body ends is unknown
+                    self._send(400, {"error": "invalid_request", "message": message})
+                    return
+                length = int(declared or 0)
                 if length > MAX_READ:
                     self._send(
                         413, {"error": "body_too_large", "message": "request body too large"}
