@@ -4,11 +4,10 @@
   allowlist admits and records the offer in the trace (`mcp_tools`), with what was
   refused and which servers could not be reached. A server that fails never fails
   the run: the run goes on with the built-in tools.
-- `tool_schemas_for(trace)` is what the Planner and the Executor are shown: the
-  built-in tools and the run's offered MCP tools.
-- `declared_for(trace)` is what the Gatekeeper checks citations against: an MCP
-  tool's observations are its result's content (`$.content[i].text`, `$.structured`),
-  of the evidence kind its server's configuration declares.
+- What the graph reads of the offer (`superbiz.mcp.offer`, which needs neither a
+  client nor the configuration): `tool_schemas_for(trace)`, what the Planner and the
+  Executor are shown, and `declared_for(trace)`, what the Gatekeeper checks
+  citations against.
 - `execute` (the MCP tool Lambda) resolves `mcp__<server>__<tool>` against the
   configuration and the server's own listing, so a tool the allowlist refuses is
   refused again here, and runs the call through `tools.runner.execute`.
@@ -19,9 +18,9 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict
 
 from superbiz.contracts import ToolEvent, ToolResultRef
 from superbiz.errors import ToolInputInvalid, ToolUnavailable, UnknownTool
@@ -35,61 +34,28 @@ from superbiz.mcp.config import (
     qualified,
     split,
 )
-from superbiz.observations import EvidenceSource, Observations
-from superbiz.records import AgentStep, RunTrace
-from superbiz.schema import Schema
+from superbiz.mcp.offer import (
+    OUTPUT_TYPE,
+    McpRefusal,
+    McpServerFailure,
+    McpToolset,
+    McpToolSpec,
+    observations_for,
+)
+from superbiz.records import AgentStep
 from superbiz.tools import runner
 from superbiz.tools.base import Tool, ToolContext, ToolInput, ToolResult
-from superbiz.tools.registry import declared_observations, tool_schemas
 from superbiz.untrusted import is_instruction_like
 
 if TYPE_CHECKING:
     from superbiz.deps import Deps
     from superbiz.settings import Settings
 
-OUTPUT_TYPE = "mcp_tools"
 # what a model may call a function (OpenAI-compatible function names)
 _FUNCTION_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-OBSERVATION_PATHS = ("$.content[*].text", "$.structured")
 PREVIEW_CHARS = 500
 ERROR_CHARS = 500
 WITHHELD = "(the server's description was withheld: it addresses the agent)"
-
-
-class McpToolSpec(Schema):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str  # mcp__<server>__<tool>, what the model calls
-    server: str
-    tool: str  # the server's own name for it
-    description: str
-    parameters: dict[str, Any] = Field(default_factory=dict)
-    evidence: EvidenceSource
-    why: str
-
-
-class McpRefusal(Schema):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    reason: str
-
-
-class McpServerFailure(Schema):
-    model_config = ConfigDict(extra="forbid")
-
-    server: str
-    error: str
-
-
-class McpToolset(Schema):
-    """The MCP tools a run was offered, recorded at its start."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    tools: list[McpToolSpec] = Field(default_factory=list)
-    refused: list[McpRefusal] = Field(default_factory=list)
-    unavailable: list[McpServerFailure] = Field(default_factory=list)
 
 
 # ------------------------------------------------------------------ configuration
@@ -195,29 +161,6 @@ def record_offer(deps: Deps, run_id: str) -> McpToolset | None:
         ),
     )
     return offer
-
-
-def offered(trace: RunTrace) -> McpToolset:
-    for step in reversed(trace.steps):
-        if step.output_type == OUTPUT_TYPE and not step.error and step.model_output:
-            return McpToolset.model_validate(step.model_output.get("parsed") or {})
-    return McpToolset()
-
-
-def tool_schemas_for(trace: RunTrace) -> list[dict[str, Any]]:
-    """The built-in tools, then the MCP tools this run was offered."""
-    return tool_schemas() + schemas_of(trace)
-
-
-def observations_for(spec_source: EvidenceSource) -> Observations:
-    return Observations(source=spec_source, paths=OBSERVATION_PATHS)
-
-
-def declared_for(trace: RunTrace) -> dict[str, Observations]:
-    """The built-in tools' declared observations and this run's MCP tools'."""
-    return declared_observations() | {
-        t.name: observations_for(t.evidence) for t in offered(trace).tools
-    }
 
 
 # ------------------------------------------------------------------------- calls
@@ -340,32 +283,3 @@ def execute(event: ToolEvent, deps: Deps, ctx: ToolContext) -> ToolResultRef:
     return runner.execute(
         event, deps.store, ctx, resolve=lambda name: cast(Tool, resolve(name, config, gateway))
     )
-
-
-class _Profile(Protocol):
-    @property
-    def allowed_tools(self) -> list[str]: ...
-
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Any: ...
-
-
-P = TypeVar("P", bound=_Profile)
-
-
-def with_offered(profile: P, trace: RunTrace) -> P:
-    """MCP tools serve every Executor profile: the run's offered ones join its allowed tools."""
-    names = [t.name for t in offered(trace).tools if t.name not in profile.allowed_tools]
-    if not names:
-        return profile
-    return cast(P, profile.model_copy(update={"allowed_tools": [*profile.allowed_tools, *names]}))
-
-
-def schemas_of(trace: RunTrace) -> list[dict[str, Any]]:
-    """The function schemas of the MCP tools this run was offered."""
-    return [
-        {
-            "type": "function",
-            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
-        }
-        for t in offered(trace).tools
-    ]

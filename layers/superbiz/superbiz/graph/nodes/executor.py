@@ -17,7 +17,7 @@ from superbiz.graph.common import (
 from superbiz.graph.context import findings, run_context
 from superbiz.graph.routes import Route
 from superbiz.graph.turns import model_turn, parse_output
-from superbiz.mcp import toolset as mcp_toolset
+from superbiz.mcp import offer as mcp_offer
 from superbiz.node_outputs import ExecutorEvidence, PlannerPlan
 from superbiz.prompts import load_prompt
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
@@ -67,7 +67,7 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         raise GraphError(f"run {state.run_id}: Executor reached without a plan")
     plan_seq = max(s.seq for s in trace.steps if s.output_type == "planner_plan" and not s.error)
     round_start = _plan_round_start(trace, plan_seq)
-    profile = mcp_toolset.with_offered(fallback_route.profile_for(state, plan), trace)
+    profile = mcp_offer.with_offered(fallback_route.profile_for(state, plan), trace)
     failing = state.tool_results and not state.force_final
     if failing and fallback_route.tools_keep_failing(trace, round_start):
         # the specialist's tools keep failing: the fallback route takes over
@@ -109,7 +109,7 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
     tools = (
         []
         if state.force_final
-        else fallback_route.tools_for(profile) + mcp_toolset.schemas_of(trace)
+        else fallback_route.tools_for(profile) + mcp_offer.schemas_of(trace)
     )
     turn = model_turn(
         deps,

@@ -11,7 +11,7 @@ from superbiz.graph.common import (
     latest_evidence,
     record_code_step,
 )
-from superbiz.mcp import toolset as mcp_toolset
+from superbiz.mcp import offer as mcp_offer
 from superbiz.node_outputs import GateVerdict
 
 
@@ -21,7 +21,7 @@ def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
     evidence = latest_evidence(trace)
     asked = " ".join([trace.run.query, specifics.text_of(trace.run.alarm or {})])
     result = gatekeeper.check(
-        evidence, trace.invocations, mcp_toolset.declared_for(trace), asked=asked
+        evidence, trace.invocations, mcp_offer.declared_for(trace), asked=asked
     )
     record_code_step(
         deps,

@@ -15,7 +15,7 @@ from superbiz.graph.common import (
 from superbiz.graph.context import findings, run_context, session_history
 from superbiz.graph.routes import Route
 from superbiz.graph.turns import model_turn, parse_output
-from superbiz.mcp import toolset as mcp_toolset
+from superbiz.mcp import offer as mcp_offer
 from superbiz.node_outputs import Decision, PlannerPlan, VerifierOutput
 
 
@@ -44,7 +44,7 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
     context = run_context(trace) | {
         "session_history": session_history(deps, trace),
         "knowledge_domains": _knowledge_domains(deps),
-        "tools": [s["function"]["name"] for s in mcp_toolset.tool_schemas_for(trace)],
+        "tools": [s["function"]["name"] for s in mcp_offer.tool_schemas_for(trace)],
         # a level of the fallback route starts its own investigation (loop 0)
         "plan_loop": fallback_route.plan_loop(state, trace),
         "evidence_retry": state.counters.evidence_retries,
