@@ -833,8 +833,9 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
                 else ""
             )
         )
-    if not sig.can_be_triggered_by(event, detail):
-        if signatures.scales_only(event, detail):
+    scaling = signatures.scales_only(event, detail)
+    if not sig.can_be_triggered_by(event, detail) and not (scaling and not touches):
+        if scaling:
             return False, f"{event} sets only how many tasks run: it deploys nothing"
         return False, f"{event} cannot produce {sig.label}"
     ports = sorted(set(leading.data.get("ports") or []) & served_ports(change))
