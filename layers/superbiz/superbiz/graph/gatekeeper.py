@@ -244,6 +244,10 @@ DESTRUCTIVE = lazy(
     rf"|\b(?:empty|clear|wipe|flush)\s+(?:out\s+)?(?:the\s+|all\s+|every\s+)?(?:[\w./:@-]+\s+){{0,3}}?"
     r"(?:queues?|topics?|tables?|buckets?|databases?|streams?)\b|\btear\s+(?:\w+\s+){0,3}?down\b"
     r"|\bnuke\b"
+    # a resource named by its identifier (thumbnail-jobs-dlq, jobs_v2) deleted, dropped, purged
+    r"|\b(?:delet(?:e|es|ing)|drop(?:s|ping)?|destroy(?:s|ing)?|terminat(?:e|es|ing)|purg(?:e|es|ing)"
+    r"|wip(?:e|es|ing)|truncat(?:e|es|ing)|eras(?:e|es|ing)|nuk(?:e|es|ing))\s+(?:the\s+|its\s+)?"
+    r"[a-z0-9][\w.:/@]*[-_][\w.:/@-]*"
     # verbs that end whatever they name, with or without an object word
     r"|\b(?:decommission|de-?provision|dismantle|obliterate|sunset)\s+(?:the\s+|all\s+)?[\w./:@'-]+"
     # a deletion put off is a deletion: a key, a secret, a stack scheduled to go
@@ -286,7 +290,35 @@ _TO_THE_AGENT = lazy(
     r"|\b(?:au|pour\s+le)\s+(?:vérificateur|correcteur|relecteur)\b|\bal\s+(?:revisor|verificador)\b"
     r"|\b(?:treat|consider|accept|record|mark)\s+(?:this|these|the)\s+(?:claims?|findings?|"
     r"evidence|answer|diagnosis|conclusions?)\s+as\s+(?:verified|confirmed|proven|true|final|"
-    r"valid|correct|passed)\b",
+    r"valid|correct|passed)\b"
+    # an order to let it through, with no addressee: pass it, set the checks aside, or
+    # say they are done
+    r"|\b(?:accept|approve|pass|publish|forward|sign\s+off\s+on)\s+(?:this|these|the)\s+"
+    r"(?:claims?|findings?|answer|diagnosis|conclusions?|statements?)\b"
+    r"|\b(?:ignore|disregard|forget|overlook|set\s+aside)\s+(?:the\s+|any\s+|all\s+)?"
+    r"(?:(?:earlier|prior|previous|other|remaining|usual|further)\s+)?(?:checks?|verification|"
+    r"review|rules?|gatekeeper|verifier)\b"
+    r"|\bwithout\s+(?:any\s+|further\s+)?(?:verification|verifying|checking)\b"
+    r"|\bwithout\s+further\s+(?:checks?|review)\b"
+    r"|\b(?:verifier|gatekeeper|reviewer|checker|grader)s?\s+(?:has|have)\s+(?:already\s+)?"
+    r"(?:confirmed|verified|approved|checked|accepted|cleared)\b"
+    r"|\b(?:this|these|the)\s+(?:claims?|findings?|conclusions?)\s+(?:is|are|was|were|has\s+been|"
+    r"have\s+been)\s+already\s+(?:verified|confirmed|approved|checked)\b"
+    # in Spanish and Portuguese (read with and without their diacritics)
+    r"|\b(?:revisor|revisora|verificador|verificadora)(?:es)?\s*[:,]"
+    r"|\b(?:sin|sem)\s+(?:necesidad\s+de\s+)?(?:verificaci(?:ó|o)n|verifica(?:ç|c)(?:ã|a)o|verificar"
+    r"|revisi(?:ó|o)n|revis(?:ã|a)o|revisar|comprobaci(?:ó|o)n|comprobar|checar)\b"
+    r"|\b(?:apruebe|aprueba|apruebe[ns]|aprove|aprovem|acepte|aceite)\s+(?:esta|este|estas|estes|"
+    r"estos|o|a|la|el)\b",
+    re.IGNORECASE,
+)
+# the same in Russian and Korean, read as written (look-alike folding would make Latin of
+# Cyrillic): to the reviewer, approve or accept it, without checking
+_TO_THE_AGENT_OTHER = lazy(
+    r"(?:проверяющ|рецензент|ревьюер|верификатор)\w*\s*[:,]|без\s+(?:какой-либо\s+)?проверк"
+    r"|(?:одобрите|примите|утвердите|пропустите)\s+(?:это|этот|эту|эти)"
+    r"|(?:검토자|리뷰어|검증자|확인자)(?:님)?(?:에게|께|님)?\s*[:,]"
+    r"|(?:검증|확인|검토)\s*없이|승인(?:하세요|해\s*주세요|해주세요|하십시오)",
     re.IGNORECASE,
 )
 
@@ -295,8 +327,10 @@ _TO_THE_AGENT = lazy(
 # the checks (read before diacritics are folded: a dakuten is part of the word)
 _TO_THE_AGENT_CJK = lazy(
     r"(?:検証|確認|審査|レビュー)(?:担当)?者(?:へ|に|様)|承認して|(?:チェック|検証|確認)を(?:省略|スキップ|無視)"
-    r"|無視して|(?:跳过|忽略|省略|免除)[^。]{0,8}(?:检查|校验|验证|审核)|(?:验证|审核|检查)(?:者|人员)"
-    r"|(?:批准|通过)(?:此|这|该)(?:条)?(?:声明|结论|主张)"
+    r"|無視して|(?:跳过|跳過|忽略|省略|免除)[^。]{0,8}(?:检查|檢查|校验|校驗|验证|驗證|审核|審核)"
+    r"|(?:验证|驗證|审核|審核|检查|檢查)(?:者|人员|人員)"
+    r"|(?:批准|通过|通過)(?:此|这|這|该|該)(?:条|條)?(?:声明|聲明|结论|結論|主张|主張)"
+    r"|(?:无需|無需|不需要|不必|免)(?:再)?(?:验证|驗證|检查|檢查|审核|審核|核实|核實)|直接(?:批准|通过|通過)"
 )
 
 
@@ -310,7 +344,8 @@ def addressed_to_agent(text: str) -> str | None:
     for view in (_WS.sub(" ", text), normalise_untrusted(text)):
         if found := _TO_THE_AGENT.search(view):
             return repr(found.group(0).strip())
-    found = _TO_THE_AGENT_CJK.search(unicodedata.normalize("NFKC", text))
+    as_written = unicodedata.normalize("NFKC", text)
+    found = _TO_THE_AGENT_CJK.search(as_written) or _TO_THE_AGENT_OTHER.search(as_written)
     return repr(found.group(0)) if found else None
 
 
@@ -334,7 +369,9 @@ _MUTATING_CALL = lazy(
 )
 _TOLD_HARMLESS = lazy(
     r"\b(?:non-?mutating|read-?only|harmless|side-?effect[- ]free|no-?op|safe(?:ly)?|"
-    r"changes\s+nothing|does\s+not\s+change)\b",
+    r"changes\s+nothing|does\s+not\s+change|merely|nothing\s+is\s+lost|no\s+data\s+is\s+lost|"
+    r"(?:only|just)\s+(?:checks|reads|verifies|tests|looks)|"
+    r"(?:routine|quick|simple)\s+(?:\w+\s+)?(?:check|test)|as\s+a\s+check)\b",
     re.IGNORECASE,
 )
 
