@@ -221,12 +221,14 @@ class FakeOpenAI:
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if calls:
             message["tool_calls"] = calls
+        if "refusal" in reply:
+            message["refusal"] = reply["refusal"]
         prompt_tokens = len(json.dumps(body["messages"])) // 4
         return 200, {
             "id": "chatcmpl-test",
             "object": "chat.completion",
             "created": 0,
-            "model": body["model"],
+            "model": reply.get("model", body["model"]),
             "choices": [
                 {
                     "index": 0,
@@ -234,7 +236,8 @@ class FakeOpenAI:
                     "finish_reason": "tool_calls" if calls else "stop",
                 }
             ],
-            "usage": {
+            "usage": reply.get("usage")
+            or {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": len(content or "") // 4 + 5 * len(calls),
                 "total_tokens": prompt_tokens,
@@ -356,8 +359,13 @@ def test_malformed_plan_twice_ends_in_fallback(diagnose):
     [
         {"content": "{" + '"rationale": "' + "x" * 6_000_000 + '"}'},
         {"tool_calls": [{"tool": "query_logs", "arguments": {"service": "y" * 3_000_000}}]},
+        # under 100,000 characters, over 100,000 bytes as stored
+        {"content": "\U0001f525" * 30_000},
+        {"content": "\x01" * 40_000},
+        {"tool_calls": [{"tool": "query_logs", "arguments": {}}] * 10_000},
+        {"content": "{}", "model": "m" * 500_000},
     ],
-    ids=["content", "tool-arguments"],
+    ids=["content", "tool-arguments", "emoji", "control-characters", "many-calls", "model-name"],
 )
 def test_an_oversized_reply_is_a_named_model_error_recorded_in_its_step(diagnose, reply):
     # Given a planner whose first reply is megabytes long (a runaway or hostile model)
@@ -369,7 +377,28 @@ def test_an_oversized_reply_is_a_named_model_error_recorded_in_its_step(diagnose
     failed = [s for s in model_steps(result, "planner") if s["error"]]
     assert len(failed) == 1
     assert failed[0]["error"].startswith("ModelOutputInvalid")
-    assert "characters" in failed[0]["error"] and "Planner" in failed[0]["error"]
+    assert "bytes" in failed[0]["error"] and "Planner" in failed[0]["error"]
+    assert len(failed[0]["error"]) < 1_000
+
+
+def test_a_refusal_of_a_megabyte_is_recorded_cut_to_size(diagnose):
+    # Given a planner that refuses with a reply of nearly a megabyte
+    result = diagnose(planner=[{"content": None, "refusal": "no " * 300_000}])
+    # Then the refusal is the Planner's recorded failed step, its text cut, and the run
+    # still ends with an answer
+    [failed] = [s for s in model_steps(result, "planner") if s["error"]]
+    assert failed["error"].startswith("ModelRefused") and len(failed["error"]) < 3_000
+    assert result["answer"].strip() and result["status"] == "DEGRADED"
+
+
+def test_a_reply_reporting_no_real_token_count_is_refused_and_recorded(diagnose):
+    # Given a planner whose reply reports 10^40 prompt tokens (a count DynamoDB cannot hold)
+    usage = {"prompt_tokens": 10**40, "completion_tokens": 5, "total_tokens": 10**40}
+    result = diagnose(planner=[{"content": "{}", "usage": usage}])
+    # Then it is refused as invalid output, recorded, and the retry answers
+    [failed] = [s for s in model_steps(result, "planner") if s["error"]]
+    assert failed["error"].startswith("ModelOutputInvalid") and "token count" in failed["error"]
+    assert result["final_node"] == "Composer" and result["status"] == "SUCCEEDED"
 
 
 def test_rate_limited_composer_is_retried_by_the_state_machine(diagnose, endpoint):

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from superbiz.deps import Deps
 from superbiz.errors import ModelError, ModelOutputInvalid
-from superbiz.models.base import MAX_REPLY_CHARS, ModelRequest, ModelResponse, Role
+from superbiz.models.base import MAX_REPLY_BYTES, MAX_TOKENS, ModelRequest, ModelResponse, Role
 from superbiz.models.pricing import cost_usd
 from superbiz.prompts import Prompt, load_prompt
 from superbiz.records import AgentStep
@@ -22,6 +22,8 @@ from superbiz.records import AgentStep
 T = TypeVar("T", bound=BaseModel)
 # of a reply refused for its size, the characters of text its step keeps
 _KEPT_CHARS = 2_000
+# of a failed call's error, the characters its step keeps (a refusal can be a megabyte)
+_ERROR_CHARS = 2_000
 
 
 @dataclass
@@ -68,19 +70,27 @@ def model_turn(
     try:
         response = deps.model.complete(request)
     except ModelError as exc:
-        step.error = f"{type(exc).__name__}: {exc}"
+        step.error = f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
         step.duration_ms = int((time.perf_counter() - started) * 1000)
         deps.store.add_step(run_id, step)
         raise
     step.duration_ms = int((time.perf_counter() - started) * 1000)
     step.model = response.model
     size = response.size()
-    if size > MAX_REPLY_CHARS:  # refused before anything reads it; its start kept
-        error = ModelOutputInvalid(
-            f"the {role.capitalize()} reply is {size:,} characters, over the "
-            f"{MAX_REPLY_CHARS:,} a reply may have"
+    counts = (response.usage.prompt_tokens, response.usage.completion_tokens)
+    used = max(counts) if min(counts) >= 0 else min(counts)
+    if size > MAX_REPLY_BYTES or not 0 <= used <= MAX_TOKENS:
+        # refused before anything reads it; its start kept
+        said = (
+            f"is {size:,} bytes, over the {MAX_REPLY_BYTES:,} a reply may take"
+            if size > MAX_REPLY_BYTES
+            else f"reports a token count that is no real count ({used:.3g})"
         )
+        error = ModelOutputInvalid(f"the {role.capitalize()} reply {said}")
         step.error = f"ModelOutputInvalid: {error}"
+        step.model = step.model[:_KEPT_CHARS]
+        step.prompt_tokens = step.completion_tokens = 0
+        step.cost_usd = 0.0
         step.model_output = {"content": (response.content or "")[:_KEPT_CHARS], "cut": size}
         deps.store.add_step(run_id, step)
         raise error

@@ -6,7 +6,6 @@ the messages were rendered from. The offline provider reasons over `context`
 directly, so it sees exactly what a hosted model may see, no more.
 """
 
-import json
 from typing import Any, Literal, Protocol
 
 from pydantic import Field
@@ -30,10 +29,13 @@ class ModelRequest(Schema):
     context: dict[str, Any] = Field(default_factory=dict)
 
 
-# The most characters a reply may have, text and tool-call arguments together. A role's
-# whole output is a few thousand; a reply past this is a runaway or hostile model, and
-# could not be recorded in its step (a DynamoDB item holds at most 400 KB).
-MAX_REPLY_CHARS = 100_000
+# The most bytes a reply may take as it is recorded (UTF-8 JSON: its text, every tool
+# call, its model name). A role's whole output is a few kilobytes; a reply past this is a
+# runaway or hostile model, and its step, which holds the reply, its parsed copy and the
+# prompt, could not be recorded (a DynamoDB item holds at most 400 KB).
+MAX_REPLY_BYTES = 100_000
+# the most tokens a reply may report using, per kind: more is no real count
+MAX_TOKENS = 100_000_000
 
 
 class ModelResponse(Schema):
@@ -43,9 +45,8 @@ class ModelResponse(Schema):
     model: str
 
     def size(self) -> int:
-        """Characters of the reply: its text and every tool call's arguments as JSON."""
-        calls = sum(len(json.dumps(c.params, ensure_ascii=False)) for c in self.tool_calls)
-        return len(self.content or "") + calls
+        """Bytes of the reply as it is recorded: UTF-8 JSON of all of it."""
+        return len(self.model_dump_json().encode())
 
 
 class ChatModel(Protocol):

@@ -44,6 +44,8 @@ _SCHEMA_NOTE = (
     "(no prose, no code fences):\n"
 )
 _CONTENT_FILTER_CODES = {"content_filter", "content_policy_violation"}
+# of a refusal's text, what its error quotes (the rest is the model's, not the engineer's)
+_REFUSAL_CHARS = 500
 
 
 class OpenAIChatModel:
@@ -126,7 +128,7 @@ def _to_response(completion: Any, role: str, model: str) -> ModelResponse:
     if choice.finish_reason == "content_filter" or refusal:
         raise ModelRefused(
             f"{model} refused the {role} turn"
-            + (f": {refusal}" if refusal else " (content filter)")
+            + (f": {refusal[:_REFUSAL_CHARS]}" if refusal else " (content filter)")
             + "; rephrase the question or use another model."
         )
     calls: list[ToolCall] = []
