@@ -290,7 +290,12 @@ _GATE = lazy(
 
 # a cause told as settled ("the real root cause was ..."): planted, in a line the agent
 # reads; in a claim's own statement, the way a model words the cause it claims
-TOLD_CAUSE = lazy(rf"\bthe (?:real |actual |true )?{_ROOT_CAUSE} (?:is|was)\b")
+TOLD_CAUSE = lazy(
+    rf"\b{_ROOT_CAUSE}s?\s+(?:(?:of|for|behind)\s+[^.;:]{{1,40}}?\s+|here\s+)?"
+    r"(?:is|was|are|were|has\s+been|had\s+been)\b(?!\s+(?:unknown|not\b|being|pending|under|still))"
+    r"|\bcause\s+of\s+[^.;:]{1,60}?\s+(?:has|have|had)\s+been\s+(?:determined|found|identified"
+    r"|confirmed)\s+(?:to\s+be|as)\b"
+)
 
 
 def _matches(view: str, *, statement: bool) -> bool:
@@ -299,8 +304,8 @@ def _matches(view: str, *, statement: bool) -> bool:
         for hints, pattern in PHRASES:
             if not found.isdisjoint(hints) and pattern.search(view):
                 return True
-        if not statement and "root" in found and TOLD_CAUSE.search(view):
-            return True
+    if not statement and "cause" in view and TOLD_CAUSE.search(view):
+        return True
     return bool(WEAK_ROLE_TAG.search(view) and ADDRESSED.search(view))
 
 
