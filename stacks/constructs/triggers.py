@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
-from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import CfnElement, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_sqs as sqs
@@ -75,9 +76,26 @@ class AlarmTrigger(Construct):
                 c.ENV_ALARM_NAME_PREFIXES: json.dumps(list(self._config.alarm_name_prefixes)),
             },
         )
-        # dedup and storm-grouping items; StartExecution on this state machine only
+        # dedup and storm-grouping items; StartExecution on this state machine only, and
+        # DescribeExecution of its executions (an alarm never joins a stopped one)
         table.grant(role, *c.GRAPH_NODE_TABLE_ACTIONS)
         diagnosis.state_machine.grant_start_execution(role)
+        role.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=["states:DescribeExecution"], resources=[diagnosis.execution_arns()]
+            )
+        )
+        machine = Stack.of(self).get_logical_id(
+            cast(CfnElement, diagnosis.state_machine.node.default_child)
+        )
+        acknowledge(
+            role,
+            "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:"
+            f"<AWS::AccountId>:execution:<{machine}.Name>:*]",
+            "states:DescribeExecution tells whether the investigation an alarm would join still "
+            "runs; execution names are run ids, so access is limited to this state machine's "
+            "executions.",
+        )
         return function
 
     def _build_dead_letter_queue(self, removal_policy: RemovalPolicy) -> sqs.Queue:

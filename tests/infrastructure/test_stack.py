@@ -110,7 +110,7 @@ ENTRY_ACTIONS = {
     | READ_SECRET,
     "alarm_trigger": BASELINE_ACTIONS
     | set(c.GRAPH_NODE_TABLE_ACTIONS)
-    | {"states:StartExecution"}
+    | {"states:StartExecution", "states:DescribeExecution"}
     # an event it failed on, after Lambda's retries, goes to its dead-letter queue
     | {"sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"},
     "run_reconciler": BASELINE_ACTIONS

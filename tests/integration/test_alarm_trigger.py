@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -396,3 +397,45 @@ def test_superbiz_alarm_prints_a_targeted_report_and_its_rule_evaluation():
         if s["output_type"] == "planner_plan" and not s["error"]
     ]
     assert decisions == ["PLAN", "FINISH"]  # the AIOps plan/replan loop
+
+
+class _HeldPlanner:
+    """The runtime's model, whose Planner waits until released (a run caught planning)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model, self.name = model, model.name
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def complete(self, request: Any) -> Any:
+        if request.role == "planner":
+            self.entered.set()
+            self.release.wait(30)
+        return self.model.complete(request)
+
+
+def test_an_alarm_never_joins_an_investigation_whose_execution_was_stopped(runtime, scenario):
+    # Given a service's investigation whose execution was stopped while it planned (an
+    # operator's StopExecution): its run record still reads RUNNING until reconciled
+    at = datetime(2026, 11, 29, 17, 0, 0)
+    offline = runtime.deps.model
+    held = _HeldPlanner(offline)
+    runtime.use_model(held)
+    try:
+        opener = runtime.invoke(
+            "alarm_trigger", storm_event(scenario.alarm_event(), "stopped-svc", 0, at)
+        )
+        assert held.entered.wait(30)
+        runtime.sfn.stop_execution(executionArn=opener["execution_arn"], cause="stopped by hand")
+    finally:
+        held.release.set()
+        runtime.use_model(offline)
+    assert runtime.wait(opener["execution_arn"]) == "ABORTED"
+    # When another alarm of that service arrives inside the storm window
+    event = storm_event(scenario.alarm_event(), "stopped-svc", 1, at + timedelta(seconds=30))
+    result = runtime.invoke("alarm_trigger", event)
+    # Then it opens a new investigation, which runs and covers it
+    assert result["status"] == "started" and result["run_id"] != opener["run_id"]
+    assert runtime.wait(result["execution_arn"]) == "SUCCEEDED"
+    names = {a["name"] for a in runtime.store.get_trace(result["run_id"]).alarms}
+    assert names == {"stopped-svc-alarm-01"}
+    runtime.notifications()

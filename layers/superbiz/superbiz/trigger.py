@@ -36,9 +36,11 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
 from superbiz import runs
@@ -140,7 +142,14 @@ def handle_alarm(
         claim = claim.model_copy(update={"run_id": None, "role": None})
 
     if claim.run_id is None:
-        run_id = investigation_for(store, service, key, at, deps.settings.storm_window_seconds)
+        run_id = investigation_for(
+            store,
+            service,
+            key,
+            at,
+            deps.settings.storm_window_seconds,
+            running=lambda rid: _execution_runs(deps, rid),
+        )
         role = "opened" if run_id == key else "joined"
         payload = StartRunInput(
             run_id=run_id,
@@ -192,10 +201,12 @@ def handle_alarm(
     }
 
 
-def joinable(store: RunStore, run_id: str) -> bool:
+def joinable(store: RunStore, run_id: str, running: Callable[[str], bool] = lambda _: True) -> bool:
     """Whether an alarm may still join this run: it runs and its Planner has not had its
     last turn, or it has not started yet (StartRun has not written it) and someone can
-    still start it: its opening delivery did, recorded how to, or is at it now."""
+    still start it: its opening delivery did, recorded how to, or is at it now.
+    `running(run_id)`: whether its execution still runs (a run record reads RUNNING until
+    reconciled after its execution was stopped, timed out or failed past its Catch)."""
     try:
         run = store.get_run(run_id)
     except RunNotFound:
@@ -203,7 +214,25 @@ def joinable(store: RunStore, run_id: str) -> bool:
         return opener is not None and (
             opener.started or bool(opener.start_input) or not _stopped(opener.received_at)
         )
-    return run.status == "RUNNING" and not PAST_PLANNING.intersection(run.agent_flow)
+    planning = run.status == "RUNNING" and not PAST_PLANNING.intersection(run.agent_flow)
+    return planning and running(run_id)
+
+
+def _execution_runs(deps: EntryDeps, run_id: str) -> bool:
+    """Whether the run's execution is still running. A run record exists only once its
+    execution has run StartRun, so an execution that does not exist has ended (its
+    history expired); when Step Functions cannot be asked, the run record is trusted."""
+    arn = deps.settings.state_machine_arn
+    if not arn:
+        return True
+    sfn = deps.clients.client("stepfunctions")
+    try:
+        described = sfn.describe_execution(executionArn=runs.execution_arn_for(arn, run_id))
+    except ClientError as exc:
+        return exc.response.get("Error", {}).get("Code") != "ExecutionDoesNotExist"
+    except BotoCoreError:
+        return True
+    return described.get("status") == "RUNNING"
 
 
 def _stopped(received_at: str) -> bool:
@@ -250,14 +279,19 @@ def _make_it_run(deps: EntryDeps, run_id: str, alarm_name: str) -> str | None:
 
 
 def investigation_for(
-    store: RunStore, service: str, run_id: str, at: str, window_seconds: int
+    store: RunStore,
+    service: str,
+    run_id: str,
+    at: str,
+    window_seconds: int,
+    running: Callable[[str], bool] = lambda _: True,
 ) -> str:
     """The run an alarm of `service` changing state at `at` belongs to: an open
     investigation that can still take it in, else a new one under `run_id`."""
     until = _plus(at, window_seconds)
     current = store.open_investigation(service, run_id, at, until)
     for _ in range(5):  # each round, another alarm replaced a closed investigation first
-        if current == run_id or joinable(store, current):
+        if current == run_id or joinable(store, current, running):
             return current
         current = store.open_investigation(service, run_id, at, until, replacing=current)
     return current
