@@ -358,15 +358,19 @@ def test_metrics_summary_finds_baseline_peak_and_onset(world, aws):
     assert (summary["baseline"], summary["peak"], summary["latest"]) == (0, 212, 199)
     assert summary["peak_at"] == "2026-11-20T10:06:00Z"
     assert summary["onset_at"] == "2026-11-20T10:05:00Z"
+    # (the 30 minutes before its first datapoint, 09:50, count as 0: CloudWatch publishes a
+    # target 5xx count only for minutes that had one)
     assert cited(result, "$.summary.text") == (
         "HTTPCode_Target_5XX_Count (Sum, 60s) rose from a baseline of 0 to a peak of 212 at "
-        "2026-11-20T10:06:00Z; onset at 2026-11-20T10:05:00Z; latest 199."
+        "2026-11-20T10:06:00Z; onset at 2026-11-20T10:05:00Z; latest 199. CloudWatch "
+        "publishes this count only for periods that had one: the 30 period(s) without a "
+        "datapoint count as 0."
     )
     # and the points are ascending, whole numbers without needless decimals
     points = result.output["points"]
     assert [p["t"] for p in points] == sorted(p["t"] for p in points)
-    assert points[16] == {"t": "2026-11-20T10:06:00Z", "v": 212}
-    assert cited(result, "$.points[16].v") == 212
+    assert points[46] == {"t": "2026-11-20T10:06:00Z", "v": 212}
+    assert cited(result, "$.points[46].v") == 212
 
 
 def test_metrics_without_datapoints_is_nothing_found_with_a_hint(world, aws):

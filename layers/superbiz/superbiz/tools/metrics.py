@@ -6,6 +6,7 @@ anyone who wants to check it.
 
 from __future__ import annotations
 
+import re
 import statistics
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
@@ -107,7 +108,17 @@ class QueryMetricsTool:
             output["known_dimension_sets"] = _known_dimension_sets(cloudwatch, params)
             return ToolResult.nothing_found(output, output["no_evidence"])
 
-        summary, notable = summarise(points, _label(params), end=end, period=params.period)
+        filled = zero_filled(points, params, start, end)
+        if len(filled) > len(points):
+            output["points"] = [{"t": iso(t), "v": clean_number(v)} for t, v in filled]
+        summary, notable = summarise(filled, _label(params), end=end, period=params.period)
+        summary["datapoints"] = len(points)  # what CloudWatch returned
+        if len(filled) > len(points):
+            summary["zero_periods"] = len(filled) - len(points)
+            summary["text"] += (
+                f" CloudWatch publishes this count only for periods that had one: the "
+                f"{len(filled) - len(points)} period(s) without a datapoint count as 0."
+            )
         output["summary"] = summary
         refs = [
             "$.summary.text",
@@ -120,7 +131,7 @@ class QueryMetricsTool:
             refs.append("$.summary.onset_at")
         if summary["silent_from"] is not None:
             refs += ["$.summary.silent_from", "$.summary.silence"]
-        indexes = range(len(points)) if len(points) <= MAX_POINT_REFS else sorted(notable)
+        indexes = range(len(filled)) if len(filled) <= MAX_POINT_REFS else sorted(notable)
         refs.extend(f"$.points[{i}].v" for i in indexes)
         return ToolResult(output=output, evidence_refs=refs, preview=summary["text"])
 
@@ -307,6 +318,45 @@ def _known_dimension_sets(cloudwatch: Any, params: QueryMetricsInput) -> list[di
         if len(sets) >= 10:
             break
     return sets
+
+
+# counts CloudWatch publishes only for the periods that had one (an ALB's 5xx count, a
+# table's throttle events): a period with no datapoint had none
+_ONLY_WHEN_COUNTED = {
+    "AWS/ApplicationELB": re.compile(
+        r"^(HTTPCode_(Target|ELB)_\w+_Count|RejectedConnectionCount|TargetConnectionErrorCount"
+        r"|ClientTLSNegotiationErrorCount|TargetTLSNegotiationErrorCount|ELBAuthError\w*)$"
+    ),
+    "AWS/ELB": re.compile(r"^(HTTPCode_(Backend|ELB)_\w+|BackendConnectionErrors|SpilloverCount)$"),
+    "AWS/DynamoDB": re.compile(
+        r"^(ThrottledRequests|ReadThrottleEvents|WriteThrottleEvents|SystemErrors|UserErrors"
+        r"|ConditionalCheckFailedRequests|TransactionConflict)$"
+    ),
+}
+
+
+def zero_filled(
+    points: list[tuple[datetime, float]], params: QueryMetricsInput, start: datetime, end: datetime
+) -> list[tuple[datetime, float]]:
+    """The series with a 0 for every period of the window up to its last datapoint that has
+    none, for a count CloudWatch publishes only when there was one (read as a Sum or a
+    SampleCount); any other series as returned. Without this, a 5xx count that starts at its onset reads
+    as a fall from its first value."""
+    pattern = _ONLY_WHEN_COUNTED.get(params.namespace)
+    counted = params.statistic in ("Sum", "SampleCount")
+    if not points or pattern is None or not counted or not pattern.match(params.metric_name):
+        return points
+    have = dict(points)
+    last = max(have)
+    step = timedelta(seconds=params.period)
+    series: list[tuple[datetime, float]] = []
+    t = start
+    # up to the last datapoint: the periods after it may not be published yet (CloudWatch's
+    # last period or two lag), and a count that stopped long ago is read as stopped
+    while t <= last:
+        series.append((t, have.pop(t, 0.0)))
+        t += step
+    return sorted(series + list(have.items()))
 
 
 def _align(value: datetime, period: int) -> datetime:
