@@ -587,3 +587,44 @@ def test_deleting_a_watcher_or_a_change_told_as_a_check_is_refused(remediation):
 def test_a_read_call_told_as_read_only_is_not_destructive(remediation):
     outcome = check(remediation, ON_OOM, kind=ClaimKind.REMEDIATION)
     assert gk.DESTRUCTIVE_ACTION not in outcome.rule_ids, outcome.detail
+
+
+ON_ERRORS_LATEST = cite(ERRORS, "$.summary.latest", "64")
+
+
+@pytest.mark.parametrize(
+    "remediation",
+    [
+        "Revert thumbnailer MemorySize to 1024, then check that the errors fall back to their "
+        "baseline.",
+        "Revert thumbnailer MemorySize to 1024 and watch the errors until they are back to normal.",
+        "Revert thumbnailer MemorySize to 1024; the errors should return to their baseline.",
+    ],
+)
+def test_a_remediation_that_names_the_state_to_check_for_is_no_claim_about_now(remediation):
+    # Given a remediation naming the state it expects once applied, while the errors are
+    # far above their baseline now
+    outcome = check(remediation, ON_SHRINK, ON_ERRORS, kind=ClaimKind.REMEDIATION)
+    # Then the state it checks for is not read as a state it says holds now
+    assert gk.CONTRADICTS_CITATION not in outcome.rule_ids, outcome.detail
+
+
+def test_an_observation_that_the_errors_are_back_to_baseline_is_still_contradicted():
+    # Given the same errors, said to be back at their baseline now
+    outcome = check(
+        "thumbnailer's errors fell back to their baseline after the revert.",
+        ON_ERRORS,
+        ON_ERRORS_LATEST,
+    )
+    assert gk.CONTRADICTS_CITATION in outcome.rule_ids, outcome.detail
+
+
+def test_a_recovery_told_after_an_action_is_still_a_claim_about_now():
+    # Given the errors, far above their baseline, said to have recovered once a fix went out
+    outcome = check(
+        "Once thumbnailer's MemorySize was restored, the errors went back to their baseline.",
+        ON_ERRORS,
+        ON_ERRORS_LATEST,
+    )
+    # Then the recovery is contradicted by the cited series
+    assert gk.CONTRADICTS_CITATION in outcome.rule_ids, outcome.detail

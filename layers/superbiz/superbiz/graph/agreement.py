@@ -229,11 +229,23 @@ _NEGATED_BEFORE = lazy(
 )
 
 
+# a state named as what to check for or wait for, in the clause before it ("then check
+# that the errors fall back to their baseline", "watch them until they are back to normal"):
+# what an action expects, not what holds now
+_EXPECTED_BEFORE = lazy(
+    r"\b(?:check|checking|verify|confirm|ensure|make\s+sure|watch|monitor|until|whether"
+    r"|should|will|expect\w*|wait\s+for)\b[^.;]*$",
+    re.I,
+)
+
+
 def _affirmed(pattern: re.Pattern[str], said: str) -> re.Match[str] | None:
     """The first match of a state the statement asserts, not one it negates ("has not
-    returned to its baseline")."""
+    returned to its baseline") or names as what to check for ("check that it is back to
+    its baseline")."""
     for m in pattern.finditer(said):
-        if not _NEGATED_BEFORE.search(said[max(0, m.start() - 24) : m.start()]):
+        before = said[max(0, m.start() - 80) : m.start()]
+        if not _NEGATED_BEFORE.search(before[-24:]) and not _EXPECTED_BEFORE.search(before):
             return m
     return None
 
