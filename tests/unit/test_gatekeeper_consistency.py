@@ -628,3 +628,82 @@ def test_a_recovery_told_after_an_action_is_still_a_claim_about_now():
     )
     # Then the recovery is contradicted by the cited series
     assert gk.CONTRADICTS_CITATION in outcome.rule_ids, outcome.detail
+
+
+# ------------------------------------------ R12: a change of a kind that cannot cause it
+
+THROTTLED = (
+    "2027-03-02T07:50:05Z ERROR billing-api UpdateItem on invoices failed: "
+    "ProvisionedThroughputExceededException: The level of configured provisioned throughput "
+    "for the table was exceeded"
+)
+BILLING_LOGS = inv(
+    9, "query_logs", {"results": [{"timestamp": THROTTLED[:20], "message": THROTTLED}]}
+)
+BILLING_CHANGES = inv(
+    10,
+    "recent_changes",
+    {
+        "changes": [
+            {
+                "t": "2027-03-02T07:44:00Z",
+                "event": "UpdateFunctionConfiguration20150331v2",
+                "resource": "arn:aws:lambda:us-east-2:123456789012:function:billing-api",
+                "resources": ["billing-api"],
+                "user": "dev@corp",
+                "detail": "functionName=billing-api, memorySize=1024, timeout=60",
+            },
+            {
+                "t": "2027-03-02T07:46:00Z",
+                "event": "UpdateTable",
+                "resource": "invoices",
+                "user": "capacity-bot",
+                "detail": 'tableName=invoices, provisionedThroughput={"writeCapacityUnits":20}',
+            },
+        ]
+    },
+)
+ON_THROTTLED = cite(BILLING_LOGS, "$.results[0].message", "ProvisionedThroughputExceededException")
+
+
+def _billing_check(statement: str, change: int, *extra: Citation):
+    claim = Claim(
+        claim_id="c1",
+        kind=ClaimKind.ROOT_CAUSE,
+        statement=statement,
+        citations=[
+            cite(
+                BILLING_CHANGES,
+                f"$.changes[{change}]",
+                BILLING_CHANGES.output["changes"][change]["event"],
+            ),
+            ON_THROTTLED,
+            *extra,
+        ],
+    )
+    return gk.check_claim(claim, {i.invocation_id: i for i in (BILLING_LOGS, BILLING_CHANGES)})
+
+
+def test_a_root_cause_blaming_a_change_that_cannot_produce_the_failure_is_refused():
+    # Given throttled writes, and a function configuration change of the writer before them
+    # (its record names the function by ARN, and by the name the failing lines use)
+    outcome = _billing_check(
+        "The root cause is dev@corp's UpdateFunctionConfiguration of billing-api at 07:44:00, "
+        "after which billing-api's UpdateItem on invoices failed with "
+        "ProvisionedThroughputExceededException.",
+        0,
+    )
+    # Then it is refused: a memory and timeout change cannot exceed a table's throughput
+    assert gk.CHANGE_CANNOT_CAUSE in outcome.rule_ids, outcome.detail
+
+
+def test_a_root_cause_blaming_the_change_that_can_produce_it_passes():
+    # Given the same failure and the table's capacity cut before it
+    outcome = _billing_check(
+        "capacity-bot's UpdateTable on invoices at 07:46:00 set writeCapacityUnits to 20, after "
+        "which billing-api's UpdateItem on invoices failed with "
+        "ProvisionedThroughputExceededException.",
+        1,
+    )
+    # Then it is not refused for the kind of change
+    assert gk.CHANGE_CANNOT_CAUSE not in outcome.rule_ids, outcome.detail

@@ -670,7 +670,7 @@ def cause_after_effect(statement: str, cited: list[Cited]) -> str | None:
     if not changes or not effects:
         return None
     said = normalise(statement).lower()
-    named = [c for c in changes if _names(c, said)] or changes
+    named = [c for c in changes if names_change(c, said)] or changes
     onset = min(effects)
     times = [at for c in named if (at := instant_of(c.value, c.text)) is not None]
     if times and len(times) == len(named) and all(at > onset for at in times):
@@ -681,7 +681,7 @@ def cause_after_effect(statement: str, cited: list[Cited]) -> str | None:
     return None
 
 
-def _names(change: Cited, said: str) -> bool:
+def names_change(change: Cited, said: str) -> bool:
     """Whether a statement names a change record: its resource, event or detail."""
     value = change.value if isinstance(change.value, dict) else {}
     for key in ("resource", "event", "detail", "event_name", "eventName"):

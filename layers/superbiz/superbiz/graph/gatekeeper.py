@@ -106,7 +106,7 @@ from superbiz.records import ToolInvocation
 from superbiz.times import parse_iso
 from superbiz.untrusted import is_instruction_like, normalise_untrusted
 
-RULE_SET_VERSION = "gatekeeper-rules/2.4"
+RULE_SET_VERSION = "gatekeeper-rules/2.5"
 MIN_EXCERPT_CHARS = 8
 
 INVOCATION_NOT_IN_RUN = "R1_INVOCATION_NOT_IN_RUN"
@@ -125,6 +125,7 @@ NO_TELEMETRY = "R10_NO_TELEMETRY"
 CAUSE_UNSUPPORTED = "R11_CAUSE_UNSUPPORTED"
 CONTRADICTS_CITATION = "R12_CONTRADICTS_CITATION"
 CHANGE_NOT_LINKED = "R12_CHANGE_NOT_LINKED"
+CHANGE_CANNOT_CAUSE = "R12_CHANGE_CANNOT_CAUSE"
 ACTION_UNSUPPORTED = "A1_ACTION_UNSUPPORTED"
 GAP_UNSUPPORTED = "A1_GAP_UNSUPPORTED"
 ANSWER_UNSUPPORTED = "A2_ANSWER_UNSUPPORTED"
@@ -807,6 +808,7 @@ def check_claim(
             )
     claim_level = {
         CHANGE_NOT_LINKED,
+        CHANGE_CANNOT_CAUSE,
         INSTRUCTION_IN_STATEMENT,
         CAUSE_UNSUPPORTED,
         CONTRADICTS_CITATION,
@@ -1281,7 +1283,59 @@ def _disagreements(
         checks.append((CONTRADICTS_CITATION, agreement.denial_shown(statement, cited)))
     if claim.kind is ClaimKind.ROOT_CAUSE:
         checks.append((CONTRADICTS_CITATION, agreement.cause_after_effect(statement, cited)))
+        checks.append((CHANGE_CANNOT_CAUSE, change_cannot_cause(statement, cited)))
     return [(rule, why) for rule, why in checks if why]
+
+
+# what in a change record can be what the failing lines use: an identifier (a queue URL,
+# a host, a table or key name), not a word
+_RECORD_NAME = lazy(r"[A-Za-z0-9][\w.:/@-]*[-_.:/][\w.:/@-]*[A-Za-z0-9]")
+
+
+def change_cannot_cause(statement: str, cited: list[agreement.Cited]) -> str | None:
+    """A root cause blaming a cited change of a kind that cannot produce the failure its
+    cited lines show: every specific error signature those lines match names what changes can
+    produce it (`triggered_by` in the catalogue, the analyzers' own reading), the blamed
+    change is none of them, and its record carries nothing the lines name (a record that
+    sets a URL, queue or host the lines fail on is implicated whatever its kind)."""
+    changes = [c for c in cited if c.tool == "recent_changes" and isinstance(c.value, dict)]
+    lines = [c.text for c in cited if c.tool == "query_logs"]
+    if not changes or not lines:
+        return None
+    shown = [s for s in signatures.catalogue() if any(s.pattern.search(t) for t in lines)]
+    # what the lines show is their specific signatures; a generic one (an ERROR, a
+    # timeout) says what any change may cause
+    shown = [s for s in shown if s.specific]
+    if not shown:
+        return None
+    said = normalise(statement).lower()
+    named = [c for c in changes if agreement.names_change(c, said)] or changes
+    failing = " ".join(lines).lower()
+    for change in named:
+        record = change.value
+        event, detail = str(record.get("event", "")), str(record.get("detail") or "")
+        if not event or any(s.can_be_triggered_by(event, detail) for s in shown):
+            return None
+        touched = [record.get("resource"), *(record.get("resources") or [])]
+        own = {
+            part
+            for t in touched
+            if isinstance(t, str) and t
+            for part in (t.lower(), re.split(r"[:/]", t.lower())[-1])
+        }
+        carried = [
+            n
+            for n in _RECORD_NAME.findall(detail)
+            if len(n) >= 5 and n.lower() not in own and n.lower() in failing
+        ]
+        if carried:
+            return None
+    labels = ", ".join(sorted({s.label for s in shown}))
+    blamed = named[0].value
+    return (
+        f"blames {blamed.get('event')} on {blamed.get('resource')}, a change of a kind that "
+        f"cannot produce {labels}, and its record sets nothing the failing lines use"
+    )
 
 
 def disagreement(sentence: str, cited: list[agreement.Cited]) -> str | None:
