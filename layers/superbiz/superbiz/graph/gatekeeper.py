@@ -1297,7 +1297,9 @@ def change_cannot_cause(statement: str, cited: list[agreement.Cited]) -> str | N
     cited lines show: every specific error signature those lines match names what changes can
     produce it (`triggered_by` in the catalogue, the analyzers' own reading), the blamed
     change is none of them, and its record carries nothing the lines name (a record that
-    sets a URL, queue or host the lines fail on is implicated whatever its kind)."""
+    sets a URL, queue or host the lines fail on is implicated whatever its kind). A change
+    to what no line can name (a network ACL, a security group, a policy) is left to the
+    readings that link it by port or kind."""
     changes = [c for c in cited if c.tool == "recent_changes" and isinstance(c.value, dict)]
     lines = [c.text for c in cited if c.tool == "query_logs"]
     if not changes or not lines:
@@ -1315,6 +1317,10 @@ def change_cannot_cause(statement: str, cited: list[agreement.Cited]) -> str | N
         record = change.value
         event, detail = str(record.get("event", "")), str(record.get("detail") or "")
         if not event or any(s.can_be_triggered_by(event, detail) for s in shown):
+            return None
+        # a change to what no failing line can name (a network ACL, a security group, a
+        # policy) is linked by other readings: its port, its kind
+        if analyzers.unnamed_kind(record) is not None:
             return None
         touched = [record.get("resource"), *(record.get("resources") or [])]
         own = {
