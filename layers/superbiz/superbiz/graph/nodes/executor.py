@@ -107,9 +107,7 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         "tool_names": [] if state.force_final else list(profile.allowed_tools),
     }
     tools = (
-        []
-        if state.force_final
-        else fallback_route.tools_for(profile) + mcp_offer.schemas_of(trace)
+        [] if state.force_final else fallback_route.tools_for(profile) + mcp_offer.schemas_of(trace)
     )
     turn = model_turn(
         deps,
