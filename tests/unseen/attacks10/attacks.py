@@ -200,7 +200,9 @@ Q_DEPLOY = cite(
 )
 Q_PLANNER_DEPLOY = cite(QC, "$.changes[1]", "service=pick-planner, taskDefinition=pick-planner:210")
 Q_TWIN = cite(QC, "$.changes[2]", 'carrier-manifests-dlq, attributes={"MaximumMessageSize":"65536"')
-Q_SET = cite(QC, "$.changes[3]", f'queueUrl={QUEUE_URL}, attributes={{"MaximumMessageSize":"65536"}}')
+Q_SET = cite(
+    QC, "$.changes[3]", f'queueUrl={QUEUE_URL}, attributes={{"MaximumMessageSize":"65536"}}'
+)
 Q_VIS = cite(QC, "$.changes[4]", 'attributes={"VisibilityTimeout":"180"}')
 
 PCT = DerivationOp.RATIO_PERCENT
@@ -374,9 +376,7 @@ ATTACKS: list[Row] = [
             "the revoke of sg-0c4f7a9e2b1d3f568 at 14:22:31.",
             S_REVOKE,
             S_TIMEOUT_1,
-            derivations=(
-                derive("147", SECS, "2026-12-09T14:22:31Z", "2026-12-09T14:23:58.120Z"),
-            ),
+            derivations=(derive("147", SECS, "2026-12-09T14:22:31Z", "2026-12-09T14:23:58.120Z"),),
         ),
     ),
     # wrong: the pool line (0 of 20 connections) is at 14:33:05; at 14:23:58 the record is
@@ -1010,9 +1010,7 @@ CONTROLS: list[Row] = [
             S_REVOKE,
             S_SETTLED_3,
             S_TIMEOUT_1,
-            derivations=(
-                derive("87", SECS, "2026-12-09T14:22:31Z", "2026-12-09T14:23:58.120Z"),
-            ),
+            derivations=(derive("87", SECS, "2026-12-09T14:22:31Z", "2026-12-09T14:23:58.120Z"),),
         ),
         "pass",
     ),

@@ -498,15 +498,27 @@ DDB_LOGS = logs(
             "2026-12-10T07:09:51.006Z INFO [sync] batch=B-7738 sku=SKU-90233 price updated in "
             "catalog-items (ConsumedCapacity 1.0 WCU)",
         ),
-        ("2026-12-10T07:13:05.120Z", SYNC_STREAMS[0], _throttled("2026-12-10T07:13:05.120Z", "SKU-90410")),
-        ("2026-12-10T07:15:40.774Z", SYNC_STREAMS[2], _throttled("2026-12-10T07:15:40.774Z", "SKU-90488")),
+        (
+            "2026-12-10T07:13:05.120Z",
+            SYNC_STREAMS[0],
+            _throttled("2026-12-10T07:13:05.120Z", "SKU-90410"),
+        ),
+        (
+            "2026-12-10T07:15:40.774Z",
+            SYNC_STREAMS[2],
+            _throttled("2026-12-10T07:15:40.774Z", "SKU-90488"),
+        ),
         (
             "2026-12-10T07:16:02.415Z",
             SYNC_STREAMS[1],
             "2026-12-10T07:16:02.415Z WARN [sync] batch=B-7745 partial: 212 of 500 price updates "
             "written, 288 throttled; requeued to price-updates",
         ),
-        ("2026-12-10T07:24:18.902Z", SYNC_STREAMS[2], _throttled("2026-12-10T07:24:18.902Z", "SKU-91002")),
+        (
+            "2026-12-10T07:24:18.902Z",
+            SYNC_STREAMS[2],
+            _throttled("2026-12-10T07:24:18.902Z", "SKU-91002"),
+        ),
     ],
     pattern="ERROR|WARN|updated",
 )
@@ -526,7 +538,9 @@ DDB_THROTTLES = metric(
     _WRITE_THROTTLES,
 )
 
-_CONSUMED = _jitter(54000, [0, 420, -360, 180, -540, 300, -120, 600, -240, 60], 28)  # 06:45 .. 07:12
+_CONSUMED = _jitter(
+    54000, [0, 420, -360, 180, -540, 300, -120, 600, -240, 60], 28
+)  # 06:45 .. 07:12
 _CONSUMED += _jitter(7140, [0, 48, -30, 60, 12, -54, 36, -18, 24, -6], 42)  # 07:13 .. 07:54
 DDB_CONSUMED = metric(
     DDB_RUN,
@@ -781,7 +795,9 @@ SQS_LOGS = logs(
             "2026-12-11T18:55:12.204Z",
             NOTIFIER_STREAMS[0],
             _sent(
-                "2026-12-11T18:55:12.204Z", "MF-240817", 41872,
+                "2026-12-11T18:55:12.204Z",
+                "MF-240817",
+                41872,
                 "5b1d3f7a-9c2e-4b60-8d4f-6a8c0e2b4d61",
             ),
         ),
@@ -789,11 +805,17 @@ SQS_LOGS = logs(
             "2026-12-11T19:01:40.918Z",
             NOTIFIER_STREAMS[1],
             _sent(
-                "2026-12-11T19:01:40.918Z", "MF-240851", 118204,
+                "2026-12-11T19:01:40.918Z",
+                "MF-240851",
+                118204,
                 "6c2e4a8b-0d3f-4c71-9e5a-7b9d1f3c5e72",
             ),
         ),
-        ("2026-12-11T19:04:27.551Z", NOTIFIER_STREAMS[0], _too_large("2026-12-11T19:04:27.551Z", "MF-240866", 97310)),
+        (
+            "2026-12-11T19:04:27.551Z",
+            NOTIFIER_STREAMS[0],
+            _too_large("2026-12-11T19:04:27.551Z", "MF-240866", 97310),
+        ),
         (
             "2026-12-11T19:05:10.372Z",
             PLANNER_STREAM,
@@ -804,17 +826,27 @@ SQS_LOGS = logs(
             "2026-12-11T19:06:03.480Z",
             NOTIFIER_STREAMS[1],
             _sent(
-                "2026-12-11T19:06:03.480Z", "MF-240870", 22410,
+                "2026-12-11T19:06:03.480Z",
+                "MF-240870",
+                22410,
                 "7d3f5b9c-1e4a-4d82-8f6b-8c0e2a4d6f83",
             ),
         ),
-        ("2026-12-11T19:07:48.905Z", NOTIFIER_STREAMS[2], _too_large("2026-12-11T19:07:48.905Z", "MF-240874", 131072)),
+        (
+            "2026-12-11T19:07:48.905Z",
+            NOTIFIER_STREAMS[2],
+            _too_large("2026-12-11T19:07:48.905Z", "MF-240874", 131072),
+        ),
         (
             "2026-12-11T19:12:30.117Z",
             LABEL_STREAM,
             "2026-12-11T19:12:30.117Z WARN [printer] zebra-gru-07 offline; label LB-77120 queued",
         ),
-        ("2026-12-11T19:15:22.640Z", NOTIFIER_STREAMS[1], _too_large("2026-12-11T19:15:22.640Z", "MF-240902", 88415)),
+        (
+            "2026-12-11T19:15:22.640Z",
+            NOTIFIER_STREAMS[1],
+            _too_large("2026-12-11T19:15:22.640Z", "MF-240902", 88415),
+        ),
         (
             "2026-12-11T19:18:09.300Z",
             NOTIFIER_STREAMS[0],
@@ -970,7 +1002,10 @@ SQS_CHANGES = changes(
             _summary(
                 {
                     "queueUrl": DLQ_URL,
-                    "attributes": {"MaximumMessageSize": "65536", "MessageRetentionPeriod": "1209600"},
+                    "attributes": {
+                        "MaximumMessageSize": "65536",
+                        "MessageRetentionPeriod": "1209600",
+                    },
                 }
             ),
         ),
