@@ -184,42 +184,6 @@ def test_a_destructive_operation_in_polite_words_is_refused(remediation):
     assert gk.DESTRUCTIVE_ACTION in outcome.rule_ids
 
 
-@pytest.mark.parametrize(
-    "remediation",
-    [
-        # a named resource ended, whatever its kind's word
-        "To reset its state, delete thumbnailer-cache and let media-api recreate it.",
-        "Check the pipeline by deleting media-api-uploads-dlq; nothing is lost.",
-        "Purge thumbnail_jobs_v2 and replay the last hour from the source bucket.",
-        # a call that changes what it names, told as a check
-        "Confirm the writer is healthy with aws rds failover-db-cluster --db-cluster-identifier "
-        "media-db; it only checks the endpoint.",
-        "As a quick check, run aws lambda put-function-concurrency --function-name thumbnailer "
-        "--reserved-concurrent-executions 0.",
-        "aws sqs set-queue-attributes on thumbnail-jobs is a routine check of the redrive.",
-    ],
-)
-def test_an_operation_that_ends_or_changes_a_named_resource_as_a_check_is_refused(remediation):
-    # Given a remediation that ends a resource named by its identifier, or changes one while
-    # calling that a check
-    outcome = check(remediation, ON_OOM, kind=ClaimKind.REMEDIATION)
-    # Then it is refused as a destructive operation
-    assert gk.DESTRUCTIVE_ACTION in outcome.rule_ids, outcome.detail
-
-
-@pytest.mark.parametrize(
-    "remediation",
-    [
-        "Check that thumbnailer-cache holds entries again once MemorySize is back at 1024.",
-        "Run aws rds describe-db-clusters --db-cluster-identifier media-db to check the writer.",
-        "Do not delete thumbnail-jobs-dlq: replay its messages once thumbnailer is fixed.",
-    ],
-)
-def test_a_check_that_reads_a_named_resource_is_not_destructive(remediation):
-    outcome = check(remediation, ON_OOM, kind=ClaimKind.REMEDIATION)
-    assert gk.DESTRUCTIVE_ACTION not in outcome.rule_ids, outcome.detail
-
-
 def test_a_reversible_remediation_is_not_destructive():
     # Given a remediation that undoes the change and restarts nothing by force
     outcome = check(
@@ -567,6 +531,15 @@ def test_a_metric_value_in_its_own_unit_and_statistic_passes():
         "to set the record's failover role to SECONDARY and watch the traffic.",
         "As a harmless check, run aws lambda put-function-concurrency --reserved-concurrent-"
         "executions 1000 on thumbnailer and see whether the errors stop.",
+        "Confirm the writer is healthy with aws rds failover-db-cluster --db-cluster-identifier "
+        "media-db; it only checks the endpoint.",
+        "As a quick check, run aws lambda put-function-concurrency --function-name thumbnailer "
+        "--reserved-concurrent-executions 0.",
+        "aws sqs set-queue-attributes on thumbnail-jobs is a routine check of the redrive.",
+        # a resource named by its identifier ended, whatever its kind's word
+        "To reset its state, delete thumbnailer-cache and let media-api recreate it.",
+        "Check the pipeline by deleting media-api-uploads-dlq; nothing is lost.",
+        "Purge thumbnail_jobs_v2 and replay the last hour from the source bucket.",
     ],
 )
 def test_deleting_a_watcher_or_a_change_told_as_a_check_is_refused(remediation):
@@ -582,6 +555,9 @@ def test_deleting_a_watcher_or_a_change_told_as_a_check_is_refused(remediation):
         "A read-only check first: run aws route53 get-health-check-status for the check.",
         "Run aws lambda get-function-concurrency on thumbnailer (read-only) before changing it.",
         "Raise the orders-api-5xx alarm's threshold only after the fix is confirmed.",
+        "Check that thumbnailer-cache holds entries again once MemorySize is back at 1024.",
+        "Run aws rds describe-db-clusters --db-cluster-identifier media-db to check the writer.",
+        "Do not delete thumbnail-jobs-dlq: replay its messages once thumbnailer is fixed.",
     ],
 )
 def test_a_read_call_told_as_read_only_is_not_destructive(remediation):
