@@ -433,8 +433,10 @@ def test_an_alarm_never_joins_an_investigation_whose_execution_was_stopped(runti
     # When another alarm of that service arrives inside the storm window
     event = storm_event(scenario.alarm_event(), "stopped-svc", 1, at + timedelta(seconds=30))
     result = runtime.invoke("alarm_trigger", event)
-    # Then it opens a new investigation, which runs and covers it
+    # Then it opens a new investigation, which runs and covers it, and the stopped run is
+    # closed on sight rather than left RUNNING for the reconciler's sweep
     assert result["status"] == "started" and result["run_id"] != opener["run_id"]
+    assert runtime.store.get_run(opener["run_id"]).status == "FAILED"
     assert runtime.wait(result["execution_arn"]) == "SUCCEEDED"
     names = {a["name"] for a in runtime.store.get_trace(result["run_id"]).alarms}
     assert names == {"stopped-svc-alarm-01"}

@@ -28,7 +28,7 @@ def test_a_5xx_count_that_starts_at_its_onset_rose_from_zero() -> None:
     # Given an ALB 5xx count whose first datapoint is its onset
     params = _params("AWS/ApplicationELB", "HTTPCode_Target_5XX_Count")
     # When it is read with the periods CloudWatch published nothing for
-    series = zero_filled(_sparse(), params, START, END)
+    series = zero_filled(_sparse(), params, START)
     summary, _ = summarise(series, "HTTPCode_Target_5XX_Count (Sum, 60s)", end=END, period=60)
     # Then it rose from a baseline of 0 at 10:20, rather than falling from 20
     assert len(series) == 28 and series[0] == (START, 0.0)
@@ -46,10 +46,10 @@ def test_a_series_published_every_period_is_read_as_returned() -> None:
         _params("AWS/DynamoDB", "ThrottledRequests", "Maximum"),
     ):
         # Then nothing is filled in
-        assert zero_filled(_sparse(), params, START, END) == _sparse()
+        assert zero_filled(_sparse(), params, START) == _sparse()
 
 
 def test_throttle_events_of_a_table_are_read_with_their_zeros() -> None:
     params = _params("AWS/DynamoDB", "WriteThrottleEvents")
-    series = zero_filled(_sparse(), params, START, END)
+    series = zero_filled(_sparse(), params, START)
     assert sum(1 for _, v in series if v == 0) == 20

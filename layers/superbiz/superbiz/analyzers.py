@@ -616,7 +616,7 @@ def widen_implicated(
     out = set(names) | set(watched)
     lowered = {n.lower() for n in out}
     for service, resources in members.items():
-        if service in lowered or any(service == _short(n) for n in lowered):
+        if service in lowered or any(service == short_name(n) for n in lowered):
             out |= resources
     return sorted(n for n in out if len(n) >= 3)
 
@@ -796,7 +796,9 @@ def unnamed_kind(change: dict[str, Any]) -> str | None:
     event = signatures.operation(change.get("event", ""))
     touched = [change.get("resource", ""), *change.get("resources", [])]
     for kind, rx in _UNNAMED_KINDS:
-        if rx.search(event) or any(t and (rx.search(t) or rx.search(_short(t))) for t in touched):
+        if rx.search(event) or any(
+            t and (rx.search(t) or rx.search(short_name(t))) for t in touched
+        ):
             return kind
     return None
 
@@ -817,7 +819,7 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
     touched = [change.get("resource", ""), *change.get("resources", [])]
     names = [n.lower() for n in leading.data.get("implicated", [])]
     touches = any(
-        t and n and (t.lower() in n or n in _own_part(t) or _related(_short(t), _short(n)))
+        t and n and (t.lower() in n or n in _own_part(t) or _related(short_name(t), short_name(n)))
         for t in touched
         for n in names
     )
@@ -833,11 +835,12 @@ def change_relevance(change: dict[str, Any], leading: Finding | None) -> tuple[b
                 else ""
             )
         )
-    scaling = signatures.scales_only(event, detail)
-    if not sig.can_be_triggered_by(event, detail) and not (scaling and not touches):
-        if scaling:
+    if not sig.can_be_triggered_by(event, detail):
+        if not signatures.scales_only(event, detail):
+            return False, f"{event} cannot produce {sig.label}"
+        if touches:
             return False, f"{event} sets only how many tasks run: it deploys nothing"
-        return False, f"{event} cannot produce {sig.label}"
+        # another service's scaling: what it does not touch is said below
     ports = sorted(set(leading.data.get("ports") or []) & served_ports(change))
     if not touches and ports:
         return True, (
@@ -900,7 +903,7 @@ def carried_names(change: dict[str, Any], leading: Finding) -> list[str]:
     detail = change.get("detail") or ""
     if not detail:
         return []
-    own = {_short(t) for t in (change.get("resource", ""), *change.get("resources", [])) if t}
+    own = {short_name(t) for t in (change.get("resource", ""), *change.get("resources", [])) if t}
     carried = [
         m for m in leading.data.get("marks") or [] if m.lower() not in own and _carries(detail, m)
     ]
@@ -941,10 +944,11 @@ def _own_part(resource: str) -> str:
     """What names a changed resource itself: an ARN whole, a path's last part (in
     prod-core/ledger-api the cluster prod-core holds other services too)."""
     lowered = resource.lower()
-    return lowered if lowered.startswith("arn:") else _short(lowered)
+    return lowered if lowered.startswith("arn:") else short_name(lowered)
 
 
-def _short(name: str) -> str:
+def short_name(name: str) -> str:
+    """A resource's own name: the last part of an ARN or a path, lower-case."""
     return re.split(r"[:/]", name.lower().rstrip("/"))[-1]
 
 
@@ -1252,7 +1256,7 @@ def traffic_targets(change: dict[str, Any]) -> list[tuple[str, str]]:
         if arn:
             out.append((arn.group(1), _arn_name(arn.group(1), arn.group(2))))
         elif resource:
-            out.append((service, _short(resource)))
+            out.append((service, short_name(resource)))
     detail = change.get("detail") or ""
     out += [(m.group(1), _arn_name(m.group(1), m.group(2))) for m in _TRAFFIC_ARN.finditer(detail)]
     out += [("lambda", m.group(1)) for m in _FUNCTION_NAMED.finditer(detail)]
@@ -1376,7 +1380,7 @@ def _with_siblings(values: set[str], members: dict[str, set[str]]) -> set[str]:
     `service_resources`): a function whose count stopped is fed by its service's queue."""
     related = set(values)
     for names in members.values():
-        lowered = {_short(n) for n in names}
+        lowered = {short_name(n) for n in names}
         if lowered & values:
             related |= lowered
     return related
@@ -1438,7 +1442,7 @@ def _writer_only(change: dict[str, Any], leading: Finding) -> bool:
     """Whether what a change touches is only the service that wrote the failing lines."""
     writers = set(leading.data.get("writers") or [])
     touched = [t for t in (change.get("resource", ""), *change.get("resources", [])) if t]
-    return bool(touched) and all(_short(t) in writers for t in touched)
+    return bool(touched) and all(short_name(t) in writers for t in touched)
 
 
 def quoted(text: str) -> str:

@@ -23,13 +23,17 @@ Three guarantees, kept in DynamoDB with conditional writes:
 A delivery that fails to start its execution raises, so it is delivered again
 (Lambda retries the asynchronous invocation twice, a minute or two apart, then
 keeps the event in the trigger's dead-letter queue); the retry finds the claim
-not yet started and starts it with the input it recorded. An alarm that joins an investigation makes sure it runs. It waits a
-moment for the opening delivery to start it; if that delivery stopped (it
+not yet started and starts it with the input it recorded.
+
+An alarm that joins an investigation makes sure it runs. It waits a moment
+for the opening delivery to start it; if that delivery stopped (it
 claimed its alarm more than `OPENER_GRACE_SECONDS` ago) after recording its
 input, the joining one starts the execution (a start is idempotent on the run
 id). An investigation whose opener stopped before recording its input takes no
 alarm: the next alarm opens a new one in its place. While the opener is still
-at work, a joining alarm fails so that it is delivered again.
+at work, a joining alarm fails so that it is delivered again. A run whose
+execution has ended (stopped, timed out) takes no alarm either: the trigger
+closes it on sight (`reconcile.reconcile_run`), before the reconciler's sweep.
 """
 
 from __future__ import annotations
@@ -40,15 +44,14 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
-from superbiz import runs
+from superbiz import reconcile, runs
 from superbiz.aiops import AlarmPayload, AlarmPayloadError, question_for
 from superbiz.contracts import Limits, RunMode, StartRunInput
 from superbiz.deps import Deps, EntryDeps
 from superbiz.errors import InvestigationStarting, RunNotFound
-from superbiz.records import AlarmClaim, RunTrace
+from superbiz.records import AlarmClaim, RunRecord, RunTrace
 from superbiz.store import RunStore
 from superbiz.times import iso_seconds, parse_iso, utcnow_iso
 
@@ -148,7 +151,8 @@ def handle_alarm(
             key,
             at,
             deps.settings.storm_window_seconds,
-            running=lambda rid: _execution_runs(deps, rid),
+            # a run record reads RUNNING until reconciled after its execution ended
+            running=lambda run: reconcile.reconcile_run(deps, run, force=True) is None,
         )
         role = "opened" if run_id == key else "joined"
         payload = StartRunInput(
@@ -186,11 +190,7 @@ def handle_alarm(
         run_id = claim.run_id
         payload = StartRunInput.model_validate_json(claim.start_input or "{}")
 
-    sfn = deps.clients.client("stepfunctions")
-    # StartExecution is idempotent on the name (the run id): deliveries racing each
-    # other all reach here, one execution exists, and one delivery marks it started
-    execution_arn = runs.start_execution(sfn, deps.settings.state_machine_arn, payload)
-    first = store.mark_alarm_started(key)
+    execution_arn, first = _start(deps, key, payload)
     return {
         "status": "started" if first else "duplicate",
         "alarm": alarm.name,
@@ -201,11 +201,22 @@ def handle_alarm(
     }
 
 
-def joinable(store: RunStore, run_id: str, running: Callable[[str], bool] = lambda _: True) -> bool:
+def _start(deps: EntryDeps, key: str, payload: StartRunInput) -> tuple[str, bool]:
+    """Start the execution an opening alarm's claim (`key`) recorded, and mark the claim
+    started. StartExecution is idempotent on the name (the run id): deliveries racing each
+    other all reach here, one execution exists, and one delivery marks it started (True)."""
+    sfn = deps.clients.client("stepfunctions")
+    execution_arn = runs.start_execution(sfn, deps.settings.state_machine_arn, payload)
+    return execution_arn, deps.store.mark_alarm_started(key)
+
+
+def joinable(
+    store: RunStore, run_id: str, running: Callable[[RunRecord], bool] = lambda _: True
+) -> bool:
     """Whether an alarm may still join this run: it runs and its Planner has not had its
     last turn, or it has not started yet (StartRun has not written it) and someone can
     still start it: its opening delivery did, recorded how to, or is at it now.
-    `running(run_id)`: whether its execution still runs (a run record reads RUNNING until
+    `running(run)`: whether its execution still runs (a run record reads RUNNING until
     reconciled after its execution was stopped, timed out or failed past its Catch)."""
     try:
         run = store.get_run(run_id)
@@ -215,24 +226,7 @@ def joinable(store: RunStore, run_id: str, running: Callable[[str], bool] = lamb
             opener.started or bool(opener.start_input) or not _stopped(opener.received_at)
         )
     planning = run.status == "RUNNING" and not PAST_PLANNING.intersection(run.agent_flow)
-    return planning and running(run_id)
-
-
-def _execution_runs(deps: EntryDeps, run_id: str) -> bool:
-    """Whether the run's execution is still running. A run record exists only once its
-    execution has run StartRun, so an execution that does not exist has ended (its
-    history expired); when Step Functions cannot be asked, the run record is trusted."""
-    arn = deps.settings.state_machine_arn
-    if not arn:
-        return True
-    sfn = deps.clients.client("stepfunctions")
-    try:
-        described = sfn.describe_execution(executionArn=runs.execution_arn_for(arn, run_id))
-    except ClientError as exc:
-        return exc.response.get("Error", {}).get("Code") != "ExecutionDoesNotExist"
-    except BotoCoreError:
-        return True
-    return described.get("status") == "RUNNING"
+    return planning and running(run)
 
 
 def _stopped(received_at: str) -> bool:
@@ -263,10 +257,9 @@ def _make_it_run(deps: EntryDeps, run_id: str, alarm_name: str) -> str | None:
         if _stopped(opener.received_at):
             if not opener.start_input:
                 return None
-            payload = StartRunInput.model_validate_json(opener.start_input)
-            sfn = deps.clients.client("stepfunctions")
-            execution_arn = runs.start_execution(sfn, deps.settings.state_machine_arn, payload)
-            store.mark_alarm_started(run_id)
+            execution_arn, _ = _start(
+                deps, run_id, StartRunInput.model_validate_json(opener.start_input)
+            )
             return execution_arn
         if waited >= OPENER_WAIT_SECONDS:
             raise InvestigationStarting(
@@ -284,7 +277,7 @@ def investigation_for(
     run_id: str,
     at: str,
     window_seconds: int,
-    running: Callable[[str], bool] = lambda _: True,
+    running: Callable[[RunRecord], bool] = lambda _: True,
 ) -> str:
     """The run an alarm of `service` changing state at `at` belongs to: an open
     investigation that can still take it in, else a new one under `run_id`."""

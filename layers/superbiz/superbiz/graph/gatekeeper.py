@@ -1324,10 +1324,10 @@ def change_cannot_cause(statement: str, cited: list[agreement.Cited]) -> str | N
             return None
         touched = [record.get("resource"), *(record.get("resources") or [])]
         own = {
-            part
+            p
             for t in touched
             if isinstance(t, str) and t
-            for part in (t.lower(), re.split(r"[:/]", t.lower())[-1])
+            for p in (t.lower(), analyzers.short_name(t))
         }
         carried = [
             n

@@ -20,10 +20,9 @@ from superbiz.prompts import Prompt, load_prompt
 from superbiz.records import AgentStep
 
 T = TypeVar("T", bound=BaseModel)
-# of a reply refused for its size, the characters of text its step keeps
+# of a refused reply's text, or a failed call's error (a refusal can be a megabyte), the
+# characters its step keeps
 _KEPT_CHARS = 2_000
-# of a failed call's error, the characters its step keeps (a refusal can be a megabyte)
-_ERROR_CHARS = 2_000
 
 
 @dataclass
@@ -70,7 +69,7 @@ def model_turn(
     try:
         response = deps.model.complete(request)
     except ModelError as exc:
-        step.error = f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
+        step.error = f"{type(exc).__name__}: {exc}"[:_KEPT_CHARS]
         step.duration_ms = int((time.perf_counter() - started) * 1000)
         deps.store.add_step(run_id, step)
         raise
@@ -78,19 +77,18 @@ def model_turn(
     step.model = response.model
     size = response.size()
     counts = (response.usage.prompt_tokens, response.usage.completion_tokens)
-    used = max(counts) if min(counts) >= 0 else min(counts)
-    if size > MAX_REPLY_BYTES or not 0 <= used <= MAX_TOKENS:
-        # refused before anything reads it; its start kept
+    absurd = [n for n in counts if not 0 <= n <= MAX_TOKENS]
+    if size > MAX_REPLY_BYTES or absurd:
+        # refused before anything reads it (or its counts reach the run's totals); its
+        # start kept
         said = (
             f"is {size:,} bytes, over the {MAX_REPLY_BYTES:,} a reply may take"
             if size > MAX_REPLY_BYTES
-            else f"reports a token count that is no real count ({used:.3g})"
+            else f"reports a token count that is no real count ({absurd[0]:.3g})"
         )
         error = ModelOutputInvalid(f"the {role.capitalize()} reply {said}")
         step.error = f"ModelOutputInvalid: {error}"
         step.model = step.model[:_KEPT_CHARS]
-        step.prompt_tokens = step.completion_tokens = 0
-        step.cost_usd = 0.0
         step.model_output = {"content": (response.content or "")[:_KEPT_CHARS], "cut": size}
         deps.store.add_step(run_id, step)
         raise error

@@ -68,13 +68,10 @@ class ConfiguredModel:
     @property
     def name(self) -> str:
         """The built model's name; before the first call, the spec (what it will be)."""
-        model = self._model
-        return model.name if model is not None else ":".join(p.strip() for p in self._parts)
-
-    @property
-    def _parts(self) -> tuple[str, ...]:
+        if self._model is not None:
+            return self._model.name
         provider, sep, name = self.spec.strip().partition(":")
-        return (provider, name) if sep else (provider,)
+        return f"{provider.strip()}{sep}{name.strip()}"
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         """The built model's reply. A model that cannot be built (an unknown provider, no

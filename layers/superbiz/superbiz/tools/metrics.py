@@ -108,16 +108,16 @@ class QueryMetricsTool:
             output["known_dimension_sets"] = _known_dimension_sets(cloudwatch, params)
             return ToolResult.nothing_found(output, output["no_evidence"])
 
-        filled = zero_filled(points, params, start, end)
-        if len(filled) > len(points):
-            output["points"] = [{"t": iso(t), "v": clean_number(v)} for t, v in filled]
+        filled = zero_filled(points, params, start)
+        zeros = len(filled) - len(points)
         summary, notable = summarise(filled, _label(params), end=end, period=params.period)
         summary["datapoints"] = len(points)  # what CloudWatch returned
-        if len(filled) > len(points):
-            summary["zero_periods"] = len(filled) - len(points)
+        if zeros:
+            output["points"] = [{"t": iso(t), "v": clean_number(v)} for t, v in filled]
+            summary["zero_periods"] = zeros
             summary["text"] += (
                 f" CloudWatch publishes this count only for periods that had one: the "
-                f"{len(filled) - len(points)} period(s) without a datapoint count as 0."
+                f"{zeros} period(s) without a datapoint count as 0."
             )
         output["summary"] = summary
         refs = [
@@ -336,12 +336,12 @@ _ONLY_WHEN_COUNTED = {
 
 
 def zero_filled(
-    points: list[tuple[datetime, float]], params: QueryMetricsInput, start: datetime, end: datetime
+    points: list[tuple[datetime, float]], params: QueryMetricsInput, start: datetime
 ) -> list[tuple[datetime, float]]:
-    """The series with a 0 for every period of the window up to its last datapoint that has
+    """The series with a 0 for every period from `start` to its last datapoint that has
     none, for a count CloudWatch publishes only when there was one (read as a Sum or a
-    SampleCount); any other series as returned. Without this, a 5xx count that starts at its onset reads
-    as a fall from its first value."""
+    SampleCount); any other series as returned. Without this, a 5xx count that starts at
+    its onset reads as a fall from its first value."""
     pattern = _ONLY_WHEN_COUNTED.get(params.namespace)
     counted = params.statistic in ("Sum", "SampleCount")
     if not points or pattern is None or not counted or not pattern.match(params.metric_name):
