@@ -276,6 +276,7 @@ def test_a_compact_alarm_with_a_surrogate_in_a_dimension_value_is_refused() -> N
     [
         {"name": "   "},
         {"name": "\t\n", "reason": "Threshold Crossed"},
+        {"name": "\u200b\u2060"},
     ],
 )
 def test_an_alarm_whose_name_is_blank_is_refused_naming_the_name(payload: dict) -> None:

@@ -7,6 +7,7 @@ pure: no AWS calls.
 """
 
 import re
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
@@ -82,7 +83,8 @@ class AlarmPayload(Schema):
     @classmethod
     def _named(cls, value: str) -> str:
         """A name of spaces would open a run, and a storm investigation, under no alarm."""
-        if not value.strip():
+        # zero-width and other format characters are as blank as spaces
+        if not "".join(c for c in value if unicodedata.category(c) != "Cf").strip():
             raise ValueError("is blank: an alarm needs a name")
         return value
 
