@@ -11,7 +11,7 @@ import pytest
 
 from superbiz import specialists
 from superbiz.contracts import GraphState, RouteStep, ToolCall
-from superbiz.graph import fallback_route
+from superbiz.graph import fallback_route, route_report
 from superbiz.graph.routes import Route
 from superbiz.node_outputs import FinalAnswer, PlannerPlan
 from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
@@ -283,14 +283,14 @@ def test_the_closed_route_ends_with_who_answered():
         level=0, specialist="application", outcome="failed", reason="verifier_reject"
     )
     state: dict[str, Any] = {"run_id": "r", "session_id": "s", "route": [failed], "level": 1}
-    composed = fallback_route.closed_route(
+    composed = route_report.closed_route(
         GraphState(**state, specialist="datastore"), FinalAnswer(text="a", produced_by="Composer")
     )
     assert [(s.level, s.specialist, s.outcome) for s in composed] == [
         (0, "application", "failed"),
         (1, "datastore", "answered"),
     ]
-    degraded = fallback_route.closed_route(
+    degraded = route_report.closed_route(
         GraphState(**state, specialist="datastore", termination_reason="transition_limit"),
         FinalAnswer(text="a", produced_by="Fallback", degraded=True),
     )

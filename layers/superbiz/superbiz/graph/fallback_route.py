@@ -23,6 +23,7 @@ from superbiz.cases import CaseMatch, CaseStore, DynamoCaseStore
 from superbiz.contracts import GraphState, NodeEvent, RouteStep, ToolCall
 from superbiz.deps import Deps
 from superbiz.graph.common import enter, latest, latest_evidence, record_code_step
+from superbiz.graph.route_report import reason_text
 from superbiz.graph.routes import Route
 from superbiz.node_outputs import FinalAnswer, PlannerPlan, VerifierOutput
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
@@ -40,19 +41,7 @@ CONSECUTIVE_TOOL_FAILURES = 3
 REFUSED_MARK = "outside the specialist's profile"
 CASE_LIMIT = 3
 
-# why a level failed, as the route and the answers say it
-REASONS = {
-    "three_consecutive_tool_failures": "three consecutive tool calls failed",
-    "executor_time_budget": "the Executor ran out of time",
-    "verifier_reject": "the Verifier rejected its evidence",
-    "gatekeeper_reject": "none of its findings could be verified against recorded tool output",
-    "no_similar_case": "no similar past diagnosis was found in case memory",
-}
 _TIME_BUDGET_ERRORS = {"States.Timeout", "ModelTimeout"}
-
-
-def reason_text(reason: str) -> str:
-    return REASONS.get(reason, reason)
 
 
 # ------------------------------------------------------------------- Planner
@@ -374,42 +363,3 @@ def case_answer(matches: list[CaseMatch], route: list[RouteStep], trace: RunTrac
         f"3. Open this run's trace (run id `{trace.run.run_id}`) to see every step and tool output.",
     ]
     return "\n".join(lines)
-
-
-# ------------------------------------------------------------------ Finalize
-
-
-def closed_route(state: GraphState, final: FinalAnswer) -> list[RouteStep]:
-    """The route with its last level's outcome: who answered, or why the degraded
-    report did."""
-    route = list(state.route)
-    reason = state.termination_reason or ""
-    if final.produced_by == "Composer":
-        outcome = "answered_low_confidence" if state.low_confidence else "answered"
-        route.append(
-            RouteStep(
-                level=state.level, specialist=state.specialist, outcome=outcome, reason=reason
-            )
-        )
-    elif final.produced_by == "CaseMemory":
-        route.append(RouteStep(level=3, outcome="answered_from_cases", reason=reason))
-    else:
-        if state.level < 4:
-            route.append(
-                RouteStep(
-                    level=state.level, specialist=state.specialist, outcome="failed", reason=reason
-                )
-            )
-        route.append(RouteStep(level=4, outcome="degraded", reason=reason))
-    return route
-
-
-def route_lines(route: list[RouteStep]) -> list[str]:
-    """The route so far, for the degraded report."""
-    if not route:
-        return []
-    lines = ["### Route taken", ""]
-    for step in route:
-        who = f" {step.specialist}" if step.specialist else ""
-        lines.append(f"- L{step.level}{who}: {step.outcome} ({reason_text(step.reason)})")
-    return [*lines, ""]

@@ -1,10 +1,9 @@
-"""Fallback and Finalize: every branch of the graph ends here, and every run
-ends with a status and a non-empty answer."""
+"""Finalize: every branch of the graph ends here (the Fallback's degraded report,
+superbiz.graph.degraded, included), and every run ends with a status and a non-empty
+answer."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -12,105 +11,15 @@ from aws_lambda_powertools.metrics import MetricUnit
 from superbiz import aiops, notify, trigger
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
-from superbiz.graph import case_capture, fallback_route
-from superbiz.graph.common import (
-    RETRY_MARK,
-    enter,
-    latest,
-    latest_evidence,
-    record_code_step,
-)
+from superbiz.graph import case_capture
+from superbiz.graph.common import RETRY_MARK, enter, latest, record_code_step
+from superbiz.graph.degraded import SAFE_ANSWER, why_stopped
+from superbiz.graph.route_report import closed_route
 from superbiz.graph.routes import Route
-from superbiz.node_outputs import FinalAnswer, GatekeeperResult, OrchestrationTrace
+from superbiz.node_outputs import FinalAnswer, OrchestrationTrace
 from superbiz.observability import metrics
 from superbiz.records import RunTrace
 from superbiz.times import parse_iso, utcnow_iso
-
-SAFE_ANSWER = (
-    "SuperBizAgent could not complete this diagnosis and has no verified finding to report. "
-    "Check the service's alarms, recent deployments and error logs directly, and open the run's "
-    "trace for what was collected."
-)
-
-_REASON_TEXT = {
-    "transition_limit": "the investigation hit its step limit before it could finish",
-    "gatekeeper_reject": "none of the proposed findings could be verified against recorded tool output",
-}
-
-
-def _failure_reason(state: GraphState, trace: RunTrace) -> str:
-    if state.termination_reason:
-        return state.termination_reason
-    if state.error:
-        return f"node_error:{state.error.get('Error', 'Unknown')}"
-    return "unknown"
-
-
-def _failed_node(trace: RunTrace) -> str | None:
-    flow = [f for f in trace.run.agent_flow if f not in ("Fallback", "Finalize")]
-    return flow[-1].split(RETRY_MARK)[0] if flow else None
-
-
-def _error_message(state: GraphState) -> str:
-    if not state.error:
-        return ""
-    cause = state.error.get("Cause") or ""
-    with contextlib.suppress(ValueError, AttributeError):
-        cause = json.loads(cause).get("errorMessage", cause)
-    return f"{state.error.get('Error', 'Error')}: {str(cause)[:300]}"
-
-
-def fallback(event: NodeEvent, deps: Deps) -> GraphState:
-    state = enter(event, "Fallback", deps)
-    # previews, not outputs: the Fallback draws no conclusion from what tools returned
-    trace = deps.store.get_trace(state.run_id, load_outputs=False)
-    reason = _failure_reason(state, trace)
-    state.termination_reason = reason
-    failed_at = _failed_node(trace)
-    lines = ["## Diagnosis incomplete", ""]
-    if reason.startswith("node_error"):
-        lines.append(f"The diagnosis stopped at **{failed_at}**: {_error_message(state)}.")
-    else:
-        text = _REASON_TEXT.get(reason) or fallback_route.reason_text(reason)
-        lines.append(f"The diagnosis stopped because {text}.")
-    lines.append("")
-    lines += fallback_route.route_lines(state.route)
-
-    gate = latest(trace, GatekeeperResult)
-    verified_ids = gate.passed_ids if gate else set()
-    verified = [c for c in latest_evidence(trace).claims if c.claim_id in verified_ids]
-    if verified:
-        lines += ["### Verified findings (cited, not yet judged by the Verifier)", ""]
-        for claim in verified:
-            cites = ", ".join(f"`{c.source_invocation_id}` `{c.raw_path}`" for c in claim.citations)
-            lines.append(f"- {claim.statement} ({cites})")
-        lines.append("")
-    collected = [inv for inv in trace.invocations if inv.success]
-    if collected:
-        lines += ["### Evidence collected (raw tool results, no conclusions drawn)", ""]
-        for inv in collected:
-            # an empty result's preview restates the model's own parameters: never shown
-            said = "returned nothing" if inv.empty else inv.output_preview[:200]
-            lines.append(f"- `{inv.invocation_id}` {inv.tool_name}: {said}")
-        lines.append("")
-    lines += [
-        "### Suggested manual next steps",
-        "",
-        "1. Check which alarms are in ALARM and the metric behind each (CloudWatch console, Alarms).",
-        "2. Run a Logs Insights query for errors in the affected service's log groups around the onset.",
-        "3. Look for deployments or configuration changes shortly before the onset (CloudTrail).",
-        f"4. Open this run's trace (run id `{state.run_id}`) to see every step and tool output.",
-    ]
-    record_code_step(
-        deps,
-        state.run_id,
-        "fallback",
-        "final_answer",
-        FinalAnswer(text="\n".join(lines), produced_by="Fallback", degraded=True),
-        thought=reason,
-    )
-    state.decision = None
-    return state
 
 
 def finalize(event: NodeEvent, deps: Deps) -> GraphState:
@@ -120,7 +29,7 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     if final is None:  # Fallback itself failed: still leave a non-empty answer, recorded
         final = FinalAnswer(text=SAFE_ANSWER, produced_by="Fallback", degraded=True)
         record_code_step(deps, state.run_id, "finalize", "final_answer", final, "Fallback failed")
-        state.termination_reason = state.termination_reason or _failure_reason(state, trace)
+        state.termination_reason = state.termination_reason or why_stopped(state, trace)
     degraded = final.degraded
     flow = trace.run.agent_flow
     retries: dict[str, int] = {}
@@ -137,7 +46,7 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
         technical_retries=retries,
         tool_rounds=state.counters.tool_rounds,
         transition_count=state.counters.transitions,
-        route=fallback_route.closed_route(state, final),
+        route=closed_route(state, final),
     )
     finished = utcnow_iso()
     elapsed = parse_iso(finished) - parse_iso(trace.run.started_at)

@@ -3,6 +3,6 @@ code (docs/architecture.md, "Packages"). Each node takes the small execution sta
 reads what it needs from the store by run_id, records what it did, and returns the
 state with its routing decision for the state machine's Choice states.
 
-Finalize and Fallback are in superbiz.graph.finish; Reroute and CaseMemory (the
+Finalize is in superbiz.graph.finish, the Fallback in superbiz.graph.degraded; Reroute and CaseMemory (the
 fallback route) in superbiz.graph.fallback_route.
 """
