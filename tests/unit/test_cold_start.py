@@ -113,6 +113,19 @@ def test_a_node_handler_loads_its_own_node_and_no_other(handler: str) -> None:
     assert loaded["collector"] == [True, True]
 
 
+def test_the_fallback_loads_none_of_what_finalize_closes_a_run_with() -> None:
+    # When the Fallback's handler is imported in a fresh interpreter
+    graph = set(_loaded_by("fallback")["graph"])  # type: ignore[arg-type]
+    # Then it has its degraded report and the route's text
+    assert {"superbiz.graph.degraded", "superbiz.graph.route_report"} <= graph
+    # and neither Finalize, case memory nor the fallback route's own nodes
+    assert not graph & {
+        "superbiz.graph.finish",
+        "superbiz.graph.case_capture",
+        "superbiz.graph.fallback_route",
+    }
+
+
 # the functions that read alarm payloads as senders send them
 READS_PAYLOADS = {"api", "alarm_trigger"}
 
