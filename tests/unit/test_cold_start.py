@@ -198,6 +198,32 @@ def test_an_entrance_builds_none_of_the_nodes_output_contracts(entrance: str) ->
     assert loaded["yaml"] is False
 
 
+API_PROBE = """
+import json, sys
+import functions.api
+print(json.dumps(sorted(
+    m for m in sys.modules
+    if m.startswith("aws_lambda_powertools.event_handler") or m.split(".")[0] == "asyncio"
+)))
+"""
+
+
+def test_the_api_loads_neither_powertools_event_handler_nor_asyncio() -> None:
+    # When the API's handler is imported in a fresh interpreter, as Lambda's init does
+    done = subprocess.run(
+        [sys.executable, "-c", API_PROBE],
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTHONPATH": f"layers/superbiz{os.pathsep}."},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    # Then its resolver is the in-house one: Powertools' event_handler package (every
+    # resolver it has, its OpenAPI layer) and asyncio are not loaded
+    assert json.loads(done.stdout) == []
+
+
 def test_every_registry_entry_names_its_own_tool() -> None:
     # Given the lazy registry's table
     for name in TOOL_CLASSES:

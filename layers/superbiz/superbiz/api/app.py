@@ -1,10 +1,11 @@
 """The REST API: one Lambda behind API Gateway (and `superbiz serve` locally).
 
-Powertools' `APIGatewayRestResolver` validates every request against the
-pydantic models below and generates the OpenAPI document from them. Every
-error is a JSON body `{"error": <code>, "message": <what was wrong>}`; bad
-input is always a 4xx, and nothing a caller sends (deep nesting included)
-turns into a bare 502: an unexpected failure is a JSON 500.
+The resolver (`superbiz.api.resolver`) validates every request against the
+route signatures and pydantic models below, and generates the OpenAPI document
+from the same signatures and models. Every error is a JSON body
+`{"error": <code>, "message": <what was wrong>}`; bad input is always a 4xx,
+and nothing a caller sends (deep nesting included) turns into a bare 502: an
+unexpected failure is a JSON 500.
 
 Sessions belong to the caller that created them: API Gateway's IAM identity
 (`requestContext.identity.userArn`), or one fixed local identity where there
@@ -22,9 +23,6 @@ import time
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -37,6 +35,7 @@ from superbiz.aiops import (
 )
 from superbiz.alarm_payloads import PAYLOAD_SHAPES, parse_alarm_payloads
 from superbiz.api.cases import router as cases_router
+from superbiz.api.resolver import JSON, Path, Query, RequestValidationError, Response, RestResolver
 from superbiz.contracts import RunMode, StartRunInput
 from superbiz.deps import EntryDeps, get_entry_deps
 from superbiz.errors import RunNotFound, StoreThrottled, SuperBizError, ToolUnavailable
@@ -64,7 +63,7 @@ WAIT_FIRST_PAUSE = 0.1
 WAIT_MAX_PAUSE = 1.0
 WAIT_EXECUTION_CHECK_SECONDS = 5.0
 
-app = APIGatewayRestResolver(enable_validation=True)
+app = RestResolver()
 
 
 class ApiError(Exception):
@@ -76,13 +75,13 @@ class ApiError(Exception):
 def _error(status: int, code: str, message: str, **extra: Any) -> Response[Any]:
     return Response(
         status_code=status,
-        content_type=content_types.APPLICATION_JSON,
+        content_type=JSON,
         body=json.dumps({"error": code, "message": message, **extra}, ensure_ascii=False),
     )
 
 
 def _json(status: int, payload: BaseModel) -> Response[Any]:
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=payload)
+    return Response(status_code=status, content_type=JSON, body=payload)
 
 
 # ------------------------------------------------------------------- models
@@ -719,13 +718,13 @@ def get_invocation_output(
         link = _output_link(deps, "", run_id, inv)
         return Response(
             status_code=302,
-            content_type=content_types.APPLICATION_JSON,
+            content_type=JSON,
             body=json.dumps({"output_url": link}),
             headers={"Location": link},
         )
     return Response(
         status_code=200,
-        content_type=content_types.APPLICATION_JSON,
+        content_type=JSON,
         body=json.dumps(inv.output, ensure_ascii=False),
     )
 
@@ -742,7 +741,7 @@ def get_step(
         raise ApiError(404, "step_not_found", f"run {run_id!r} has no step {seq}")
     return Response(
         status_code=200,
-        content_type=content_types.APPLICATION_JSON,
+        content_type=JSON,
         body=json.dumps(step.model_dump(mode="json"), ensure_ascii=False),
     )
 
@@ -910,7 +909,7 @@ app.include_router(cases_router)
 def openapi() -> Response[Any]:
     return Response(
         status_code=200,
-        content_type=content_types.APPLICATION_JSON,
+        content_type=JSON,
         body=openapi_json(),
     )
 
@@ -932,15 +931,13 @@ def alarm_payload_schema() -> dict[str, Any]:
 
 
 def openapi_json() -> str:
-    spec = json.loads(
-        app.get_openapi_json_schema(
-            title="SuperBizAgent API",
-            version=API_VERSION,
-            summary="Fault diagnosis with cited evidence",
-            description="Start diagnoses, read their answers and traces, rate them, and search "
-            "the runbook knowledge base. In AWS every method needs IAM (SigV4) authorisation, "
-            "and a session is readable and continued only by the identity that started it.",
-        )
+    spec = app.openapi(
+        title="SuperBizAgent API",
+        version=API_VERSION,
+        summary="Fault diagnosis with cited evidence",
+        description="Start diagnoses, read their answers and traces, rate them, and search "
+        "the runbook knowledge base. In AWS every method needs IAM (SigV4) authorisation, "
+        "and a session is readable and continued only by the identity that started it.",
     )
     payload = alarm_payload_schema()
     spec.setdefault("components", {}).setdefault("schemas", {}).update(payload["components"])
@@ -1034,13 +1031,7 @@ def json_depth(text: str) -> int:
 
 
 def _proxy_response(status: int, code: str, message: str) -> dict[str, Any]:
-    response = _error(status, code, message)
-    return {
-        "statusCode": response.status_code,
-        "headers": {"Content-Type": content_types.APPLICATION_JSON},
-        "body": response.body,
-        "isBase64Encoded": False,
-    }
+    return _error(status, code, message).proxy_result()
 
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -1062,20 +1053,7 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
                 f"the request body nests deeper than {MAX_JSON_DEPTH} levels",
             )
         # every body of this API is JSON, whatever the client labelled it (curl -d says
-        # form-urlencoded): parse it as JSON so a bad body is named as bad JSON
-        headers = {
-            k: v for k, v in (event.get("headers") or {}).items() if k.lower() != "content-type"
-        }
-        event = {**event, "headers": {**headers, "Content-Type": content_types.APPLICATION_JSON}}
-        if event.get("multiValueHeaders"):
-            event["multiValueHeaders"] = {
-                **{
-                    k: v
-                    for k, v in event["multiValueHeaders"].items()
-                    if k.lower() != "content-type"
-                },
-                "Content-Type": [content_types.APPLICATION_JSON],
-            }
+        # form-urlencoded): the resolver parses it as JSON, so a bad body is named as bad JSON
         return app.resolve(event, context)
     except Exception as exc:  # a failure outside any route: still a JSON answer
         logger.exception("request failed outside the resolver")

@@ -5,13 +5,11 @@ any run uses them. Included in the API's resolver (`superbiz.api.app`)."""
 import json
 from typing import Annotated, Any, Literal, Self
 
-from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from pydantic import ConfigDict, Field, model_validator
 
 from superbiz import cases as cases_lib
 from superbiz import evolution
+from superbiz.api.resolver import JSON, Path, Query, Response, Router
 from superbiz.cases import Case, CaseNotFound, CaseStatus, DynamoCaseStore, SkillProposal
 from superbiz.deps import get_entry_deps
 from superbiz.schema import Schema
@@ -117,7 +115,7 @@ def _store() -> DynamoCaseStore:
 def _error(status: int, code: str, message: str) -> Response[Any]:
     return Response(
         status_code=status,
-        content_type=content_types.APPLICATION_JSON,
+        content_type=JSON,
         body=json.dumps({"error": code, "message": message}, ensure_ascii=False),
     )
 
@@ -175,7 +173,7 @@ def get_case(case_id: Annotated[str, Path(alias="caseId", max_length=200)]) -> R
     case = _store().get(case_id)
     if case is None:
         return _error(404, "case_not_found", f"no case with id {case_id!r}")
-    return Response(200, content_types.APPLICATION_JSON, case_view(case).model_dump_json())
+    return Response(200, JSON, case_view(case).model_dump_json())
 
 
 @router.post("/api/cases/<caseId>/review", summary="Set a case's status or undo a recorded change")
@@ -192,7 +190,7 @@ def review_case(
         return _error(404, "case_not_found", str(exc))
     case = store.get(case_id)
     assert case is not None
-    return Response(200, content_types.APPLICATION_JSON, case_view(case).model_dump_json())
+    return Response(200, JSON, case_view(case).model_dump_json())
 
 
 @router.get("/api/insights", summary="The latest case-mining report")
@@ -201,7 +199,7 @@ def insights() -> Response[Any]:
     if report is None:
         return _error(404, "no_report", "no mining report yet: the weekly job has not run")
     view = InsightsView(**report.model_dump(mode="json", exclude={"dry_run"}))
-    return Response(200, content_types.APPLICATION_JSON, view.model_dump_json())
+    return Response(200, JSON, view.model_dump_json())
 
 
 @router.get("/api/skills/proposals", summary="Skills proposed from recurring cases")
@@ -226,4 +224,4 @@ def accept_proposal(
         return _error(404, "proposal_not_found", str(exc))
     except evolution.ProposalInvalid as exc:
         return _error(422, "proposal_invalid", str(exc))
-    return Response(200, content_types.APPLICATION_JSON, proposal_view(accepted).model_dump_json())
+    return Response(200, JSON, proposal_view(accepted).model_dump_json())

@@ -1,0 +1,309 @@
+"""The API's resolver (superbiz.api.resolver): routing, parameters read from route
+signatures, error dispatch, and the OpenAPI document built from the same signatures."""
+
+import json
+from typing import Annotated, Any
+
+import pytest
+from pydantic import BaseModel, Field
+
+from superbiz.api.app import app as api
+from superbiz.api.app import openapi_json
+from superbiz.api.resolver import JSON, Path, Query, RequestValidationError, Response, RestResolver
+
+
+class Item(BaseModel):
+    name: str = Field(min_length=1, max_length=20)
+    size: int = 1
+
+
+class ItemView(BaseModel):
+    item_id: str
+    name: str
+    note: str | None = None
+
+
+class Refused(Exception):
+    pass
+
+
+class RefusedForQuota(Refused):
+    pass
+
+
+class QuotaOfOne(RefusedForQuota):
+    pass
+
+
+def _error(status: int, code: str, message: str) -> Response[Any]:
+    return Response(status, JSON, json.dumps({"error": code, "message": message}))
+
+
+def shop() -> RestResolver:
+    app = RestResolver()
+
+    @app.get("/items/new", summary="The form of a new item")
+    def new_item() -> dict[str, Any]:
+        return {"form": "new"}
+
+    @app.get("/items/<itemId>", summary="One item")
+    def get_item(
+        item_id: Annotated[str, Path(alias="itemId", max_length=8)],
+        limit: Annotated[int, Query(ge=1, le=50, description="at most this many")] = 10,
+    ) -> ItemView:
+        return ItemView(item_id=item_id, name=f"limit={limit}")
+
+    @app.get("/items/<itemId>/parts/<seq>")
+    def get_part(
+        item_id: Annotated[str, Path(alias="itemId")], seq: Annotated[int, Path(ge=1)]
+    ) -> dict[str, Any]:
+        return {"item": item_id, "seq": seq}
+
+    @app.post("/items", summary="Add an item", responses={201: {"description": "added"}})
+    def add_item(body: Item) -> Response[ItemView]:
+        return Response(201, JSON, ItemView(item_id="i1", name=body.name))
+
+    @app.get("/refuse/<kind>")
+    def refuse(kind: str) -> Response[Any]:
+        raise {"quota": QuotaOfOne, "plain": Refused, "other": KeyError}[kind]()
+
+    @app.get("/hidden", include_in_schema=False)
+    def hidden() -> Response[Any]:
+        return Response(302, JSON, "{}", headers={"Location": "https://example.test/x"})
+
+    @app.exception_handler(RequestValidationError)
+    def invalid(exc: RequestValidationError) -> Response[Any]:
+        where = [".".join(str(p) for p in e["loc"]) for e in exc.errors()]
+        return Response(
+            422, JSON, json.dumps({"where": where, "types": [e["type"] for e in exc.errors()]})
+        )
+
+    @app.exception_handler(Refused)
+    def refused(exc: Refused) -> Response[Any]:
+        return _error(403, "refused", type(exc).__name__)
+
+    @app.exception_handler(RefusedForQuota)
+    def over_quota(exc: RefusedForQuota) -> Response[Any]:
+        return _error(429, "over_quota", type(exc).__name__)
+
+    @app.exception_handler(Exception)
+    def unexpected(exc: Exception) -> Response[Any]:
+        return _error(500, "internal_error", type(exc).__name__)
+
+    @app.not_found
+    def not_found(exc: Exception) -> Response[Any]:
+        event = app.current_event
+        return _error(404, "not_found", f"no route {event.http_method} {event.path}")
+
+    return app
+
+
+def event(method: str, path: str, body: str | None = None, **query: str) -> dict[str, Any]:
+    return {
+        "httpMethod": method,
+        "path": path,
+        "headers": {},
+        "queryStringParameters": query or None,
+        "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} or None,
+        "body": body,
+        "isBase64Encoded": False,
+        "requestContext": {"identity": {}},
+    }
+
+
+def call(app: RestResolver, *args: Any, **query: str) -> tuple[int, Any]:
+    result = app.resolve(event(*args, **query), None)
+    return result["statusCode"], json.loads(result["body"])
+
+
+# ------------------------------------------------------------------ routing
+
+
+def test_a_path_parameter_is_passed_by_its_alias_and_a_trailing_slash_is_ignored() -> None:
+    # Given the shop's routes
+    app = shop()
+    # When an item is asked for by its id, with and without a trailing slash
+    for path in ("/items/a-1", "/items/a-1/"):
+        status, body = call(app, "GET", path)
+        # Then the route gets the id from the path
+        assert status == 200 and body["item_id"] == "a-1"
+    # And a route with two parameters gets both, converted to their types
+    assert call(app, "GET", "/items/a-1/parts/3") == (200, {"item": "a-1", "seq": 3})
+
+
+def test_a_route_without_parameters_wins_over_one_that_would_match_too() -> None:
+    # When /items/new is asked for (it also fits /items/<itemId>)
+    status, body = call(shop(), "GET", "/items/new")
+    # Then the route registered for exactly that path answers
+    assert (status, body) == (200, {"form": "new"})
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("GET", "/nothing"), ("DELETE", "/items/a-1"), ("GET", "/items"), ("GET", "/items/a/b")],
+)
+def test_an_unknown_route_or_a_wrong_method_is_the_not_found_handlers_404(
+    method: str, path: str
+) -> None:
+    # When a path no route has, or a method its route does not take, is asked for
+    status, body = call(shop(), method, path)
+    # Then the not_found handler answers, naming the method and path
+    assert status == 404
+    assert body == {"error": "not_found", "message": f"no route {method} {path}"}
+
+
+# --------------------------------------------------------------- parameters
+
+
+def test_an_absent_query_parameter_takes_its_default_and_a_given_one_is_converted() -> None:
+    app = shop()
+    assert call(app, "GET", "/items/a-1")[1]["name"] == "limit=10"
+    assert call(app, "GET", "/items/a-1", limit="7")[1]["name"] == "limit=7"
+
+
+@pytest.mark.parametrize(
+    ("args", "query", "where", "kind"),
+    [
+        (("GET", "/items/a-1"), {"limit": "0"}, "query.limit", "greater_than_equal"),
+        (("GET", "/items/a-1"), {"limit": "many"}, "query.limit", "int_parsing"),
+        (("GET", "/items/far-too-long"), {}, "path.itemId", "string_too_long"),
+        (("GET", "/items/a-1/parts/0"), {}, "path.seq", "greater_than_equal"),
+        (("POST", "/items", '{"name": ""}'), {}, "body.name", "string_too_short"),
+        (("POST", "/items", '{"name": "x", "size": "big"}'), {}, "body.size", "int_parsing"),
+        (("POST", "/items", None), {}, "body", "missing"),
+    ],
+)
+def test_a_bad_value_is_a_422_naming_the_field(
+    args: tuple[Any, ...], query: dict[str, str], where: str, kind: str
+) -> None:
+    # When a parameter or a body field breaks its constraint (or the body is missing)
+    status, body = call(shop(), *args, **query)
+    # Then the request is refused with a validation error that names where it is wrong
+    assert status == 422
+    assert body == {"where": [where], "types": [kind]}
+
+
+def test_a_repeated_scalar_query_parameter_is_refused() -> None:
+    request = event("GET", "/items/a-1")
+    request["multiValueQueryStringParameters"] = {"limit": ["1", "2"]}
+    result = shop().resolve(request, None)
+    assert result["statusCode"] == 422
+    assert json.loads(result["body"])["where"] == ["query.limit"]
+
+
+def test_a_body_that_is_not_json_is_one_json_invalid_error() -> None:
+    # When the body does not parse, whatever else is wrong with the request
+    status, body = call(shop(), "POST", "/items", "{name: ", limit="x")
+    # Then the only error is that the body is not JSON
+    assert status == 422 and body["types"] == ["json_invalid"]
+
+
+def test_the_apis_own_answers_to_invalid_json_and_bad_values() -> None:
+    # Given the API's routes and its error handler
+    # When a chat is started with a body that is not JSON
+    result = api.resolve(event("POST", "/api/chat", "{bad"), None)
+    # Then it is a 400 invalid_json
+    assert result["statusCode"] == 400
+    assert json.loads(result["body"])["error"] == "invalid_json"
+    # And a wait out of bounds and an empty message are 422s naming each
+    result = api.resolve(event("POST", "/api/chat", '{"message": ""}', wait="26"), None)
+    assert result["statusCode"] == 422
+    assert json.loads(result["body"])["problems"] == [
+        "query.wait: Input should be less than or equal to 25",
+        "message: String should have at least 1 character",
+    ]
+
+
+# ---------------------------------------------------------- answers, errors
+
+
+def test_a_model_is_answered_as_json_with_its_none_fields_and_its_status() -> None:
+    # When an item is added
+    result = shop().resolve(event("POST", "/items", '{"name": "cup"}'), None)
+    # Then the route's status and model are the answer, as JSON
+    assert result["statusCode"] == 201
+    assert result["headers"] == {"Content-Type": JSON}
+    assert json.loads(result["body"]) == {"item_id": "i1", "name": "cup", "note": None}
+    assert result["isBase64Encoded"] is False
+
+
+def test_a_responses_own_headers_are_in_the_proxy_result() -> None:
+    result = shop().resolve(event("GET", "/hidden"), None)
+    assert result["statusCode"] == 302
+    assert result["headers"]["Location"] == "https://example.test/x"
+
+
+@pytest.mark.parametrize(
+    ("kind", "status", "code"),
+    [("quota", 429, "over_quota"), ("plain", 403, "refused"), ("other", 500, "internal_error")],
+)
+def test_an_exception_goes_to_the_handler_of_its_most_specific_class(
+    kind: str, status: int, code: str
+) -> None:
+    # Given handlers for Refused, its subclass RefusedForQuota, and Exception
+    # When a route raises QuotaOfOne (a RefusedForQuota), Refused, or a KeyError
+    got_status, body = call(shop(), "GET", f"/refuse/{kind}")
+    # Then the nearest class in the exception's MRO decides the answer
+    assert (got_status, body["error"]) == (status, code)
+
+
+def test_an_exception_no_handler_takes_reaches_the_caller() -> None:
+    app = RestResolver()
+
+    @app.get("/boom")
+    def boom() -> None:
+        raise KeyError("x")
+
+    with pytest.raises(KeyError):
+        app.resolve(event("GET", "/boom"), None)
+
+
+# ------------------------------------------------------------------ OpenAPI
+
+
+def test_the_document_states_the_parameters_and_constraints_the_routes_enforce() -> None:
+    # When the shop's OpenAPI document is generated
+    spec = shop().openapi(title="shop", version="1")
+    operation = spec["paths"]["/items/{itemId}"]["get"]
+    parameters = {p["name"]: p for p in operation["parameters"]}
+    # Then each parameter is there with where it goes, whether it is required, and its bounds
+    assert parameters["itemId"]["in"] == "path" and parameters["itemId"]["required"] is True
+    assert parameters["itemId"]["schema"]["maxLength"] == 8
+    limit = parameters["limit"]
+    assert limit["in"] == "query" and limit["required"] is False
+    assert limit["description"] == "at most this many"
+    assert (limit["schema"]["minimum"], limit["schema"]["maximum"]) == (1, 50)
+    assert limit["schema"]["default"] == 10
+    # And the bounds it states are the ones a request is held to
+    app = shop()
+    assert call(app, "GET", "/items/a-1", limit="50")[0] == 200
+    assert call(app, "GET", "/items/a-1", limit="51")[0] == 422
+    # And the answer's model, the request body and the declared responses are described
+    ok = operation["responses"]["200"]["content"][JSON]["schema"]
+    assert ok == {"$ref": "#/components/schemas/ItemView"}
+    add = spec["paths"]["/items"]["post"]
+    assert add["summary"] == "Add an item"
+    assert add["requestBody"]["required"] is True
+    assert add["requestBody"]["content"][JSON]["schema"] == {"$ref": "#/components/schemas/Item"}
+    assert add["responses"]["201"]["description"] == "added"
+    assert spec["components"]["schemas"]["Item"]["properties"]["name"]["maxLength"] == 20
+    # And a route left out of the schema is not in it
+    assert "/hidden" not in spec["paths"]
+    assert spec["openapi"].startswith("3.1")
+
+
+def test_the_apis_document_lists_its_operations_with_their_bounds() -> None:
+    spec = json.loads(openapi_json())
+    operations = [(p, m) for p, ops in spec["paths"].items() for m in ops]
+    assert len(operations) == 16 and "/api/openapi.json" not in spec["paths"]
+    search = {p["name"]: p for p in spec["paths"]["/api/search"]["get"]["parameters"]}
+    assert search["q"]["required"] is True and search["q"]["schema"]["maxLength"] == 500
+    assert (search["top_k"]["schema"]["minimum"], search["top_k"]["schema"]["maximum"]) == (1, 20)
+    step = {
+        p["name"]: p for p in spec["paths"]["/api/runs/{runId}/steps/{seq}"]["get"]["parameters"]
+    }
+    assert step["seq"]["schema"]["maximum"] == 1_000_000
+    # every reference points at a component the document holds
+    text = json.dumps(spec)
+    for name in {part.split('"')[0] for part in text.split("#/components/schemas/")[1:]}:
+        assert name in spec["components"]["schemas"], name
