@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -1009,6 +1009,46 @@ def change_category(change: dict[str, Any]) -> str:
 # a deploy's detail (a new image, task definition or code version) is not a capacity change
 DEPLOY_DETAIL = lazy(r"task ?definition|\bimage\b|code|version|deploy", re.I)
 
+# a deploy's new code takes traffic within minutes of the change (ECS starts the new
+# tasks and sends them requests once they pass their health checks; Lambda's next
+# invocation runs the new code): what it breaks fails from then on
+DEPLOY_SETTLE_MINUTES = 5
+# failures that build up after the change that starts them: a leak fills the memory, the
+# descriptors, the threads, the disk or the connection pool over minutes or hours
+BUILDS_UP = frozenset(
+    {
+        "out_of_memory",
+        "fd_exhaustion",
+        "thread_exhaustion",
+        "disk_full",
+        "db_pool_exhaustion",
+        "db_connection_limit",
+    }
+)
+
+
+def ran_clean_after(
+    change: dict[str, Any], leading: Finding, anomaly: dict[str, Any], onset: datetime
+) -> str | None:
+    """Why a deploy is not the trigger for being near, if it is not: the metric that
+    marks the onset was measured from before the deploy and stayed at its baseline after
+    the new code took traffic, until the onset. None when the deploy may still be it: a
+    failure that builds up, or minutes nobody measured."""
+    if leading.data["signature"] in BUILDS_UP or not signatures.deploys(
+        change.get("event", ""), change.get("detail") or ""
+    ):
+        return None
+    changed = _parse(change["t"])
+    settled = changed + timedelta(minutes=DEPLOY_SETTLE_MINUTES)
+    times = [_parse(p["t"]) for p in anomaly["output"].get("points", [])]
+    if not times or times[0] > changed or not any(settled <= t < onset for t in times):
+        return None
+    metric = anomaly["output"].get("metric_name") or "the alarmed metric"
+    return (
+        f"{metric} stayed at its baseline after the new code took traffic, until the onset: "
+        "a deploy's faults show as it rolls out, and nearness alone is no evidence"
+    )
+
 
 def change_correlation(
     invocations: list[dict[str, Any]], anomalies: list[dict[str, Any]], found: list[Finding]
@@ -1094,6 +1134,11 @@ def change_correlation(
                 continue
             relevant, why = change_relevance(change, leading)
             carried = carried_names(change, leading) if relevant and leading is not None else []
+            clean = None
+            if relevant and not carried and link is None and leading is not None and anomalies:
+                clean = ran_clean_after(change, leading, anomalies[0], at)
+                if clean is not None:
+                    relevant, why = False, clean
             weighed.append(
                 {
                     "inv": inv["invocation_id"],
@@ -1106,6 +1151,8 @@ def change_correlation(
                     "why": why,
                     "link": link if relevant else None,
                     "carried": carried,
+                    # the metric that shows the service at its baseline after the deploy
+                    "clean": anomalies[0] if clean is not None else None,
                     # a change of only the service that wrote the lines, when its calls to a
                     # dependency fail: it weighs less than a change of the dependency
                     "writer_only": relevant
@@ -1178,6 +1225,12 @@ def change_correlation(
                     *(
                         [_cite(o["inv"], f"$.changes[{o['i']}]", o["change"]["t"])]
                         if (o := w.get("also"))
+                        else []
+                    ),
+                    # the metric its reason reads
+                    *(
+                        [_cite(m["invocation_id"], "$.summary.text", m["summary"]["text"])]
+                        if (m := w["clean"])
                         else []
                     ),
                 ],

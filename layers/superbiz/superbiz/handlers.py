@@ -170,7 +170,7 @@ def case_mining() -> Handler:
 
 
 def api() -> Handler:
-    """API Gateway REST proxy -> the Powertools resolver in superbiz.api."""
+    """API Gateway REST proxy -> the resolver in superbiz.api (superbiz.api.resolver)."""
     from superbiz.api.app import handle  # reason: as in start_run()
 
     @logger.inject_lambda_context(correlation_id_path="requestContext.requestId")
