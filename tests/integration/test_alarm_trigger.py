@@ -162,20 +162,26 @@ class _AlarmsWhileComposing:
     one alarm of the service arrives through the trigger, and another is recorded as
     joined, as when its delivery found the run still planning just before."""
 
-    def __init__(self, runtime: LocalRuntime, model: Any, event: dict[str, Any]) -> None:
-        self.runtime, self.model, self.event = runtime, model, event
+    def __init__(
+        self, runtime: LocalRuntime, model: Any, event: dict[str, Any], service: str = "race-svc"
+    ) -> None:
+        self.runtime, self.model, self.event, self.service = runtime, model, event, service
         self.name = model.name
         self.delivered: dict[str, Any] | None = None
 
     def complete(self, request: Any) -> Any:
         if request.role == "composer" and self.delivered is None:
             # the run composing now is the service's open investigation
-            run_id = self.runtime.store.open_investigation("race-svc", "x", "", "")
+            run_id = self.runtime.store.open_investigation(self.service, "x", "", "")
             self.delivered = self.runtime.invoke("alarm_trigger", self.event)
             self.runtime.store.add_run_alarm(
                 run_id,
                 "raced",
-                {"name": "race-svc-alarm-02", "state": "ALARM", "service": "race-svc"},
+                {
+                    "name": f"{self.service}-alarm-02",
+                    "state": "ALARM",
+                    "service": self.service,
+                },
                 "joined",
             )
         return self.model.complete(request)
@@ -210,6 +216,88 @@ def test_alarms_arriving_after_the_last_plan_are_never_dropped(runtime, scenario
     assert again.run.alarm["name"] == "race-svc-alarm-02" and again.run.answer
     assert "follow_up" not in again.run.self_evaluation  # no chain of follow-ups
     runtime.notifications()
+
+
+def test_a_follow_up_whose_start_fails_is_started_when_finalize_is_retried(
+    runtime, scenario, monkeypatch
+):
+    from superbiz import runs
+
+    base = scenario.alarm_event()
+    first = storm_event(base, "retry-svc", 0, datetime(2026, 11, 29, 16, 0, 0))
+    late = storm_event(base, "retry-svc", 1, datetime(2026, 11, 29, 16, 0, 30))
+    # Given Step Functions refusing the first start of any follow-up run
+    start, refused = runs.start_execution, []
+
+    def flaky(sfn: Any, arn: str | None, payload: Any) -> str:
+        if payload.run_id not in refused and payload.alarm["name"] == "retry-svc-alarm-02":
+            refused.append(payload.run_id)
+            raise runs.RunStartError(f"could not start run {payload.run_id}: ThrottlingException")
+        return start(sfn, arn, payload)
+
+    monkeypatch.setattr(runs, "start_execution", flaky)
+    offline = runtime.deps.model
+    model = _AlarmsWhileComposing(runtime, offline, late, "retry-svc")
+    runtime.use_model(model)
+    try:
+        # and a run of retry-svc that an alarm joins after its last plan
+        opened = runtime.invoke("alarm_trigger", first)
+        status = runtime.wait(opened["execution_arn"])
+    finally:
+        runtime.use_model(offline)
+    # Then the run is answered once, and its late alarm's follow-up started on a retry
+    assert refused, "the follow-up's first start was never tried"
+    assert status == "SUCCEEDED"
+    trace = runtime.store.get_trace(opened["run_id"])
+    assert trace.run.status == "SUCCEEDED" and trace.run.answer
+    follow = trace.run.self_evaluation["follow_up"]
+    assert follow["started"] and follow["run_id"] == refused[0]
+    assert runtime.wait(follow["execution_arn"]) == "SUCCEEDED"
+    again = runtime.store.get_trace(follow["run_id"])
+    assert again.run.alarm["name"] == "retry-svc-alarm-02" and again.run.answer
+    # and the report was sent once, naming the follow-up
+    reports = [n for n in runtime.notifications() if "retry-svc-alarm-00" in n["subject"]]
+    assert len(reports) == 1
+
+
+def test_a_follow_up_that_never_starts_fails_the_execution_and_keeps_the_answer(
+    runtime, scenario, monkeypatch
+):
+    from superbiz import runs
+
+    base = scenario.alarm_event()
+    first = storm_event(base, "stuck-svc", 0, datetime(2026, 11, 29, 17, 0, 0))
+    late = storm_event(base, "stuck-svc", 1, datetime(2026, 11, 29, 17, 0, 30))
+    # Given Step Functions refusing every start of the follow-up run
+    start, refused = runs.start_execution, []
+
+    def refusing(sfn: Any, arn: str | None, payload: Any) -> str:
+        if payload.alarm["name"] == "stuck-svc-alarm-02":
+            refused.append(payload.run_id)
+            raise runs.RunStartError(f"could not start run {payload.run_id}: AccessDenied")
+        return start(sfn, arn, payload)
+
+    monkeypatch.setattr(runs, "start_execution", refusing)
+    offline = runtime.deps.model
+    model = _AlarmsWhileComposing(runtime, offline, late, "stuck-svc")
+    runtime.use_model(model)
+    try:
+        opened = runtime.invoke("alarm_trigger", first)
+        status = runtime.wait(opened["execution_arn"])
+    finally:
+        runtime.use_model(offline)
+    # Then the execution fails, naming the follow-up, after Finalize was retried
+    assert status == "FAILED" and len(refused) > 1
+    history = runtime.sfn.get_execution_history(executionArn=opened["execution_arn"])
+    failed = next(e for e in history["events"] if e["type"] == "ExecutionFailed")
+    assert failed["executionFailedEventDetails"]["error"] == "FollowUpNotStarted"
+    # and the run keeps its answer and status, its report sent once, saying why
+    trace = runtime.store.get_trace(opened["run_id"])
+    assert trace.run.status == "SUCCEEDED" and trace.run.answer
+    follow = trace.run.self_evaluation["follow_up"]
+    assert not follow["started"] and "AccessDenied" in follow["error"]
+    reports = [n for n in runtime.notifications() if "stuck-svc-alarm-00" in n["subject"]]
+    assert len(reports) == 1
 
 
 def test_an_alarm_after_the_storm_window_opens_a_new_investigation(runtime, scenario):

@@ -61,6 +61,12 @@ class InvestigationStarting(SuperBizError):
     alarm's delivery fails so that it is delivered again."""
 
 
+class FollowUpNotStarted(SuperBizError):
+    """Finalize answered the run, but the follow-up run for alarms that joined it after
+    its last plan could not start; Finalize fails so that the state machine retries it
+    (the retry only starts the follow-up)."""
+
+
 class ScenarioError(SuperBizError):
     """A scenario (world) file is invalid; the message names the file and the key."""
 

@@ -11,6 +11,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from superbiz import aiops, notify, trigger
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
+from superbiz.errors import FollowUpNotStarted
 from superbiz.graph import case_capture
 from superbiz.graph.common import RETRY_MARK, enter, latest, record_code_step
 from superbiz.graph.degraded import SAFE_ANSWER, why_stopped
@@ -18,6 +19,7 @@ from superbiz.graph.route_report import closed_route
 from superbiz.graph.routes import Route
 from superbiz.node_outputs import FinalAnswer, OrchestrationTrace
 from superbiz.observability import metrics
+from superbiz.reconcile import OPEN_STATUSES
 from superbiz.records import RunTrace
 from superbiz.times import parse_iso, utcnow_iso
 
@@ -25,6 +27,11 @@ from superbiz.times import parse_iso, utcnow_iso
 def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Finalize", deps)
     trace = deps.store.get_trace(state.run_id, load_outputs=False)  # steps and the run record
+    if trace.run.status not in OPEN_STATUSES:  # retried after it closed the run
+        _start_follow_up_again(deps, trace)
+        answered = trace.run.status == "SUCCEEDED"
+        state.decision = Route.DONE if answered else Route.DEGRADED
+        return state
     final = latest(trace, FinalAnswer)
     if final is None:  # Fallback itself failed: still leave a non-empty answer, recorded
         final = FinalAnswer(text=SAFE_ANSWER, produced_by="Fallback", degraded=True)
@@ -81,7 +88,32 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     if rejected:
         metrics.add_metric(name="GatekeeperRejectedClaims", unit=MetricUnit.Count, value=rejected)
     state.decision = Route.DEGRADED if degraded else Route.DONE
+    _check_follow_up(extra.get("self_evaluation", {}).get("follow_up"))
     return state
+
+
+def _check_follow_up(follow_up: dict[str, Any] | None) -> None:
+    """Fail, once the run is closed, if its follow-up run could not start: the state
+    machine retries Finalize, which then only starts the follow-up."""
+    if follow_up is not None and not follow_up.get("started"):
+        raise FollowUpNotStarted(
+            f"run {follow_up['run_id']} for the alarms {', '.join(follow_up['alarms'])}, "
+            f"which joined after the last plan, did not start: {follow_up.get('error', '')}"
+        )
+
+
+def _start_follow_up_again(deps: Deps, trace: RunTrace) -> None:
+    """A retried Finalize of a closed run: start the follow-up run that did not start
+    (idempotent on its run id), record it, and fail again if it still does not."""
+    evaluation = dict(trace.run.self_evaluation)
+    follow_up = evaluation.get("follow_up")
+    if follow_up is None or follow_up.get("started"):
+        return
+    follow_up = trigger.follow_up_late_alarms(trace, deps)
+    if follow_up is None:
+        return
+    deps.store.update_run(trace.run.run_id, self_evaluation=evaluation | {"follow_up": follow_up})
+    _check_follow_up(follow_up)
 
 
 def _aiops_close(deps: Deps, trace: RunTrace, answer: str, status: str) -> dict[str, Any]:
