@@ -74,8 +74,9 @@ class Monitoring(Construct):
             "ExecutionsFailed",
             "executions-failed",
             state_machine.metric_failed(period=PERIOD, statistic="Sum"),
-            "A diagnosis execution failed: the graph's own Fallback could not finish it. Open the "
-            "execution in the Step Functions console.",
+            "A diagnosis execution failed: the graph's own Fallback could not finish it, or "
+            "(error FollowUpNotStarted) the run was answered but the follow-up run for alarms "
+            "that joined it late did not start. Open the execution in the Step Functions console.",
         )
         self._alarm(
             "ExecutionsTimedOut",
