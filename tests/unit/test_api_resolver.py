@@ -307,3 +307,95 @@ def test_the_apis_document_lists_its_operations_with_their_bounds() -> None:
     text = json.dumps(spec)
     for name in {part.split('"')[0] for part in text.split("#/components/schemas/")[1:]}:
         assert name in spec["components"]["schemas"], name
+
+
+# ------------------------------------------------------------ hostile input
+
+
+def _answer(result: dict[str, Any]) -> tuple[int, Any]:
+    return result["statusCode"], json.loads(result["body"])
+
+
+@pytest.mark.parametrize("path", ["/api/openapiXjson", "/api/openapi.json\n", "/api/search\n"])
+def test_a_static_route_answers_only_its_own_path(path: str) -> None:
+    # When a path differs from a route's by a character the route's text would match as a
+    # pattern (its dot) or by a trailing newline
+    status, body = _answer(api.resolve(event("GET", path), None))
+    # Then no route answers it
+    assert status == 404 and body["error"] == "not_found"
+
+
+def test_a_path_parameter_does_not_take_a_trailing_newline() -> None:
+    app = RestResolver()
+
+    @app.get("/things/<name>")
+    def thing(name: str) -> dict[str, Any]:
+        return {"name": name}
+
+    assert call(app, "GET", "/things/a")[0] == 200
+    assert app.resolve(event("GET", "/things/a\n"), None)["statusCode"] == 404
+
+
+@pytest.mark.parametrize(
+    ("single", "multi"),
+    [("limit=3", None), (["limit"], None), (None, ["limit"]), (None, "limit=3"), (7, 7)],
+)
+def test_query_parameter_containers_of_the_wrong_shape_are_read_as_absent(
+    single: Any, multi: Any
+) -> None:
+    request = event("GET", "/items/a-1")
+    request["queryStringParameters"], request["multiValueQueryStringParameters"] = single, multi
+    status, body = _answer(shop().resolve(request, None))
+    assert (status, body["name"]) == (200, "limit=10")
+
+
+def test_a_scalar_query_parameter_given_twice_is_a_422_saying_so() -> None:
+    request = event("GET", "/api/search")
+    request["multiValueQueryStringParameters"] = {"q": ["a", "b"]}
+    request["queryStringParameters"] = {"q": "b"}
+    status, body = _answer(api.resolve(request, None))
+    assert (status, body["error"]) == (422, "invalid_request")
+    assert body["message"] == "query.q: Input should be given once, not 2 times"
+
+
+@pytest.mark.parametrize("wait", ["NaN", "nan", "inf", "-Infinity", "1e309"])
+def test_a_float_parameter_that_is_not_finite_is_a_422_saying_so(wait: str) -> None:
+    result = api.resolve(event("POST", "/api/chat", '{"message": "hi"}', wait=wait), None)
+    status, body = _answer(result)
+    assert status == 422
+    assert body["problems"] == ["query.wait: Input should be a finite number"]
+
+
+def test_requests_resolved_at_once_each_see_their_own_event() -> None:
+    import threading
+    import time
+
+    app = RestResolver()
+    seen: dict[str, str] = {}
+
+    @app.get("/who/<name>")
+    def who(name: str) -> dict[str, Any]:
+        time.sleep(0.2)
+        seen[name] = app.current_event.path
+        return {"name": name}
+
+    threads = [
+        threading.Thread(target=app.resolve, args=(event("GET", f"/who/{n}"), None))
+        for n in ("alice", "bob")
+    ]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)
+    for thread in threads:
+        thread.join()
+    assert seen == {"alice": "/who/alice", "bob": "/who/bob"}
+    # and once they are answered, no event is current
+    with pytest.raises(RuntimeError):
+        _ = app.current_event
+
+
+def test_an_answer_that_echoes_a_lone_surrogate_is_still_utf8() -> None:
+    result = api.resolve(event("GET", "/api/runs/a\ud800b"), None)
+    assert result["statusCode"] == 404
+    body = json.loads(result["body"].encode("utf-8"))
+    assert body["error"] == "not_found"

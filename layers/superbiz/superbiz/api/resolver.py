@@ -26,6 +26,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import Annotated, Any, Generic, TypeVar, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, Field, ValidationError
@@ -40,6 +41,7 @@ _ROUTE_PARAMETER = re.compile(r"<(\w+)>")
 _PARAMETER_CHARS = rf"[{_SAFE_URI}{_UNSAFE_URI}\w]+"
 # the order parameters are checked and their errors listed in, as Powertools lists them
 _LOCATIONS = ("path", "query", "body")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -74,6 +76,8 @@ class Response(Generic[T]):
             text = ""  # no body
         else:
             text = to_json(body, by_alias=True).decode()
+        # a lone surrogate (an echoed input) cannot be sent as UTF-8: as a JSON escape it can
+        text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
         single = {k: v for k, v in self.headers.items() if isinstance(v, str)}
         result: dict[str, Any] = {
             "statusCode": self.status_code,
@@ -124,10 +128,12 @@ class Param:
         self.ge, self.gt, self.le, self.lt = ge, gt, le, lt
         self.min_length, self.max_length, self.pattern = min_length, max_length, pattern
 
-    def field_info(self, title: str) -> Any:
-        """The pydantic field both the validator and the document are built from."""
+    def field_info(self, title: str, *, finite: bool = False) -> Any:
+        """The pydantic field both the validator and the document are built from; `finite`
+        (a float): NaN and infinities are refused as such (JSON Schema's numbers are finite)."""
         return Field(
             title=title,
+            allow_inf_nan=False if finite else None,
             description=self.description,
             ge=self.ge,
             gt=self.gt,
@@ -169,18 +175,19 @@ class Request:
     def json_body(self) -> Any:
         """The body parsed as JSON; None when there is none (ValueError when it is not JSON)."""
         text = self.body
-        if text and self.raw_event.get("isBase64Encoded"):
+        if text and self.raw_event.get("isBase64Encoded") is True:
             text = base64.b64decode(text.encode()).decode()
         return json.loads(text) if text else None
 
     def query(self, name: str) -> Any:
         """A query parameter as Powertools' REST resolver reads it: the single value, the
-        list of a repeated one, or None."""
-        multi = self.raw_event.get("multiValueQueryStringParameters") or {}
-        if name in multi:
+        list of a repeated one, or None (also where the event's parameters are not objects)."""
+        multi = self.raw_event.get("multiValueQueryStringParameters")
+        if isinstance(multi, dict) and name in multi:
             values = multi[name]
             return values[0] if isinstance(values, list) and len(values) == 1 else values
-        return (self.raw_event.get("queryStringParameters") or {}).get(name)
+        single = self.raw_event.get("queryStringParameters")
+        return single.get(name) if isinstance(single, dict) else None
 
 
 # ----------------------------------------------------------------- routes
@@ -211,7 +218,9 @@ class _Input:
             from pydantic import TypeAdapter  # reason: no validator is built at import
 
             title = self.key.replace("_", " ").title()
-            hint: Any = Annotated[self.annotation, (self.param or Param()).field_info(title)]
+            finite = self.annotation is float or float in get_args(self.annotation)
+            field = (self.param or Param()).field_info(title, finite=finite)
+            hint: Any = Annotated[self.annotation, field]
             self._adapter = TypeAdapter(hint)
         return self._adapter
 
@@ -248,9 +257,15 @@ class Route:
 
     def match(self, path: str) -> dict[str, str] | None:
         if self._pattern is None:
-            groups = _ROUTE_PARAMETER.sub(lambda m: f"(?P<{m[1]}>{_PARAMETER_CHARS})", self.path)
-            self._pattern = re.compile(f"^{groups}/*$")
-        found = self._pattern.match(path)
+            # the route's text is literal (its dots match only dots) and the whole path must
+            # fit it: `$` alone would also let a trailing newline through
+            parts = _ROUTE_PARAMETER.split(self.path)
+            regex = "".join(
+                f"(?P<{part}>{_PARAMETER_CHARS})" if i % 2 else re.escape(part)
+                for i, part in enumerate(parts)
+            )
+            self._pattern = re.compile(f"{regex}/*")
+        found = self._pattern.fullmatch(path)
         return found.groupdict() if found else None
 
     def inputs(self) -> list[_Input]:
@@ -300,6 +315,17 @@ class Route:
             try:
                 values[arg.name] = arg.validate(raw)
             except ValidationError as exc:
+                if arg.location == "query" and isinstance(raw, list) and len(raw) > 1:
+                    # a scalar given more than once: say so, not that its list is no number
+                    errors.append(
+                        {
+                            "type": "repeated",
+                            "loc": loc,
+                            "msg": f"Input should be given once, not {len(raw)} times",
+                            "input": raw,
+                        }
+                    )
+                    continue
                 errors.extend(
                     {**e, "loc": (*loc, *e.get("loc", ()))} for e in exc.errors(include_url=False)
                 )
@@ -428,13 +454,17 @@ class RestResolver(_Routes):
     def __init__(self) -> None:
         super().__init__()
         self._handlers: dict[type[BaseException], Callable[[Any], Response[Any]]] = {}
-        self._current: Request | None = None
+        # per thread (and task): requests resolved at once each see their own
+        self._current: ContextVar[Request | None] = ContextVar(
+            f"current_event_{id(self)}", default=None
+        )
 
     @property
     def current_event(self) -> Request:
-        if self._current is None:
+        current = self._current.get()
+        if current is None:
             raise RuntimeError("no request is being resolved")
-        return self._current
+        return current
 
     def include_router(self, router: Router) -> None:
         self.routes.extend(router.routes)
@@ -455,7 +485,7 @@ class RestResolver(_Routes):
 
     def resolve(self, event: dict[str, Any], context: Any = None) -> dict[str, Any]:
         request = Request(event)
-        self._current = request
+        token = self._current.set(request)
         try:
             try:
                 result = self._dispatch(request)
@@ -470,7 +500,7 @@ class RestResolver(_Routes):
                 result = Response(200, JSON, result)
             return result.proxy_result()
         finally:
-            self._current = None
+            self._current.reset(token)
 
     def _dispatch(self, request: Request) -> Any:
         method, path = request.http_method, request.path
