@@ -399,3 +399,106 @@ def test_an_answer_that_echoes_a_lone_surrogate_is_still_utf8() -> None:
     assert result["statusCode"] == 404
     body = json.loads(result["body"].encode("utf-8"))
     assert body["error"] == "not_found"
+
+
+# ------------------------------------------------- the API's entry (handle)
+
+
+def _b64(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode()).decode()
+
+
+def _handle(request: dict[str, Any]) -> tuple[int, Any]:
+    from superbiz.api.app import handle
+
+    return _answer(handle(request, None))
+
+
+def test_a_base64_body_is_checked_for_depth_once_decoded() -> None:
+    # When a body nested far beyond the limit comes base64-encoded
+    request = event("POST", "/api/chat", _b64("[" * 5000 + "]" * 5000))
+    request["isBase64Encoded"] = True
+    status, body = _handle(request)
+    # Then it is refused as too deep, as the same body in plain text is
+    assert (status, body["error"]) == (400, "invalid_json")
+    assert "deeper than" in body["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "code"),
+    [
+        ("/api/ai_ops", '{"name": "x", "state": "OK"}', "alarm_not_firing"),
+        ("/api/runs/r1/review", '{"decision": "maybe"}', "invalid_review"),
+    ],
+)
+def test_routes_that_read_their_body_themselves_read_a_base64_one_decoded(
+    path: str, text: str, code: str
+) -> None:
+    # When a route that parses its own body gets it base64-encoded
+    request = event("POST", path, _b64(text))
+    request["isBase64Encoded"] = True
+    status, body = _handle(request)
+    # Then it reads the decoded JSON (and answers about its content, not "not JSON")
+    assert (status, body["error"]) == (400, code)
+
+
+@pytest.mark.parametrize("text", ["!!!not base64", "abc", "//79"])
+def test_a_body_marked_base64_that_is_not_is_a_400_saying_so(text: str) -> None:
+    request = event("POST", "/api/chat", text)
+    request["isBase64Encoded"] = True
+    status, body = _handle(request)
+    assert (status, body["error"]) == (400, "invalid_body")
+    assert "base64" in body["message"]
+
+
+@pytest.mark.parametrize(
+    ("request_event", "named"),
+    [
+        (None, "object"),
+        ([], "object"),
+        ("GET /api/search", "object"),
+        ({}, "httpMethod"),
+        ({"httpMethod": "GET"}, "path"),
+        ({"httpMethod": None, "path": "/api/search"}, "httpMethod"),
+        ({"httpMethod": "GET", "path": ["/api/search"]}, "path"),
+    ],
+)
+def test_an_event_that_is_not_a_proxy_request_is_a_400_naming_what_is_missing(
+    request_event: Any, named: str
+) -> None:
+    status, body = _handle(request_event)
+    assert (status, body["error"]) == (400, "invalid_event")
+    assert named in body["message"]
+
+
+@pytest.mark.parametrize("context", ["x", {"identity": "x"}, {"identity": None}, None])
+def test_accepting_a_proposal_reads_a_malformed_request_context_as_no_identity(
+    monkeypatch: pytest.MonkeyPatch, context: Any
+) -> None:
+    from superbiz import evolution
+    from superbiz.api import cases
+
+    accepted_by: list[str | None] = []
+
+    def accept(store: Any, proposal_id: str, by: str | None = None) -> Any:
+        accepted_by.append(by)
+        raise cases.CaseNotFound(f"no skill proposal with id {proposal_id!r}")
+
+    monkeypatch.setattr(cases, "_store", lambda: None)
+    monkeypatch.setattr(evolution, "accept", accept)
+    request = event("POST", "/api/skills/proposals/p1/accept")
+    request["requestContext"] = context
+    status, body = _answer(api.resolve(request, None))
+    assert (status, body["error"]) == (404, "proposal_not_found")
+    assert accepted_by == ["local"]
+
+
+def test_the_documented_success_status_of_feedback_is_the_one_it_answers() -> None:
+    spec = json.loads(openapi_json())
+    responses = spec["paths"]["/api/runs/{runId}/feedback"]["post"]["responses"]
+    assert "200" not in responses
+    assert responses["201"]["content"][JSON]["schema"] == {
+        "$ref": "#/components/schemas/FeedbackView"
+    }

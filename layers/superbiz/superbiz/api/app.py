@@ -17,6 +17,7 @@ Knowledge is not written through this API: documents are ingested from the
 bucket's `knowledge/` prefix, which IAM guards.
 """
 
+import base64
 import json
 import re
 import time
@@ -746,7 +747,11 @@ def get_step(
     )
 
 
-@app.post("/api/runs/<runId>/feedback", summary="Rate a run's answer")
+@app.post(
+    "/api/runs/<runId>/feedback",
+    summary="Rate a run's answer",
+    responses={201: {"description": "recorded"}},
+)
 def post_feedback(
     run_id: Annotated[str, Path(alias="runId")], body: FeedbackRequest
 ) -> Response[FeedbackView]:
@@ -1034,13 +1039,38 @@ def _proxy_response(status: int, code: str, message: str) -> dict[str, Any]:
     return _error(status, code, message).proxy_result()
 
 
+def _not_a_request(event: Any) -> str | None:
+    """What makes `event` no REST proxy request, or None."""
+    if not isinstance(event, dict):
+        return "the event is not an API Gateway proxy request (a JSON object)"
+    for key in ("httpMethod", "path"):
+        if not isinstance(event.get(key), str) or not event[key]:
+            return f"the event has no {key} (a string)"
+    return None
+
+
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """Resolve one API Gateway REST proxy event. Oversized and too deeply nested bodies
-    stop here; whatever fails below is still a JSON answer, never a bare 502."""
+    """Resolve one API Gateway REST proxy event. Events that are no request, bodies that
+    are not the base64 they are marked as, and oversized and too deeply nested bodies
+    (once decoded) stop here; whatever fails below is still a JSON answer, never a bare 502."""
     try:
+        problem = _not_a_request(event)
+        if problem is not None:
+            return _proxy_response(400, "invalid_event", problem)
         body = event.get("body") or ""
         if not isinstance(body, str):
             return _proxy_response(400, "invalid_body", "the request body must be text")
+        if body and event.get("isBase64Encoded") is True:
+            try:
+                body = base64.b64decode(body, validate=True).decode("utf-8")
+            except ValueError:
+                return _proxy_response(
+                    400,
+                    "invalid_body",
+                    "the request body is marked base64-encoded but is not base64 of UTF-8 text",
+                )
+            # the routes (and those that read their body themselves) get the decoded text
+            event = {**event, "body": body, "isBase64Encoded": False}
         limit = get_entry_deps().settings.max_body_bytes
         if len(body.encode("utf-8", "surrogatepass")) > limit:
             return _proxy_response(

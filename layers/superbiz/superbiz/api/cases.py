@@ -215,8 +215,10 @@ def accept_proposal(
     proposal_id: Annotated[str, Path(alias="proposalId", max_length=200)],
 ) -> Response[Any]:
     # who accepted it: the caller's IAM identity as API Gateway states it
-    context = router.current_event.raw_event.get("requestContext") or {}
-    identity = context.get("identity") or {}
+    context = router.current_event.raw_event.get("requestContext")
+    identity = context.get("identity") if isinstance(context, dict) else None
+    if not isinstance(identity, dict):
+        identity = {}
     by = str(identity.get("userArn") or identity.get("caller") or "local")[:512]
     try:
         accepted = evolution.accept(_store(), proposal_id, by=by)
