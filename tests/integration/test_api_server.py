@@ -196,6 +196,56 @@ def test_unknown_and_malformed_ids(base_url):
     assert status == 404 and body["error"] == "not_found"
 
 
+def _raw(base_url: str, method: str, target: str) -> tuple[int, str | None, bytes]:
+    """One request with its request line as given (no client normalises it)."""
+    import http.client
+    from urllib.parse import urlparse
+
+    where = urlparse(base_url)
+    conn = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    conn.putrequest(method, target)
+    conn.endheaders()
+    response = conn.getresponse()
+    data = response.read()
+    conn.close()
+    return response.status, response.getheader("Content-Type"), data
+
+
+@pytest.mark.parametrize(
+    ("target", "status", "error"),
+    [("//api/runs/x", 404, "run_not_found"), ("//api/search?q=x", 200, None)],
+)
+def test_a_path_that_starts_with_two_slashes_is_not_read_as_a_host(base_url, target, status, error):
+    # When the path begins with "//" (which a URL parser reads as a host: "api")
+    got, kind, data = _raw(base_url, "GET", target)
+    # Then it is the path asked for (http.server collapses the leading slashes) and its
+    # route answers, not "no route GET /runs/x"
+    assert (got, kind) == (status, "application/json")
+    assert json.loads(data).get("error") == error
+
+
+def test_proxy_event_keeps_the_path_as_sent():
+    from superbiz_workbench.local.server import proxy_event
+
+    event = proxy_event("GET", "//api/runs/x?y=1&y=2", {}, None)
+    assert event["path"] == "//api/runs/x"
+    assert event["multiValueQueryStringParameters"] == {"y": ["1", "2"]}
+
+
+@pytest.mark.parametrize("method", ["HEAD", "OPTIONS", "TRACE", "PROPFIND"])
+def test_any_method_is_answered_by_the_api_as_json(base_url, method):
+    # When a method no route takes is sent
+    status, kind, data = _raw(base_url, method, "/api/search?q=x")
+    # Then the API answers it (a JSON 404), not the HTTP server (a 501 HTML page)
+    assert status == 404 and kind == "application/json"
+    if method == "HEAD":
+        assert data == b""
+    else:
+        assert json.loads(data)["error"] == "not_found"
+    # And the server goes on serving
+    assert call(base_url, "GET", "/api/runs/no-such-run")[0] == 404
+
+
 def test_trace_returns_every_step_and_invocation(base_url, chat_run):
     session, run_id = chat_run["session_id"], chat_run["run_id"]
     status, trace = call(base_url, "GET", f"/api/diagnosis/{session}/trace?runId={run_id}")

@@ -31,27 +31,32 @@ def proxy_event(
     stage: str = "local",
     source_ip: str = "127.0.0.1",
 ) -> dict[str, Any]:
-    """The REST API (v1) Lambda proxy event for one request."""
-    split = urlsplit(raw_path)
-    pairs = parse_qsl(split.query, keep_blank_values=True)
+    """The REST API (v1) Lambda proxy event for one request. The request target's path is
+    kept as sent: a URL parser would read the start of `//api/...` as a host."""
+    if raw_path.startswith("/"):
+        path, _, query = raw_path.partition("#")[0].partition("?")
+    else:  # an absolute URI (a request through a proxy)
+        split = urlsplit(raw_path)
+        path, query = split.path, split.query
+    pairs = parse_qsl(query, keep_blank_values=True)
     multi: dict[str, list[str]] = {}
     for key, value in pairs:
         multi.setdefault(key, []).append(value)
     request_id = str(uuid.uuid4())
     return {
         "resource": "/{proxy+}",
-        "path": split.path,
+        "path": path,
         "httpMethod": method,
         "headers": headers,
         "multiValueHeaders": {k: [v] for k, v in headers.items()},
         "queryStringParameters": {k: v[-1] for k, v in multi.items()} or None,
         "multiValueQueryStringParameters": multi or None,
-        "pathParameters": {"proxy": split.path.lstrip("/")},
+        "pathParameters": {"proxy": path.lstrip("/")},
         "stageVariables": None,
         "requestContext": {
             "resourcePath": "/{proxy+}",
             "httpMethod": method,
-            "path": f"/{stage}{split.path}",
+            "path": f"/{stage}{path}",
             "stage": stage,
             "requestId": request_id,
             "accountId": ACCOUNT,
@@ -148,7 +153,8 @@ class ApiServer:
                         self.send_header(key, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if self.command != "HEAD":
+                    self.wfile.write(data)
 
             def _send(self, status: int, body: dict[str, Any]) -> None:
                 data = json.dumps(body).encode()
@@ -156,9 +162,17 @@ class ApiServer:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if self.command != "HEAD":
+                    self.wfile.write(data)
 
             do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _serve  # noqa: N815
+
+            def __getattr__(self, name: str) -> Any:
+                # any other method (HEAD, OPTIONS, ...) goes to the API too, which answers
+                # one no route takes with its JSON 404, instead of http.server's 501 HTML page
+                if name.startswith("do_"):
+                    return self._serve
+                raise AttributeError(name)
 
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
                 sys.stderr.write(f"{self.address_string()} {format % args}\n")
