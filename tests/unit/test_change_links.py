@@ -603,3 +603,56 @@ def test_an_update_of_the_service_that_deploys_tasks_is_still_a_deploy(detail):
     found = analyzers.findings(_scaled_then_failing(detail))
     # Then it is the regression's trigger, as a deploy
     assert _trigger(found) == "UpdateService ledger-api"
+
+
+CARRIER_TIMEOUT = (
+    "ERROR rate quote failed: ConnectTimeoutError: Connect timeout on endpoint URL: "
+    '"https://api.carrier.example.com/v1/rates"'
+)
+
+
+@pytest.mark.parametrize(
+    ("event", "resource", "detail"),
+    [
+        (
+            "UpdateRuleGroup",
+            "arn:aws:network-firewall:us-east-1:123456789012:stateful-rulegroup/egress-allow",
+            "requestParameters={ruleGroupName=egress-allow, type=STATEFUL, description=egress "
+            "allowlist v2: one list for all VPCs, ruleGroup={rulesSource={rulesSourceList="
+            "{generatedRulesType=ALLOWLIST, targets=[.amazonaws.com, api.stripe.com]}}}}",
+        ),
+        (
+            "UpdateFirewallPolicy",
+            "arn:aws:network-firewall:us-east-1:123456789012:firewall-policy/egress",
+            "requestParameters={firewallPolicyName=egress, description=tidy up, firewallPolicy="
+            "{statefulDefaultActions=[aws:drop_established], statefulRuleGroupReferences=[...]}}",
+        ),
+    ],
+)
+def test_an_egress_firewall_change_with_a_description_is_the_trigger_of_connect_timeouts(
+    event, resource, detail
+):
+    # Given connect timeouts to a partner's API, the egress firewall's rules changed a
+    # minute before (the record carries a description, as such records do), and the
+    # service's own deploy
+    invs = [
+        _logs("/ecs/shipping-api", _every_minute(5, 12, CARRIER_TIMEOUT)),
+        _changes(
+            (
+                "2026-11-20T10:01:00Z",
+                "ecs.amazonaws.com",
+                "UpdateService",
+                "shipping-api",
+                "service=shipping-api, taskDefinition shipping-api:8 -> shipping-api:9",
+            ),
+            ("2026-11-20T10:04:00Z", "network-firewall.amazonaws.com", event, resource, detail),
+        ),
+    ]
+    # When the analyzers weigh them
+    found = analyzers.findings(invs)
+    # Then the firewall change is the trigger: no log line names a firewall, and dropped
+    # packets are what connect timeouts look like; the deploy is only considered
+    assert _trigger(found) == f"{event} {resource}"
+    considered = [f for f in found if f.kind == "change_considered"]
+    assert [f.data["change"]["event"] for f in considered] == ["UpdateService"]
+    assert not any("harmless" in f.summary for f in found)

@@ -73,6 +73,35 @@ def test_blaming_a_change_judged_not_implicated_fails():
     assert "change_implicated" in failed(logic.check([cause], [ANOMALY, upstream, deploy]))
 
 
+def test_blaming_a_deploy_only_unproven_by_its_timing_is_left_to_the_evidence():
+    # Given a deploy weighed as unproven: the onset came well after it rolled out
+    upstream = sig(
+        "upstream_http_error",
+        "upstream errors",
+        "2026-11-20T10:05:10Z",
+        "$.results[0].message",
+        upstream=True,
+    )
+    deploy = Finding(
+        kind="change_considered",
+        summary="deploy",
+        citations=[cite("inv_changes", "$.changes[0]")],
+        data={
+            "change": {"event": "UpdateService", "resource": "api"},
+            "why": "5xx stayed at its baseline after the new code took traffic",
+            "unproven": True,
+        },
+    )
+    cause = claim(
+        "root_cause",
+        "The deploy's new nightly job",
+        ("inv_changes", "$.changes[0]"),
+        ("inv_logs", "$.results[0].message"),
+    )
+    # Then blaming it is no logic failure: a later fault (a scheduled job) remains possible
+    assert "change_implicated" not in failed(logic.check([cause], [ANOMALY, upstream, deploy]))
+
+
 def test_ignoring_an_earlier_upstream_failure_fails():
     failover = sig(
         "db_failover",

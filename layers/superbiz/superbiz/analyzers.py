@@ -710,8 +710,11 @@ _HARMLESS_DETAIL = lazy(
 # harmless by its record's wording: the rule or grant it removes can carry a description
 _TAKES_AWAY = lazy(r"^(Revoke|Delete|Remove|Detach|Disable|Deregister|Disassociate)[A-Z]")
 _SUBSTANTIVE_DETAIL = lazy(
-    r"\b(image|task definition|version|code|timeout|memory|concurrency|policy|rule|endpoint|url|"
-    r"pool|size|limit|record|replicas?|instance|cluster|throughput|capacity|key|permission)\b",
+    r"\b(image|task definition|version|code|timeout|memory|concurrency|polic(?:y|ies)|rules?|"
+    r"targets?|endpoint|url|pool|size|limit|record|replicas?|instance|cluster|throughput|"
+    r"capacity|key|permission)\b"
+    # what filters traffic, also as the start of a field's name (firewallPolicy, ruleGroup)
+    r"|\b(?:firewall|rule ?group|rules ?source|allow ?list|deny ?list)",
     re.I,
 )
 
@@ -725,7 +728,9 @@ _UNNAMED_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "network",
         lazy(
             r"^(nat|rtb|acl|vpce|igw|eigw|tgw|pcx)-[0-9a-f]+$|NatGateway|Route|NetworkAcl|"
-            r"VpcEndpoint|InternetGateway",
+            r"VpcEndpoint|InternetGateway|"
+            # AWS Network Firewall: its rule groups and policies filter the way out and in
+            r":network-firewall:|FirewallPolicy",
             re.I,
         ),
     ),
@@ -1030,7 +1035,7 @@ BUILDS_UP = frozenset(
 def ran_clean_after(
     change: dict[str, Any], leading: Finding, anomaly: dict[str, Any], onset: datetime
 ) -> str | None:
-    """Why a deploy is not the trigger for being near, if it is not: the metric that
+    """Why a deploy is not shown to be the trigger by being near, if it is not: the metric that
     marks the onset was measured from before the deploy and stayed at its baseline after
     the new code took traffic, until the onset. None when the deploy may still be it: a
     failure that builds up, or minutes nobody measured."""
@@ -1045,8 +1050,9 @@ def ran_clean_after(
         return None
     metric = anomaly["output"].get("metric_name") or "the alarmed metric"
     return (
-        f"{metric} stayed at its baseline after the new code took traffic, until the onset: "
-        "a deploy's faults show as it rolls out, and nearness alone is no evidence"
+        f"{metric} stayed at its baseline after the new code took traffic, until the onset, "
+        "so nearness alone is no evidence; a fault that shows later (a scheduled job, an "
+        "expiring cache, a leak) remains possible"
     )
 
 
@@ -1151,7 +1157,8 @@ def change_correlation(
                     "why": why,
                     "link": link if relevant else None,
                     "carried": carried,
-                    # the metric that shows the service at its baseline after the deploy
+                    # the metric that shows the service at its baseline after the deploy:
+                    # the change is then neither the trigger nor cleared (unproven)
                     "clean": anomalies[0] if clean is not None else None,
                     # a change of only the service that wrote the lines, when its calls to a
                     # dependency fail: it weighs less than a change of the dependency
@@ -1211,7 +1218,9 @@ def change_correlation(
                 kind="change_before_onset" if relevant else "change_considered",
                 summary=f"{when}."
                 if relevant
-                else f"{when}; considered, not implicated: {w['why']}.",
+                else f"{when}; considered, "
+                + ("unproven" if w["clean"] else "not implicated")
+                + f": {w['why']}.",
                 citations=[
                     _cite(
                         w["inv"],
@@ -1245,6 +1254,7 @@ def change_correlation(
                     "writer_only": w["writer_only"],
                     "restart": is_restart(change),
                     "applied": bool(w.get("applied")),
+                    "unproven": w["clean"] is not None,
                 },
             )
         )

@@ -94,7 +94,10 @@ def check(claims: list[dict[str, Any]], findings: list[Finding]) -> list[LogicCh
                 )
             )
 
-    considered = [f for f in findings if f.kind == "change_considered"]
+    # a change only unproven (a deploy the onset came well after) may still be blamed
+    considered = [
+        f for f in findings if f.kind == "change_considered" and not f.data.get("unproven")
+    ]
     blamed = [f for f in considered if _cites_change(cause, f)]
     if blamed:
         why = blamed[0].data.get("why", "")
