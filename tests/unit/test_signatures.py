@@ -3,6 +3,9 @@ none of its not-examples), and a malformed entry is refused with its name."""
 
 from __future__ import annotations
 
+import random
+import string
+
 import pytest
 
 from superbiz import signatures
@@ -21,6 +24,20 @@ def test_every_entry_names_its_examples(name, examples, not_examples):
     for line in not_examples:
         found = signatures.detect(line)
         assert found is None or found.name != name, f"{line!r} wrongly named {name}"
+
+
+def test_no_entry_names_a_line_by_letters_inside_a_request_id():
+    # Given lines whose only match could be inside an identifier: AWS request ids (52
+    # upper-case letters and digits), hex trace ids, base64 tokens
+    rng = random.Random(7)
+    alphabets = (string.ascii_uppercase + string.digits, "0123456789abcdef", string.ascii_letters)
+    for alphabet in alphabets:
+        for _ in range(3000):
+            token = "".join(rng.choices(alphabet, k=52))
+            line = f"INFO GET /v2/items 200 (Request ID: {token})"
+            # Then no entry names it
+            found = signatures.detect(line)
+            assert found is None, f"{found and found.name} named {line!r}"
 
 
 def test_every_effect_names_an_upstream_signature():
