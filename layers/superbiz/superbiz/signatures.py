@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
+from superbiz.patterns import lazy
 from superbiz.schema import Schema
 
 Family = Literal["dependency", "application", "data_store", "capacity"]
@@ -209,11 +210,33 @@ def by_name() -> dict[str, Signature]:
     return {s.name: s for s in catalogue()}
 
 
+# a tracer, metrics or log client failing to reach its own agent on this host: the
+# Datadog agent (8126 traces, 8125 DogStatsD), an OpenTelemetry collector (4317, 4318),
+# the X-Ray daemon (2000), a Fluent forwarder (24224). Its lines are about the agent,
+# never a dependency the service calls.
+_TELEMETRY_CLIENT = lazy(
+    r"dd-?trace|datadog|dogstatsd|statsd|opentelemetry|\botel\b|otlp|x-?ray|fluent", re.I
+)
+_LOCAL_AGENT = lazy(
+    r"(?:127\.0\.0\.1|localhost|\[::1\]|0\.0\.0\.0)(?::|\W{1,3}port\W{0,3})"
+    r"(?:8125|8126|4317|4318|2000|24224)\b",
+    re.I,
+)
+
+
+def telemetry_agent_line(text: str) -> bool:
+    """Whether a line is a telemetry client that cannot reach its local agent."""
+    return bool(_TELEMETRY_CLIENT.search(text) and _LOCAL_AGENT.search(text))
+
+
 @lru_cache(maxsize=16_384)  # a run's nodes read the same log lines again and again
 def detect(text: str) -> Signature | None:
     """The signature that names a line: the first entry that matches, unless the line
     also states what that one is a typical effect of ("Failed to obtain JDBC
-    Connection ... Caused by: Connect timed out"): then the cause it states."""
+    Connection ... Caused by: Connect timed out"): then the cause it states. A
+    telemetry client failing to reach its local agent names none."""
+    if telemetry_agent_line(text):
+        return None
     matched = [sig for sig in catalogue() if occurs(sig.pattern, text)]
     if not matched:
         return None
