@@ -218,33 +218,43 @@ def test_alarms_arriving_after_the_last_plan_are_never_dropped(runtime, scenario
     runtime.notifications()
 
 
-def test_a_follow_up_whose_start_fails_is_started_when_finalize_is_retried(
-    runtime, scenario, monkeypatch
-):
+def _run_with_refused_follow_up_starts(
+    runtime: LocalRuntime, scenario: Any, monkeypatch: Any, service: str, *, times: int, error: str
+) -> tuple[dict[str, Any], str, list[str]]:
+    """A run of `service` that an alarm joins after its last plan, while Step Functions
+    refuses the first `times` starts of the follow-up run with `error`. Returns the
+    opening delivery, the run's execution status and the run ids refused."""
     from superbiz import runs
 
     base = scenario.alarm_event()
-    first = storm_event(base, "retry-svc", 0, datetime(2026, 11, 29, 16, 0, 0))
-    late = storm_event(base, "retry-svc", 1, datetime(2026, 11, 29, 16, 0, 30))
-    # Given Step Functions refusing the first start of any follow-up run
+    first = storm_event(base, service, 0, datetime(2026, 11, 29, 16, 0, 0))
+    late = storm_event(base, service, 1, datetime(2026, 11, 29, 16, 0, 30))
     start, refused = runs.start_execution, []
 
-    def flaky(sfn: Any, arn: str | None, payload: Any) -> str:
-        if payload.run_id not in refused and payload.alarm["name"] == "retry-svc-alarm-02":
+    def refusing(sfn: Any, arn: str | None, payload: Any) -> str:
+        if payload.alarm["name"] == f"{service}-alarm-02" and len(refused) < times:
             refused.append(payload.run_id)
-            raise runs.RunStartError(f"could not start run {payload.run_id}: ThrottlingException")
+            raise runs.RunStartError(f"could not start run {payload.run_id}: {error}")
         return start(sfn, arn, payload)
 
-    monkeypatch.setattr(runs, "start_execution", flaky)
+    monkeypatch.setattr(runs, "start_execution", refusing)
     offline = runtime.deps.model
-    model = _AlarmsWhileComposing(runtime, offline, late, "retry-svc")
-    runtime.use_model(model)
+    runtime.use_model(_AlarmsWhileComposing(runtime, offline, late, service))
     try:
-        # and a run of retry-svc that an alarm joins after its last plan
         opened = runtime.invoke("alarm_trigger", first)
-        status = runtime.wait(opened["execution_arn"])
+        return opened, runtime.wait(opened["execution_arn"]), refused
     finally:
         runtime.use_model(offline)
+
+
+def test_a_follow_up_whose_start_fails_is_started_when_finalize_is_retried(
+    runtime, scenario, monkeypatch
+):
+    # Given a run that an alarm joins after its last plan, and Step Functions refusing the
+    # follow-up run's first start
+    opened, status, refused = _run_with_refused_follow_up_starts(
+        runtime, scenario, monkeypatch, "retry-svc", times=1, error="ThrottlingException"
+    )
     # Then the run is answered once, and its late alarm's follow-up started on a retry
     assert refused, "the follow-up's first start was never tried"
     assert status == "SUCCEEDED"
@@ -263,29 +273,10 @@ def test_a_follow_up_whose_start_fails_is_started_when_finalize_is_retried(
 def test_a_follow_up_that_never_starts_fails_the_execution_and_keeps_the_answer(
     runtime, scenario, monkeypatch
 ):
-    from superbiz import runs
-
-    base = scenario.alarm_event()
-    first = storm_event(base, "stuck-svc", 0, datetime(2026, 11, 29, 17, 0, 0))
-    late = storm_event(base, "stuck-svc", 1, datetime(2026, 11, 29, 17, 0, 30))
     # Given Step Functions refusing every start of the follow-up run
-    start, refused = runs.start_execution, []
-
-    def refusing(sfn: Any, arn: str | None, payload: Any) -> str:
-        if payload.alarm["name"] == "stuck-svc-alarm-02":
-            refused.append(payload.run_id)
-            raise runs.RunStartError(f"could not start run {payload.run_id}: AccessDenied")
-        return start(sfn, arn, payload)
-
-    monkeypatch.setattr(runs, "start_execution", refusing)
-    offline = runtime.deps.model
-    model = _AlarmsWhileComposing(runtime, offline, late, "stuck-svc")
-    runtime.use_model(model)
-    try:
-        opened = runtime.invoke("alarm_trigger", first)
-        status = runtime.wait(opened["execution_arn"])
-    finally:
-        runtime.use_model(offline)
+    opened, status, refused = _run_with_refused_follow_up_starts(
+        runtime, scenario, monkeypatch, "stuck-svc", times=100, error="AccessDenied"
+    )
     # Then the execution fails, naming the follow-up, after Finalize was retried
     assert status == "FAILED" and len(refused) > 1
     history = runtime.sfn.get_execution_history(executionArn=opened["execution_arn"])

@@ -397,41 +397,13 @@ class _Routes:
 
         return register
 
-    def get(
-        self,
-        path: str,
-        *,
-        summary: str | None = None,
-        description: str | None = None,
-        responses: dict[int, dict[str, Any]] | None = None,
-        include_in_schema: bool = True,
-    ) -> Callable[[F], F]:
-        return self.route(
-            "GET",
-            path,
-            summary=summary,
-            description=description,
-            responses=responses,
-            include_in_schema=include_in_schema,
-        )
+    def get(self, path: str, **options: Any) -> Callable[[F], F]:
+        """A GET route: `route("GET", path, **options)`."""
+        return self.route("GET", path, **options)
 
-    def post(
-        self,
-        path: str,
-        *,
-        summary: str | None = None,
-        description: str | None = None,
-        responses: dict[int, dict[str, Any]] | None = None,
-        include_in_schema: bool = True,
-    ) -> Callable[[F], F]:
-        return self.route(
-            "POST",
-            path,
-            summary=summary,
-            description=description,
-            responses=responses,
-            include_in_schema=include_in_schema,
-        )
+    def post(self, path: str, **options: Any) -> Callable[[F], F]:
+        """A POST route: `route("POST", path, **options)`."""
+        return self.route("POST", path, **options)
 
 
 class Router(_Routes):
