@@ -32,3 +32,17 @@ def one_claim(
         derivations=list(derivations),
     )
     return gk.check(ExecutorEvidence(claims=[claim]), run).claims[0]
+
+
+def as_invocation(view: dict) -> ToolInvocation:
+    """An analyzer input (a tool's view as the analyzers read it) as its recorded
+    invocation, for the Gatekeeper to check claims against."""
+    return ToolInvocation(
+        seq=1,
+        invocation_id=view["invocation_id"],
+        call_id="c",
+        tool_name=view["tool"],
+        output=view["output"],
+        empty=view["empty"],
+        success=view["success"],
+    )

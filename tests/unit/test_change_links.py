@@ -5,12 +5,12 @@ or failover, and a lowered connection limit. No AWS: analyzer inputs are built h
 from __future__ import annotations
 
 import pytest
+from gatekeeper_support import as_invocation
 
 from superbiz import analyzers
 from superbiz.graph import gatekeeper
 from superbiz.models.offline import build_evidence
 from superbiz.node_outputs import ClaimKind, GateVerdict
-from superbiz.records import ToolInvocation
 
 
 def _logs(group: str, lines: list[tuple[str, str]]) -> dict:
@@ -45,18 +45,6 @@ def _changes(*changes: tuple[str, str, str, str, str]) -> dict:
             ]
         },
     }
-
-
-def _as_invocation(view: dict) -> ToolInvocation:
-    return ToolInvocation(
-        seq=1,
-        invocation_id=view["invocation_id"],
-        call_id="c",
-        tool_name=view["tool"],
-        output=view["output"],
-        empty=view["empty"],
-        success=view["success"],
-    )
 
 
 def _trigger(found: list[analyzers.Finding]) -> str | None:
@@ -112,7 +100,7 @@ def test_a_task_definition_whose_environment_names_the_unresolvable_host_is_the_
     assert "ledger-svc.prod.corp.internal" in cause.statement
     assert "ip-10-60-4-236" not in cause.statement
     assert "RegisterTaskDefinition" in cause.statement
-    result = gatekeeper.check(evidence, [_as_invocation(i) for i in invs])
+    result = gatekeeper.check(evidence, [as_invocation(i) for i in invs])
     assert result.verdict is GateVerdict.PASS, result
 
 
@@ -177,7 +165,7 @@ def test_of_twin_ingress_revokes_the_one_on_the_port_the_redis_client_uses_is_th
     assert _trigger(found) == "RevokeSecurityGroupIngress sg-0aa1"
     cause = next(c for c in evidence.claims if c.kind is ClaimKind.ROOT_CAUSE)
     assert "sg-0aa1" in cause.statement and "sg-0bb2" not in cause.statement
-    result = gatekeeper.check(evidence, [_as_invocation(i) for i in invs])
+    result = gatekeeper.check(evidence, [as_invocation(i) for i in invs])
     assert result.verdict is GateVerdict.PASS, result
 
 
@@ -252,7 +240,7 @@ def test_a_connection_limit_lowered_by_a_parameter_group_is_the_trigger_not_the_
     assert "max_connections" in cause.statement and "orders-api:113" not in cause.statement
     assert "RebootDBInstance on orders-pg at 2026-11-20T10:00:01Z applied it" in cause.statement
     assert not any("UpdateService" in a for a in evidence.recommended_actions)
-    result = gatekeeper.check(evidence, [_as_invocation(i) for i in invs])
+    result = gatekeeper.check(evidence, [as_invocation(i) for i in invs])
     assert result.verdict is GateVerdict.PASS, result
 
 
@@ -287,7 +275,7 @@ def test_a_failover_of_the_cache_the_calls_connect_to_is_the_trigger_not_the_dep
     # Then the failover is the trigger, and nobody is told to revert it or the deploy
     assert _trigger(found) == "TestFailover basket-cache"
     assert not any("Revert" in a for a in evidence.recommended_actions)
-    result = gatekeeper.check(evidence, [_as_invocation(i) for i in invs])
+    result = gatekeeper.check(evidence, [as_invocation(i) for i in invs])
     assert result.verdict is GateVerdict.PASS, result
 
 

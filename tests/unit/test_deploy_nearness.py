@@ -6,11 +6,12 @@ built here."""
 
 from __future__ import annotations
 
+from gatekeeper_support import as_invocation
+
 from superbiz import analyzers
 from superbiz.graph import gatekeeper
 from superbiz.models.offline import build_evidence
 from superbiz.node_outputs import ClaimKind
-from superbiz.records import ToolInvocation
 
 TIMEOUT = "ERROR: canceling statement due to statement timeout STATEMENT: select * from ledger"
 OOM = "Essential container in task exited: OOMKilled"
@@ -108,18 +109,6 @@ def _kinds(found: list[analyzers.Finding]) -> list[str]:
     return [f.kind for f in found if f.kind in ("change_before_onset", "change_considered")]
 
 
-def _as_invocation(view: dict) -> ToolInvocation:
-    return ToolInvocation(
-        seq=1,
-        invocation_id=view["invocation_id"],
-        call_id="c",
-        tool_name=view["tool"],
-        output=view["output"],
-        empty=view["empty"],
-        success=view["success"],
-    )
-
-
 def test_a_deploy_followed_by_minutes_at_the_baseline_is_weighed_not_blamed():
     # Given statement timeouts from 10:10, latency at its baseline every minute from 09:50
     # until then, and the service's own deploy at 10:00:36, nine minutes before
@@ -142,7 +131,7 @@ def test_a_deploy_followed_by_minutes_at_the_baseline_is_weighed_not_blamed():
     assert not any("UpdateService" in c.statement for c in causes)
     assert not any("UpdateService" in a for a in evidence.recommended_actions)
     # and the Gatekeeper lets the reason through: what it says is in what it cites
-    result = gatekeeper.check(evidence, [_as_invocation(i) for i in invs])
+    result = gatekeeper.check(evidence, [as_invocation(i) for i in invs])
     cleared = [c for c in result.claims if "considered, unproven" in c.statement]
     assert cleared and all(c.passed for c in cleared), result
 

@@ -21,7 +21,6 @@ Contract:
   or a bare model or dict, which is a 200 JSON response.
 """
 
-import base64
 import inspect
 import json
 import re
@@ -173,10 +172,10 @@ class Request:
         return str(self.raw_event.get("path") or "")
 
     def json_body(self) -> Any:
-        """The body parsed as JSON; None when there is none (ValueError when it is not JSON)."""
+        """The body parsed as JSON; None when there is none (ValueError when it is not JSON).
+        A base64 body arrives decoded: `superbiz.api.app.handle` decodes it, once, before
+        its size and depth checks."""
         text = self.body
-        if text and self.raw_event.get("isBase64Encoded") is True:
-            text = base64.b64decode(text.encode()).decode()
         return json.loads(text) if text else None
 
     def query(self, name: str) -> Any:
