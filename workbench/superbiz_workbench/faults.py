@@ -17,6 +17,7 @@ answered, degraded or not).
 from __future__ import annotations
 
 import importlib
+import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -390,6 +391,9 @@ class FaultResult(BaseModel):
     trace_complete: bool
     problems: list[str]
     technical_retries: dict[str, int]
+    # what failed on the way, as the state machine saw it: "State: Error: cause" for each
+    # failed Lambda task (retried or caught), and each failed step the run recorded
+    failures: list[str] = []
     seconds: float
     run_id: str
 
@@ -452,7 +456,7 @@ def run_fault(runtime: Any, fault: Fault) -> FaultResult:
         runtime.settings.review_on, runtime.settings.review_timeout_seconds = ["always"], 1
     state: dict[str, Any] = {}
     started = time.perf_counter()
-    run_id = ""
+    run_id = arn = ""
     execution = "NOT_STARTED"
     try:
         with fault.inject(runtime, state) if fault.inject else _nothing():
@@ -471,6 +475,7 @@ def run_fault(runtime: Any, fault: Fault) -> FaultResult:
     ):
         problems.append(f"expected {'DEGRADED' if fault.expect_degraded else 'SUCCEEDED'}")
     orchestration = (run.orchestration_trace or {}) if run is not None else {}
+    failures = _failures(runtime, arn, run_id) if arn else []
     return FaultResult(
         fault=fault.name,
         kind=fault.kind,
@@ -484,9 +489,51 @@ def run_fault(runtime: Any, fault: Fault) -> FaultResult:
         trace_complete=complete,
         problems=problems,
         technical_retries=orchestration.get("technical_retries") or {},
+        failures=failures,
         seconds=round(time.perf_counter() - started, 2),
         run_id=run_id,
     )
+
+
+_FAILURE_CHARS = 300
+
+
+def _cause(cause: Any) -> str:
+    """A Lambda error's message and the line that raised it (its cause is the
+    function's error payload as JSON); any other cause as given."""
+    try:
+        payload = json.loads(cause)
+    except (TypeError, ValueError):
+        return str(cause or "")[:_FAILURE_CHARS]
+    if not isinstance(payload, dict):
+        return str(cause)[:_FAILURE_CHARS]
+    frames = [f for f in payload.get("stackTrace") or [] if isinstance(f, str)]
+    where = next((f for f in reversed(frames) if f.lstrip().startswith("File ")), "")
+    at = f" ({where.strip().splitlines()[0]})" if where else ""
+    return f"{payload.get('errorMessage', '')}"[:_FAILURE_CHARS] + at
+
+
+def _failures(runtime: Any, execution_arn: str, run_id: str) -> list[str]:
+    """The failed tasks of the execution's history (in order, with the state each
+    belonged to) and the failed steps of the run's trace: why a run ended as it did."""
+    from superbiz.errors import SuperBizError
+
+    out: list[str] = []
+    state = "?"
+    for event in runtime.history(execution_arn):
+        entered = event.get("stateEnteredEventDetails")
+        if entered:
+            state = entered["name"]
+        for key in ("taskFailedEventDetails", "lambdaFunctionFailedEventDetails"):
+            details = event.get(key)
+            if details:
+                out.append(f"{state}: {details.get('error')}: {_cause(details.get('cause'))}")
+    try:
+        steps = runtime.store.get_trace(run_id).steps
+    except SuperBizError:
+        return out
+    out += [f"step {s.agent_name}: {s.error[:_FAILURE_CHARS]}" for s in steps if s.error]
+    return out
 
 
 @contextmanager
@@ -533,6 +580,8 @@ def render_faults(report: FaultReport) -> str:
             f"{(r.termination_reason or '-')[:34]:<34} {r.answer_chars:>6}  {result}"
             + (f"  ({'; '.join(r.problems)})" if r.problems else "")
         )
+        if r.problems and not r.known_gap:  # why: what failed on the way
+            out += [f"    {failure}" for failure in r.failures]
     gaps = [r for r in report.faults if r.known_gap and r.problems]
     if gaps:
         out.append("\nknown gaps:")
