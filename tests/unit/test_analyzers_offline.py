@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from gatekeeper_support import as_invocation
 
 from superbiz import analyzers
 from superbiz.graph import gatekeeper
@@ -13,7 +14,6 @@ from superbiz.models import offline as offline_module
 from superbiz.models.base import ModelRequest
 from superbiz.models.offline import OfflineModel, build_evidence, services_in
 from superbiz.node_outputs import ClaimKind, GateVerdict
-from superbiz.records import ToolInvocation
 
 
 @pytest.mark.parametrize(
@@ -83,18 +83,6 @@ def test_exemplar_is_the_most_common_template():
     )
     (hit,) = analyzers.log_signatures([inv])
     assert hit.exemplar[2].startswith("ECONNREFUSED")
-
-
-def as_invocation(view: dict) -> ToolInvocation:
-    return ToolInvocation(
-        seq=1,
-        invocation_id=view["invocation_id"],
-        call_id="c",
-        tool_name=view["tool"],
-        output=view["output"],
-        empty=view["empty"],
-        success=view["success"],
-    )
 
 
 def test_offline_evidence_passes_the_gatekeeper_and_names_the_cause():
