@@ -1,0 +1,99 @@
+"""Typed facts (docs/architecture.md, "Facts, pointers and links").
+
+`Fact` is the discriminated union of every kind; `facts_of` reads the facts a recorded
+tool output holds. Adding a kind is a model in a module of its own here, its extractor
+(superbiz.evidence), its sentence template (superbiz.render_facts) and its tests.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated, Any
+
+from pydantic import Field, TypeAdapter, ValidationError
+
+from superbiz.facts.absence import Absence
+from superbiz.facts.alarms import AlarmState, Transition
+from superbiz.facts.base import FactBase, Source, parse_time
+from superbiz.facts.changes import ChangeFact
+from superbiz.facts.knowledge import KnowledgeRef
+from superbiz.facts.logs import LogSignature
+from superbiz.facts.metrics import MetricSeries
+from superbiz.facts.resources import ResourceFact
+from superbiz.facts.traces import TraceEdge
+
+Fact = Annotated[
+    LogSignature
+    | MetricSeries
+    | AlarmState
+    | ChangeFact
+    | Absence
+    | TraceEdge
+    | KnowledgeRef
+    | ResourceFact,
+    Field(discriminator="type"),
+]
+
+KINDS: dict[str, type[FactBase]] = {
+    "log_signature": LogSignature,
+    "metric_series": MetricSeries,
+    "alarm_state": AlarmState,
+    "change": ChangeFact,
+    "absence": Absence,
+    "trace_edge": TraceEdge,
+    "knowledge_ref": KnowledgeRef,
+    "resource": ResourceFact,
+}
+# kinds that tell of something happening in the account: an effect a cause explains
+EFFECT_KINDS = frozenset({"log_signature", "metric_series", "alarm_state", "trace_edge"})
+# kinds that may stand as a cause: a change or an anomaly the account recorded
+CAUSE_KINDS = frozenset({"change", "log_signature", "metric_series", "trace_edge"})
+
+
+@lru_cache(maxsize=1)
+def _adapter() -> TypeAdapter[list[Fact]]:
+    return TypeAdapter(list[Fact])
+
+
+class FactsInvalid(ValueError):
+    """A recorded output's `$.facts` does not hold valid facts."""
+
+
+def facts_of(output: Any) -> list[FactBase]:
+    """The facts a recorded tool output holds ([] when it holds none)."""
+    if not isinstance(output, dict) or not output.get("facts"):
+        return []
+    try:
+        return list(_adapter().validate_python(output["facts"]))
+    except ValidationError as exc:
+        raise FactsInvalid(f"recorded facts do not validate: {exc.error_count()} error(s)") from exc
+
+
+def fact_by_id(output: Any, fact_id: str) -> FactBase | None:
+    for fact in facts_of(output):
+        if fact.id == fact_id:
+            return fact
+    return None
+
+
+__all__ = [
+    "CAUSE_KINDS",
+    "EFFECT_KINDS",
+    "KINDS",
+    "Absence",
+    "AlarmState",
+    "ChangeFact",
+    "Fact",
+    "FactBase",
+    "FactsInvalid",
+    "KnowledgeRef",
+    "LogSignature",
+    "MetricSeries",
+    "ResourceFact",
+    "Source",
+    "TraceEdge",
+    "Transition",
+    "fact_by_id",
+    "facts_of",
+    "parse_time",
+]
