@@ -1,4 +1,4 @@
-"""Graph node Gatekeeper: see superbiz.graph.gatekeeper (the rules) and
+"""Graph node Gatekeeper: see superbiz.gate (the rules) and
 superbiz.graph.nodes.gatekeeper."""
 
 from superbiz.init_phase import init_phase

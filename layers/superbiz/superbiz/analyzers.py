@@ -16,10 +16,8 @@ from pydantic import Field
 
 from superbiz import signatures
 from superbiz.contracts import NO_EVIDENCE_PATH
-from superbiz.node_outputs import Citation, Derivation, DerivationOp
 from superbiz.patterns import lazy
 from superbiz.schema import Schema
-from superbiz.specifics import text_of
 from superbiz.times import parse_iso
 from superbiz.untrusted import is_instruction_like
 
@@ -156,6 +154,15 @@ def saturation_in(text: str) -> float | None:
     return None
 
 
+class Citation(Schema):
+    """Where a finding was read: an invocation, a path in its output and the text there.
+    The offline model turns a finding's citations into pointers at the facts covering them."""
+
+    source_invocation_id: str
+    raw_path: str
+    evidence_excerpt: str
+
+
 class Finding(Schema):
     """One thing the analyzers found, with the citations that support it."""
 
@@ -163,8 +170,6 @@ class Finding(Schema):
     #            | change_before_onset | untrusted_text
     summary: str
     citations: list[Citation] = Field(default_factory=list)
-    # how each computed quantity of the summary was derived from cited values
-    derivations: list[Derivation] = Field(default_factory=list)
     data: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -305,7 +310,6 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                     _cite(inv_id, f"$.results[{first}]", first_at),
                     _cite(inv_id, f"$.results[{last}]", last_at),
                 ],
-                derivations=[_count(inv_id, needle, count)],
                 data={
                     "signature": hit.signature.name,
                     "detail": hit.signature.detail(message),
@@ -1243,7 +1247,6 @@ def change_correlation(
                         else []
                     ),
                 ],
-                derivations=[_minutes_between(change["t"], at_iso, round(minutes))],
                 data={
                     "change": change,
                     "minutes_before_onset": round(minutes, 1),
@@ -1556,21 +1559,6 @@ def _needle(sig: Signature, message: str, rows: list[dict[str, Any]]) -> str:
     return around
 
 
-def _count(invocation_id: str, needle: str, count: int) -> Derivation:
-    return Derivation(
-        value=str(count), op=DerivationOp.COUNT, inputs=[invocation_id, "$.results", needle]
-    )
-
-
-def _minutes_between(earlier: str, later: str, value: float) -> Derivation:
-    return Derivation(value=f"{value:g}", op=DerivationOp.MINUTES_BETWEEN, inputs=[earlier, later])
-
-
-_REQUEST_ID = lazy(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
-_RUNTIME_LINE = lazy(r"^\s*(START|END|REPORT|INIT_START|INIT_REPORT)\b")
-_TIMED_OUT = lazy(r"Task timed out after [\d.]+ seconds")
-
-
 def request_id_in(text: str) -> str | None:
     """A Lambda/X-Ray style request id in a log line, if any."""
     match = _REQUEST_ID.search(text)
@@ -1656,3 +1644,28 @@ def knowledge_matches(invocations: list[dict[str, Any]]) -> list[Finding]:
             )
         )
     return found
+
+
+def text_of(value: object) -> str:
+    """A stored value as text: a string as it is; an object or list as its string and
+    number values, one a line (never its JSON syntax, so nothing matches across two)."""
+    if isinstance(value, str):
+        return value
+    out: list[str] = []
+
+    def walk(v: object) -> None:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, bool) or v is None:
+            return
+        elif isinstance(v, int | float):
+            out.append(str(v))
+        elif isinstance(v, dict):
+            for item in v.values():
+                walk(item)
+        elif isinstance(v, list):
+            for item in v:
+                walk(item)
+
+    walk(value)
+    return "\n".join(out)

@@ -114,7 +114,17 @@ class Claim(Contract):
 class Gap(Contract):
     """What was not established, as a typed need: rendered by code, never model prose."""
 
-    need: Literal["logs", "metrics", "alarms", "changes", "traces", "configuration", "knowledge"]
+    need: Literal[
+        "logs",
+        "metrics",
+        "alarms",
+        "changes",
+        "traces",
+        "configuration",
+        "knowledge",
+        "corroboration",  # a second, independent source for the cause
+        "cause",  # a recorded change or failure linked to the symptoms
+    ]
     # the claim whose subject the need is about, or null for the whole question
     about: str | None = Field(None, max_length=32)
 

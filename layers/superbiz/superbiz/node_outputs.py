@@ -6,11 +6,20 @@ graph node import them: a tool or an entrance (API, alarm trigger, StartRun, the
 reconciler) builds none of their classes at import.
 """
 
-from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
+from superbiz.claims import (  # noqa: F401  (re-exported: a node reads its outputs here)
+    CLAIM_CONTRACT,
+    Action,
+    ActionVerb,
+    Claim,
+    ClaimKind,
+    ExecutorEvidence,
+    FactRef,
+    Gap,
+)
 from superbiz.contracts import GRAPH_VERSION, Contract, RouteStep
 from superbiz.verdicts import Decision, GateVerdict, VerifierVerdict
 
@@ -39,97 +48,29 @@ class PlannerPlan(Contract):
 
 
 # --------------------------------------------------------------------- executor
-
-
-class ClaimKind(StrEnum):
-    OBSERVATION = "observation"
-    NEGATIVE = "negative"
-    HYPOTHESIS = "hypothesis"
-    ROOT_CAUSE = "root_cause"
-    REMEDIATION = "remediation"
-
-
-class Citation(Contract):
-    source_invocation_id: str
-    raw_path: str
-    evidence_excerpt: str
-
-
-class DerivationOp(StrEnum):
-    MINUTES_BETWEEN = "minutes_between"
-    SECONDS_BETWEEN = "seconds_between"
-    DIFFERENCE = "difference"
-    SUM = "sum"
-    RATIO_PERCENT = "ratio_percent"
-    COUNT = "count"
-
-
-class Derivation(Contract):
-    """How a quantity in a statement was computed from cited values; the
-    Gatekeeper recomputes it (rule R9). For `count` the inputs are an
-    invocation id the claim cites, a list path in its output and a substring:
-    the number of list elements whose text contains it."""
-
-    value: str = Field(min_length=1, max_length=64)
-    op: DerivationOp
-    inputs: list[str] = Field(default_factory=list, max_length=8)
-
-
-class Claim(Contract):
-    claim_id: str
-    kind: ClaimKind
-    statement: str = Field(min_length=1, max_length=2000)
-    citations: list[Citation] = Field(default_factory=list)
-    derivations: list[Derivation] = Field(default_factory=list, max_length=16)
-
-
-class ExecutorEvidence(Contract):
-    """`executor_evidence_v2`."""
-
-    claims: list[Claim] = Field(default_factory=list)
-    missing_info: list[str] = Field(default_factory=list)
-    recommended_actions: list[str] = Field(default_factory=list)
-
-    @field_validator("claims")
-    @classmethod
-    def _unique_ids(cls, claims: list[Claim]) -> list[Claim]:
-        ids = [c.claim_id for c in claims]
-        if len(ids) != len(set(ids)):
-            raise ValueError("claim_id values must be unique")
-        return claims
-
+# The Executor's claims point at facts (superbiz.claims); these are re-exported here so
+# a node reads every output it handles from one module.
 
 # ------------------------------------------------------------------- gatekeeper
-
-
-class CitationOutcome(Contract):
-    source_invocation_id: str
-    raw_path: str
-    passed: bool
-    rule_id: str | None = None  # the first rule that failed
-    detail: str = ""
-    matched_excerpt: str | None = None
 
 
 class ClaimOutcome(Contract):
     claim_id: str
     kind: ClaimKind
     passed: bool
-    statement: str = ""
     rule_ids: list[str] = Field(default_factory=list)
-    citations: list[CitationOutcome] = Field(default_factory=list)
-    # why the statement itself failed (unsupported specifics, missing telemetry)
+    # why it failed (the first rule's reason)
     detail: str = ""
+    # the sentence code rendered from the facts it points at (passed claims only)
+    statement: str = ""
 
 
-class TextOutcome(Contract):
-    """A recommended action or a gap, gated like a claim: it may only say what
-    passed claims hold."""
-
-    text: str
+class GapOutcome(Contract):
+    gap: Gap
     passed: bool
     rule_ids: list[str] = Field(default_factory=list)
     detail: str = ""
+    text: str = ""
 
 
 class GatekeeperResult(Contract):
@@ -137,9 +78,9 @@ class GatekeeperResult(Contract):
 
     verdict: GateVerdict
     rule_set_version: str
+    contract: str = CLAIM_CONTRACT
     claims: list[ClaimOutcome] = Field(default_factory=list)
-    actions: list[TextOutcome] = Field(default_factory=list)
-    gaps: list[TextOutcome] = Field(default_factory=list)
+    gaps: list[GapOutcome] = Field(default_factory=list)
 
     @property
     def passed_ids(self) -> set[str]:
@@ -150,19 +91,29 @@ class GatekeeperResult(Contract):
 
 
 class VerifiedClaim(Contract):
-    claim_id: str
-    kind: ClaimKind
+    """A passed claim with what code read for it: its sentence and the facts it points
+    at (as recorded), so no later node reads a model's words or a tool output again."""
+
+    claim: Claim
     statement: str
-    citations: list[Citation]
-    derivations: list[Derivation] = Field(default_factory=list)
+    # the facts its pointers resolved to, in order (fact dumps), with their invocation
+    facts: list[dict[str, Any]] = Field(default_factory=list)
+    invocations: list[str] = Field(default_factory=list)
+
+    @property
+    def claim_id(self) -> str:
+        return self.claim.claim_id
+
+    @property
+    def kind(self) -> ClaimKind:
+        return self.claim.kind
 
 
 class VerifiedEvidence(Contract):
-    """`verified_executor_output` + `verified_evidence`: passed claims and matched excerpts."""
+    """`verified_evidence`: passed claims, rendered, and the passed gaps' sentences."""
 
     claims: list[VerifiedClaim] = Field(default_factory=list)
-    missing_info: list[str] = Field(default_factory=list)
-    recommended_actions: list[str] = Field(default_factory=list)
+    gaps: list[str] = Field(default_factory=list)
     rejected_claim_count: int = 0
 
 
@@ -175,16 +126,6 @@ class ClaimSupport(Contract):
     reason: str = ""
 
 
-class LogicCheck(Contract):
-    """One check of whether the conclusion holds together (docs/architecture.md, Verifier)."""
-
-    check: Literal[
-        "onset_order", "change_implicated", "earlier_signature", "remedy_addresses_cause"
-    ]
-    passed: bool
-    reason: str = ""
-
-
 class VerifierOutput(Contract):
     """`verifier_output`."""
 
@@ -192,14 +133,34 @@ class VerifierOutput(Contract):
     score: int = Field(ge=0, le=100)
     support: list[ClaimSupport] = Field(default_factory=list)
     allowed_claims: list[str] = Field(default_factory=list)
-    missing_info: list[str] = Field(default_factory=list)
+    # what is missing, typed (rendered by code, like the Executor's gaps)
+    missing_info: list[Gap] = Field(default_factory=list)
+    # what the Executor is told on an evidence retry (a prompt, never the report)
     retry_context: str = ""
-    # the logic check: the cause precedes the symptom, a blamed change is implicated,
-    # no earlier upstream failure is ignored, the fix addresses the cause
-    logic: list[LogicCheck] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------- composer
+
+
+Summary = Literal["cause_found", "cause_likely", "not_established", "no_fault_seen", "nothing_verified"]
+
+# the closed set of connecting text a Composer chooses from
+SUMMARIES: dict[str, str] = {
+    "cause_found": "The cause is established.",
+    "cause_likely": "No root cause is established; the leading hypothesis:",
+    "not_established": "A fault is visible below, but its cause is not established.",
+    "no_fault_seen": "What was checked shows no fault.",
+    "nothing_verified": "The collected evidence does not support a conclusion; below is only "
+    "what was checked.",
+}
+
+
+class ComposerChoice(Contract):
+    """`composer_choice`: what the Composer decides. It writes no text: a summary from
+    a closed set and the order of the passed claims; code renders the report."""
+
+    summary: Summary
+    order: list[str] = Field(default_factory=list, max_length=64)
 
 
 class ComposerSections(Contract):
@@ -211,24 +172,20 @@ class ComposerSections(Contract):
 
 
 class ComposerOutput(Contract):
-    """`composer_output`."""
+    """`composer_output`: the report as code rendered it."""
 
     answer_markdown: str = Field(min_length=1)
     sections: ComposerSections = Field(default_factory=ComposerSections)
 
 
-class UnsupportedSentence(Contract):
-    sentence: str
-    why: str
-
-
 class AnswerCheck(Contract):
-    """`answer_check`: the Composer's text against what passed (Gatekeeper rule A2)."""
+    """`answer_check` (rule A2): whether the Composer's summary is the one the passed
+    claims bear out; when not, the report carries the fitting one."""
 
     passed: bool
     rule_ids: list[str] = Field(default_factory=list)
-    unsupported: list[UnsupportedSentence] = Field(default_factory=list)
-    rendered_by: Literal["composer", "deterministic"] = "composer"
+    chosen: str
+    fitting: str
 
 
 class FinalAnswer(Contract):
@@ -259,10 +216,11 @@ class OrchestrationTrace(Contract):
 
 
 class RiskyAction(Contract):
-    """A passed action that changes the system in a way a person should confirm."""
+    """A passed action whose verb is high risk (superbiz.claims.RISK): a person confirms it."""
 
     text: str
-    risks: list[Literal["restart", "roll_back", "fail_over", "scale_down", "delete"]]
+    risks: list[Literal["restart", "roll_back", "fail_over"]]
+    action_id: str = ""
 
 
 class ReviewAsk(Contract):
@@ -272,6 +230,8 @@ class ReviewAsk(Contract):
         default_factory=list
     )
     actions: list[str] = Field(default_factory=list)
+    # the remediation claims' ids, one per action: a reviewer strikes by id
+    action_ids: list[str] = Field(default_factory=list)
     high_risk_actions: list[RiskyAction] = Field(default_factory=list)
 
 

@@ -127,6 +127,7 @@ class ReviewRecord(Schema):
     status: str = "PENDING"  # PENDING | DECIDED | EXPIRED
     reasons: list[str] = Field(default_factory=list)
     actions: list[str] = Field(default_factory=list)
+    action_ids: list[str] = Field(default_factory=list)
     high_risk_actions: list[dict[str, Any]] = Field(default_factory=list)
     draft: str = ""  # the report as drafted
     requested_at: str

@@ -1,59 +1,81 @@
-"""The deterministic report: what the offline model's Composer writes, and what
-the answer becomes when a model's Composer text says more than the passed
-claims hold (the answer check, Gatekeeper rule A2). It states only passed
-claims, passed actions and gaps, and fixed notes."""
+"""The report, written by code from the passed claims' rendered sentences and the
+Composer's choice (docs/architecture.md, "Rendering"). The Composer picks a summary
+from a closed set and the order of the evidence; it writes no text. A summary the
+passed claims do not bear out is replaced by the one they do, and the trace says so.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from superbiz.node_outputs import ComposerOutput, ComposerSections
+from superbiz.node_outputs import (
+    SUMMARIES,
+    ComposerChoice,
+    ComposerOutput,
+    ComposerSections,
+    VerifiedClaim,
+)
+
+LOW_CONFIDENCE_NOTE = (
+    "> **Low confidence:** the evidence below is incomplete or uncorroborated. "
+    "Treat this answer as a lead to confirm, not a conclusion."
+)
 
 
-def render_report(ctx: dict[str, Any]) -> ComposerOutput:
-    """The report, written by code from the Composer's context: passed claims only."""
-    claims = ctx["allowed_claims"]
+def fitting_summary(claims: Sequence[VerifiedClaim], verdict: str) -> str:
+    """The summary the passed claims bear out."""
+    kinds = {c.kind.value for c in claims}
+    if verdict == "REJECT" or not claims:
+        return "nothing_verified"
+    if "root_cause" in kinds:
+        return "cause_found"
+    if "hypothesis" in kinds:
+        return "cause_likely"
+    if kinds & {"observation"}:
+        return "not_established"
+    return "no_fault_seen"
 
-    def cited(claim: dict[str, Any]) -> str:
-        refs = "; ".join(
-            f"`{c['source_invocation_id']}` `{c['raw_path']}`" for c in claim["citations"]
-        )
-        return f"{claim['statement']} [{refs}]"
 
-    by_kind: dict[str, list[dict[str, Any]]] = {}
-    for claim in claims:
-        by_kind.setdefault(claim["kind"], []).append(claim)
-    causes = by_kind.get("root_cause", [])
+def refs(claim: VerifiedClaim) -> str:
+    pairs = [f"`{f['invocation']}` `{f['id']}`" for f in claim.facts]
+    return f" [{'; '.join(pairs)}]" if pairs else ""
+
+
+def render_report(
+    claims: Sequence[VerifiedClaim],
+    choice: ComposerChoice,
+    *,
+    verdict: str,
+    score: int,
+    gaps: Sequence[str] = (),
+    rejected: int = 0,
+    low_confidence: bool = False,
+) -> tuple[ComposerOutput, bool]:
+    """The report, and whether the Composer's summary was the one the claims bear out."""
+    fitting = fitting_summary(claims, verdict)
+    held = choice.summary == fitting
+    order = {cid: i for i, cid in enumerate(choice.order)}
+    ranked = sorted(claims, key=lambda c: order.get(c.claim_id, len(order)))
+    by_kind: dict[str, list[VerifiedClaim]] = {}
+    for claim in ranked:
+        by_kind.setdefault(claim.kind.value, []).append(claim)
+    causes = by_kind.get("root_cause", []) + by_kind.get("hypothesis", [])
+    summary = SUMMARIES[fitting]
     if causes:
-        summary = causes[0]["statement"].split(". ")[0].rstrip(".") + "."
-    elif by_kind.get("hypothesis"):
-        summary = "No root cause could be established; the leading hypothesis is below."
-    else:
-        summary = (
-            "No supporting evidence of a fault was found in what was checked; "
-            "no root cause could be established."
+        summary = f"{summary} {causes[0].statement.split('. ')[0].rstrip('.')}."
+    evidence = [c.statement + refs(c) for c in by_kind.get("observation", [])]
+    checked = [c.statement + refs(c) for c in by_kind.get("negative", [])]
+    actions = [c.statement for c in by_kind.get("remediation", [])]
+    gap_lines = list(gaps)
+    if rejected:
+        gap_lines.append(
+            f"{rejected} proposed finding(s) were dropped: they did not pass the Gatekeeper "
+            "(the trace gives each rule)."
         )
-    evidence = [cited(c) for k in ("observation", "hypothesis") for c in by_kind.get(k, [])]
-    checked = [cited(c) for c in by_kind.get("negative", [])]
-    actions = [cited(c) for c in by_kind.get("remediation", [])]
-    remediation_text = " ".join(c["statement"] for c in by_kind.get("remediation", []))
-    actions += [
-        a for a in ctx.get("recommended_actions", []) if a.rstrip(".") not in remediation_text
-    ]
-    gaps = list(ctx.get("missing_info", []))
-    if ctx.get("rejected_claim_count"):
-        gaps.append(
-            f"{ctx['rejected_claim_count']} proposed finding(s) were dropped: they did not pass the Gatekeeper (the trace gives each rule)."
-        )
-
-    lines = [f"**Summary:** {summary}", ""]
-    if ctx["verdict"] == "REJECT":
-        lines += [
-            "The collected evidence does not support a conclusion; below is only what was checked.",
-            "",
-        ]
-    lines += ["## Root cause", ""]
-    lines += [f"- {cited(c)}" for c in causes] or ["- Not established."]
+    lines = [LOW_CONFIDENCE_NOTE, ""] if low_confidence else []
+    lines += [f"**Summary:** {summary}", "", "## Root cause", ""]
+    lines += [f"- {c.statement}" for c in causes] or ["- Not established."]
     lines += ["", "## Evidence", ""]
     lines += [f"- {e}" for e in evidence] or ["- No verified observation."]
     if checked:
@@ -63,15 +85,25 @@ def render_report(ctx: dict[str, Any]) -> ComposerOutput:
         "- Continue the investigation manually from the gaps below."
     ]
     lines += ["", "## Gaps", ""]
-    lines += [f"- {g}" for g in gaps] or ["- None recorded."]
-    lines += ["", f"_Verifier: {ctx['verdict']} (score {ctx['score']}/100)._"]
-    return ComposerOutput(
+    lines += [f"- {g}" for g in gap_lines] or ["- None recorded."]
+    lines += ["", f"_Verifier: {verdict} (score {score}/100)._"]
+    output = ComposerOutput(
         answer_markdown="\n".join(lines),
         sections=ComposerSections(
             summary=summary,
-            root_cause="; ".join(c["statement"] for c in causes),
+            root_cause="; ".join(c.statement for c in causes),
             evidence=evidence + checked,
             actions=actions,
-            gaps=gaps,
+            gaps=gap_lines,
         ),
     )
+    return output, held
+
+
+def choose(claims: Sequence[dict[str, Any]], verdict: str) -> ComposerChoice:
+    """The Composer's choice the offline model makes: the fitting summary, causes first,
+    then the rest as the Executor listed them."""
+    verified = [VerifiedClaim.model_validate(c) for c in claims]
+    first = [c.claim_id for c in verified if c.kind.value in ("root_cause", "hypothesis")]
+    rest = [c.claim_id for c in verified if c.claim_id not in first]
+    return ComposerChoice(summary=fitting_summary(verified, verdict), order=first + rest)  # type: ignore[arg-type]

@@ -4,8 +4,8 @@ should see first waits for one before it is published.
 Contract:
 
 - `gate` (ReviewGate, after the Composer or the Fallback) decides from code whether the
-  report waits: the Verifier's LOW_CONFID, a passed action that restarts, rolls back,
-  fails over, scales down or deletes (`risks_of`), a rejected or degraded report, an
+  report waits: the Verifier's LOW_CONFID, a passed action whose verb is high risk
+  (roll back, restart, fail over: superbiz.claims.RISK), a rejected or degraded report, an
   AIOps run, or every run, as `Settings.review_on` says. It writes Route.REVIEW or
   Route.PUBLISH, and for a review the wait's bound (`review_timeout_seconds`).
 - `request` (AwaitReview, a `.waitForTaskToken` task) records the review request on the
@@ -25,13 +25,13 @@ failure's cause, and the store is where the trace reads it anyway.
 from __future__ import annotations
 
 import json
-import re
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from superbiz import notify
+from superbiz.claims import RISK, ActionVerb
 from superbiz.contracts import GraphState, NodeEvent, ReviewTaskEvent, RunMode
 from superbiz.deps import Deps, EntryDeps
 from superbiz.errors import SuperBizError
@@ -81,75 +81,28 @@ class ReviewUnavailable(SuperBizError):
 
 # ----------------------------------------------------------- high-risk actions
 
-# Each risk and the words that state it. A past participle ("rolled back") counts only
-# after "be" ("should be rolled back"); "was rolled back" reports what happened.
-_RISK_WORDS: dict[str, str] = {
-    "restart": r"(?:restart(?:s|ing|ed)?|reboot(?:s|ing|ed)?|bounce(?:s|d)?|bouncing"
-    r"|recycl(?:e|es|ed|ing)|power[- ]cycl(?:e|ed|ing))",
-    "roll_back": r"(?:roll(?:s|ing|ed)?[- ]?back|rollbacks?|revert(?:s|ing|ed)?"
-    r"|downgrad(?:e|es|ed|ing))",
-    "fail_over": r"(?:fail(?:s|ing|ed)?[- ]?over|failovers?|switch(?:ing|ed)?[- ]over"
-    r"|promot(?:e|es|ed|ing)\s+(?:\S+\s+){0,3}?(?:replica|standby|secondary|reader))",
-    "scale_down": r"(?:scal(?:e|es|ed|ing)\s+(?:[\w.:-]+\s+){0,4}?(?:down|in)"
-    r"|scale[- ]?(?:down|in)|downscal(?:e|ed|ing)"
-    r"|(?:reduc|decreas|lower)(?:e|es|ed|ing)\s+(?:the\s+)?(?:\S+\s+){0,2}?"
-    r"(?:capacity|replicas|instances|task count|desired count|concurrency|nodes|shards))",
-    "delete": r"(?:delet(?:e|es|ed|ing)|purg(?:e|es|ed|ing)|terminat(?:e|es|ed|ing)"
-    r"|destroy(?:s|ed|ing)?|truncat(?:e|es|ed|ing)|deregister(?:s|ed|ing)?"
-    r"|drop(?:s|ped|ping)?\s+(?:the\s+)?(?:\S+\s+)?(?:table|database|index|queue|partition)"
-    r"|remov(?:e|es|ed|ing)\s+(?:the\s+)?(?:\S+\s+){0,2}?(?:record|queue|table|bucket|"
-    r"instance|cluster|stack|node|volume|snapshot|messages?|data|entries|index|key|topic))",
-}
-_RISKS = {
-    risk: re.compile(rf"(?<![\w-]){words}(?![\w-])", re.IGNORECASE)
-    for risk, words in _RISK_WORDS.items()
-}
-# A cue that the clause says not to do it: "do not restart", "no need to fail over",
-# "rather than rolling back", "avoid deleting", "without restarting".
-_NEGATION = re.compile(
-    r"\b(?:not|never|no|nor|don't|dont|doesn't|shouldn't|mustn't|avoid(?:ing)?|without"
-    r"|instead of|rather than|unnecessary|needless)\b",
-    re.IGNORECASE,
-)
-# Clauses end at sentence punctuation, a comma, or a turn: "do not restart, roll back".
-_CLAUSE = re.compile(r"[.;:!?,\n]|\s(?:but|however|instead|then)\s", re.IGNORECASE)
-_PARTICIPLE_END = re.compile(r"(?:ed|ped|wn)(?:[- ]?(?:back|over|down|in))?$", re.IGNORECASE)
-_PASSIVE_BE = re.compile(r"\b(?:be|get|gets|getting)\s+$", re.IGNORECASE)
-NEGATION_WINDOW_WORDS = 5
 
-
-def risks_of(text: str) -> list[str]:
-    """The high-risk operations an action recommends, in a fixed order; none for an
-    action that only mentions one (negated, or as something that already happened)."""
-    found: list[str] = []
-    for clause in _CLAUSE.split(text):
-        for risk, pattern in _RISKS.items():
-            if risk in found:
-                continue
-            for match in pattern.finditer(clause):
-                before = clause[: match.start()]
-                words = before.split()[-NEGATION_WINDOW_WORDS:]
-                if _NEGATION.search(" ".join(words)):
-                    continue
-                verb = match.group(0).split()[0]
-                first = match.group(0) if " " not in match.group(0).strip() else verb
-                if _PARTICIPLE_END.search(first) and not _PASSIVE_BE.search(before):
-                    continue  # "was rolled back", "the task restarted": a report, not an action
-                found.append(risk)
-                break
-    return [r for r in _RISK_WORDS if r in found]
-
-
-def risky_actions(actions: list[str]) -> list[RiskyAction]:
-    return [RiskyAction(text=a, risks=risks) for a in actions if (risks := risks_of(a))]  # type: ignore[arg-type]
+def risky_actions(actions: list[ReportAction]) -> list[RiskyAction]:
+    """The actions whose verb is high risk (superbiz.claims.RISK): what a person confirms."""
+    return [
+        RiskyAction(text=a.text, risks=[a.verb], action_id=a.action_id)  # type: ignore[list-item]
+        for a in actions
+        if RISK[ActionVerb(a.verb)] == "high"
+    ]
 
 
 # ------------------------------------------------------------------- the gate
 
 
-def report_actions(trace: RunTrace) -> list[str]:
+class ReportAction(NamedTuple):
+    action_id: str
+    verb: str
+    text: str
+
+
+def report_actions(trace: RunTrace) -> list[ReportAction]:
     """The actions the drafted report recommends: the passed remediation claims the
-    Verifier allowed, then the passed recommended actions."""
+    Verifier allowed, each with its id, verb and rendered sentence."""
     verified = latest(trace, VerifiedEvidence)
     if verified is None:
         return []
@@ -159,18 +112,10 @@ def report_actions(trace: RunTrace) -> list[str]:
         if verdict and verdict.verdict is not VerifierVerdict.REJECT
         else set()
     )
-    remediation = [
-        c.statement
-        for c in verified.claims
-        if c.kind is ClaimKind.REMEDIATION and c.claim_id in allowed
-    ]
-    actions = list(dict.fromkeys(remediation + verified.recommended_actions))
-    # one decision per recommendation: a sentence another action already states is not
-    # asked about again (models often restate a combined action sentence by sentence)
     return [
-        a
-        for a in actions
-        if not any(b != a and _normal(a).rstrip(".") in _normal(b) for b in actions)
+        ReportAction(c.claim_id, c.claim.action.verb.value, c.statement)
+        for c in verified.claims
+        if c.kind is ClaimKind.REMEDIATION and c.claim_id in allowed and c.claim.action
     ]
 
 
@@ -212,7 +157,12 @@ def gate(event: NodeEvent, deps: Deps) -> GraphState:
     )
     # a report is reviewed once: a run that comes back here is published
     if reasons and final is not None and deps.store.get_review(state.run_id) is None:
-        ask = ReviewAsk(reasons=reasons, actions=actions, high_risk_actions=risky)
+        ask = ReviewAsk(
+            reasons=reasons,
+            actions=[a.text for a in actions],
+            action_ids=[a.action_id for a in actions],
+            high_risk_actions=risky,
+        )
         why = ", ".join(reasons)
         record_code_step(deps, state.run_id, "review_gate", "review_ask", ask, f"review: {why}")
         state.decision = Route.REVIEW
@@ -241,6 +191,7 @@ def request(event: ReviewTaskEvent, deps: Deps) -> dict[str, Any]:
         task_token=event.task_token,
         reasons=list(ask.reasons),
         actions=ask.actions,
+        action_ids=ask.action_ids,
         high_risk_actions=[a.model_dump(mode="json") for a in ask.high_risk_actions],
         draft=final.text if final else "",
         requested_at=now,
@@ -269,13 +220,7 @@ def question_for(review: ReviewRecord) -> str:
 
 
 def _risk_phrase(risky: list[dict[str, Any]]) -> str:
-    names = {
-        "restart": "a restart",
-        "roll_back": "a roll back",
-        "fail_over": "a fail-over",
-        "scale_down": "scaling down",
-        "delete": "deleting something",
-    }
+    names = {"restart": "a restart", "roll_back": "a roll back", "fail_over": "a fail-over"}
     found = list(dict.fromkeys(r for a in risky for r in a.get("risks", [])))
     return " and ".join(names[r] for r in found if r in names) or "a high-risk action"
 
@@ -347,8 +292,8 @@ def _decided(run_id: str, review: ReviewRecord) -> str:
 
 
 def _struck_actions(review: ReviewRecord, decision: Decision, remove: list[str | int]) -> list[str]:
-    """The report's actions an amendment strikes, each named by its text or its
-    1-based number in the review's `actions`."""
+    """The report's actions an amendment strikes, each named by its action id (the
+    remediation claim's id), its 1-based number in the review's `actions`, or its text."""
     if decision != "amend":
         if remove:
             raise ReviewInputInvalid(
@@ -367,13 +312,15 @@ def _struck_actions(review: ReviewRecord, decision: Decision, remove: list[str |
                     "(numbered from 1)",
                 )
             struck.append(review.actions[item - 1])
+        elif item in review.action_ids:
+            struck.append(review.actions[review.action_ids.index(item)])
         elif item in review.actions:
             struck.append(item)
         else:
             raise ReviewInputInvalid(
                 f"remove_actions[{i}]",
-                f"{item[:80]!r} is not one of the report's actions (give its exact text or "
-                "its number)",
+                f"{item[:80]!r} is not one of the report's actions (give its id, its "
+                "number or its exact text)",
             )
     return list(dict.fromkeys(struck))
 

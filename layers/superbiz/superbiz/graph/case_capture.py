@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from superbiz import analyzers, evolution, jsonpath, skills
+from superbiz import evolution, skills
 from superbiz.cases import (
     CASES_DOMAIN,
     Case,
@@ -29,18 +29,17 @@ from superbiz.cases import (
     recommend,
 )
 from superbiz.errors import SuperBizError
-from superbiz.graph.common import RETRY_MARK, latest, latest_evidence
-from superbiz.graph.context import all_findings
+from superbiz.graph.common import RETRY_MARK, latest
 from superbiz.node_outputs import (
-    Claim,
     ClaimKind,
     FinalAnswer,
-    GatekeeperResult,
     PlannerPlan,
+    VerifiedClaim,
+    VerifiedEvidence,
     VerifierOutput,
     VerifierVerdict,
 )
-from superbiz.records import RunTrace, ToolInvocation
+from superbiz.records import RunTrace
 from superbiz.store import RunStore
 
 if TYPE_CHECKING:
@@ -73,59 +72,46 @@ def _knowledge(deps: Deps) -> KnowledgeBase | None:
     return opensearch_kb(deps.settings, deps.clients)
 
 
-def _verified(trace: RunTrace) -> list[Claim]:
-    """Claims that passed the Gatekeeper and that the Verifier did not turn down."""
-    gate = latest(trace, GatekeeperResult)
-    if gate is None:
+def _verified(trace: RunTrace) -> list[VerifiedClaim]:
+    """Claims that passed the Gatekeeper (with their rendered sentences and facts) and
+    that the Verifier did not turn down."""
+    evidence = latest(trace, VerifiedEvidence)
+    if evidence is None:
         return []
     verdict = latest(trace, VerifierOutput)
     allowed = set(verdict.allowed_claims) if verdict else None
     if verdict is not None and verdict.verdict is VerifierVerdict.REJECT:
         return []
-    return [
-        c
-        for c in latest_evidence(trace).claims
-        if c.claim_id in gate.passed_ids and (allowed is None or c.claim_id in allowed)
-    ]
+    return [c for c in evidence.claims if allowed is None or c.claim_id in allowed]
 
 
-def _signature(trace: RunTrace, causes: list[Claim]) -> CaseSignature:
-    """The analyzer signature the verified cause cites (else the leading one), and the
-    log template of the line that showed it."""
-    cited = {(c.source_invocation_id, c.raw_path) for claim in causes for c in claim.citations}
-    signatures = [f for f in all_findings(trace) if f.kind == "error_signature"]
-    chosen = next(
-        (
-            f
-            for f in signatures
-            if any((c.source_invocation_id, c.raw_path) in cited for c in f.citations)
-        ),
-        signatures[0] if signatures else None,
-    )
-    if chosen is None:
-        return CaseSignature()
-    line = chosen.citations[0].evidence_excerpt if chosen.citations else ""
-    by_id = {inv.invocation_id: inv for inv in trace.invocations}
-    first = chosen.citations[0] if chosen.citations else None
-    if first is not None and first.source_invocation_id in by_id:
-        line = _message_at(by_id[first.source_invocation_id], first.raw_path) or line
-    return CaseSignature(
-        id=str(chosen.data["signature"]), template=analyzers.template(line) if line else None
-    )
-
-
-def _message_at(inv: ToolInvocation, path: str) -> str | None:
-    try:
-        value = jsonpath.resolve(inv.output, path)
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        return None
-    return value if isinstance(value, str) else None
+def _signature(verified: list[VerifiedClaim], causes: list[VerifiedClaim]) -> CaseSignature:
+    """The family the verified cause names (else the family of a log signature it links)
+    and the template of that signature's lines."""
+    by_id = {c.claim_id: c for c in verified}
+    for cause in causes:
+        linked = [cause.claim.cause or "", *cause.claim.explains]
+        signatures = [
+            f for cid in linked for f in (by_id[cid].facts if cid in by_id else [])
+            if f.get("type") == "log_signature"
+        ]
+        chosen = next(
+            (f for f in signatures if cause.claim.family and f.get("family") == cause.claim.family),
+            next((f for f in signatures if f.get("family")), signatures[0] if signatures else None),
+        )
+        if chosen is not None:
+            return CaseSignature(
+                id=str(cause.claim.family or chosen.get("family") or "unnamed"),
+                template=str(chosen.get("template") or "") or None,
+            )
+    return CaseSignature()
 
 
 def verified_signature(trace: RunTrace) -> CaseSignature | None:
     """The signature of this run's verified root cause, if it has one."""
-    causes = [c for c in _verified(trace) if c.kind is ClaimKind.ROOT_CAUSE]
-    return _signature(trace, causes) if causes else None
+    verified = _verified(trace)
+    causes = [c for c in verified if c.kind is ClaimKind.ROOT_CAUSE]
+    return _signature(verified, causes) if causes else None
 
 
 def _services(trace: RunTrace) -> list[str]:
@@ -133,8 +119,8 @@ def _services(trace: RunTrace) -> list[str]:
     return plan.entities[:3] if plan else []
 
 
-def _runbooks(trace: RunTrace, verified: list[Claim]) -> list[RunbookUse]:
-    cited = {c.source_invocation_id for claim in verified for c in claim.citations}
+def _runbooks(trace: RunTrace, verified: list[VerifiedClaim]) -> list[RunbookUse]:
+    cited = {i for claim in verified for i in claim.invocations}
     used: dict[str, RunbookUse] = {}
     for inv in trace.invocations:
         if (
@@ -160,8 +146,13 @@ def case_from_run(trace: RunTrace, duration_ms: int) -> Case | None:
     if not causes:
         return None
     remedies = [c for c in verified if c.kind is ClaimKind.REMEDIATION]
-    gate = latest(trace, GatekeeperResult)
-    actions = [a.text for a in gate.actions if a.passed] if gate else []
+    by_id = {c.claim_id: c for c in verified}
+    linked = {
+        cid
+        for c in [*causes, *remedies]
+        for cid in [c.claim.cause, *c.claim.explains, c.claim.action.target if c.claim.action else None]
+        if cid
+    }
     plan = latest(trace, PlannerPlan)
     tools: list[str] = []
     for inv in trace.invocations:
@@ -172,12 +163,10 @@ def case_from_run(trace: RunTrace, duration_ms: int) -> Case | None:
         run_id=trace.run.run_id,
         services=_services(trace),
         fault_category=plan.fault_category if plan else "general",
-        signature=_signature(trace, causes),
+        signature=_signature(verified, causes),
         root_cause=[c.statement for c in causes],
-        remediation=list(dict.fromkeys([*(c.statement for c in remedies), *actions])),
-        citations=sorted(
-            {c.source_invocation_id for claim in [*causes, *remedies] for c in claim.citations}
-        ),
+        remediation=list(dict.fromkeys(c.statement for c in remedies)),
+        citations=sorted({i for cid in linked if cid in by_id for i in by_id[cid].invocations}),
         route=[f for f in trace.run.agent_flow if RETRY_MARK not in f],
         tools=tools,
         runbooks=_runbooks(trace, verified),

@@ -13,6 +13,7 @@ from superbiz.deps import Deps
 from superbiz.graph.routes import Route
 from superbiz.node_outputs import (
     AnswerCheck,
+    ComposerChoice,
     ComposerOutput,
     ExecutorEvidence,
     FinalAnswer,
@@ -46,10 +47,11 @@ def enter(event: NodeEvent, node: str, deps: Deps) -> GraphState:
 # Each contract a step records and the output_type it is recorded under.
 OUTPUT_TYPES: dict[type[BaseModel], str] = {
     PlannerPlan: "planner_plan",
-    ExecutorEvidence: "executor_evidence_v2",
+    ExecutorEvidence: "executor_evidence_v3",
     GatekeeperResult: "gatekeeper_result",
     VerifiedEvidence: "verified_evidence",
     VerifierOutput: "verifier_output",
+    ComposerChoice: "composer_choice",
     ComposerOutput: "composer_output",
     AnswerCheck: "answer_check",
     FinalAnswer: "final_answer",

@@ -10,7 +10,7 @@ import json
 
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
-from superbiz.graph.common import RETRY_MARK, enter, latest, latest_evidence, record_code_step
+from superbiz.graph.common import RETRY_MARK, enter, latest, record_code_step
 from superbiz.graph.route_report import reason_text, route_lines
 from superbiz.node_outputs import FinalAnswer, GatekeeperResult
 from superbiz.records import RunTrace
@@ -66,13 +66,11 @@ def fallback(event: NodeEvent, deps: Deps) -> GraphState:
     lines += route_lines(state.route)
 
     gate = latest(trace, GatekeeperResult)
-    verified_ids = gate.passed_ids if gate else set()
-    verified = [c for c in latest_evidence(trace).claims if c.claim_id in verified_ids]
-    if verified:
-        lines += ["### Verified findings (cited, not yet judged by the Verifier)", ""]
-        for claim in verified:
-            cites = ", ".join(f"`{c.source_invocation_id}` `{c.raw_path}`" for c in claim.citations)
-            lines.append(f"- {claim.statement} ({cites})")
+    passed = [c for c in gate.claims if c.passed] if gate else []
+    if passed:
+        # sentences the gate rendered from the facts each claim points at
+        lines += ["### Verified findings (rendered from recorded facts, not yet judged by the Verifier)", ""]
+        lines += [f"- {c.statement}" for c in passed]
         lines.append("")
     collected = [inv for inv in trace.invocations if inv.success]
     if collected:

@@ -22,13 +22,14 @@ from superbiz import analyzers, cases, specialists
 from superbiz.cases import CaseMatch, CaseStore, DynamoCaseStore
 from superbiz.contracts import GraphState, NodeEvent, RouteStep, ToolCall
 from superbiz.deps import Deps
-from superbiz.graph.common import enter, latest, latest_evidence, record_code_step
+from superbiz.graph.common import enter, latest, record_code_step
 from superbiz.graph.route_report import reason_text
 from superbiz.graph.routes import Route
-from superbiz.node_outputs import FinalAnswer, PlannerPlan, VerifierOutput
+from superbiz.node_outputs import FinalAnswer, GatekeeperResult, PlannerPlan, VerifierOutput
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
 from superbiz.redaction import redact, redact_text
 from superbiz.repository import RunRepository
+from superbiz.sentences import render_gap
 from superbiz.skills import SkillMeta
 from superbiz.skills import read as read_skill
 from superbiz.specialists import GENERIC, Choice, Profile
@@ -341,9 +342,14 @@ def case_answer(matches: list[CaseMatch], route: list[RouteStep], trace: RunTrac
     for step in route:
         who = f" ({step.specialist})" if step.specialist else ""
         lines.append(f"- L{step.level}{who}: {reason_text(step.reason)}.")
-    evidence = latest_evidence(trace)
+    gate = latest(trace, GatekeeperResult)
     verdict = latest(trace, VerifierOutput)
-    gaps = list(dict.fromkeys(evidence.missing_info + (verdict.missing_info if verdict else [])))
+    gaps = list(
+        dict.fromkeys(
+            [g.text for g in (gate.gaps if gate else []) if g.passed]
+            + [render_gap(g) for g in (verdict.missing_info if verdict else [])]
+        )
+    )
     lines += [f"- {g}" for g in gaps[:8]]
     lines.append("- Whether any past cause above holds for this incident.")
     collected = [inv for inv in trace.invocations if inv.success]

@@ -16,6 +16,7 @@ from superbiz.deps import Deps
 from superbiz.errors import ModelError, ModelOutputInvalid
 from superbiz.models.base import MAX_REPLY_BYTES, MAX_TOKENS, ModelRequest, ModelResponse, Role
 from superbiz.models.pricing import cost_usd
+from superbiz.models.strict_schema import strict
 from superbiz.prompts import Prompt, load_prompt
 from superbiz.records import AgentStep
 
@@ -29,6 +30,12 @@ _KEPT_CHARS = 2_000
 class Turn:
     response: ModelResponse
     step: AgentStep
+
+
+def schema_for(model: type[BaseModel]) -> dict[str, Any]:
+    """The schema a model is asked to answer in: the strict structured-output subset
+    where the contract fits it (superbiz.models.strict_schema), else pydantic's own."""
+    return strict(model) or model.model_json_schema()
 
 
 def model_turn(
@@ -51,7 +58,7 @@ def model_turn(
         role=role,
         messages=prompt.render(context),
         tools=tools or [],
-        response_schema=response_model.model_json_schema() if response_model else None,
+        response_schema=schema_for(response_model) if response_model else None,
         context=context,
     )
     step = AgentStep(

@@ -15,17 +15,16 @@ from typing import Any
 
 from superbiz import analyzers, render, skills
 from superbiz.analyzers import Finding
-from superbiz.analyzers import quoted as render_quote
+from superbiz.claims import Action, ActionVerb, Gap
 from superbiz.contracts import ToolCall
+from superbiz.evidence.table import FactIndex
+from superbiz.facts import EFFECT_KINDS
 from superbiz.models.base import ModelRequest, ModelResponse, Usage
 from superbiz.node_outputs import (
-    Citation,
     Claim,
     ClaimKind,
     ClaimSupport,
     Decision,
-    Derivation,
-    DerivationOp,
     ExecutorEvidence,
     PlannerPlan,
     PlanStep,
@@ -33,9 +32,7 @@ from superbiz.node_outputs import (
     VerifierVerdict,
 )
 from superbiz.signatures import by_name as signatures_by_name
-from superbiz.signatures import deploys
 from superbiz.times import parse_iso
-from superbiz.tools.common import fmt_number
 
 _SERVICE = re.compile(r"\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+\b")
 _NOT_SERVICES = {"follow-up", "e-mail", "on-call", "x-ray", "read-only", "time-out", "re-run"}
@@ -263,7 +260,7 @@ class OfflineModel:
                 return self._reply(tool_calls=follow)
         found = [Finding.model_validate(f) for f in ctx.get("findings", [])]
         used = {inv["tool"] for inv in ctx["invocations"] if inv.get("success")}
-        return self._reply(_dump(build_evidence(found, used)))
+        return self._reply(_dump(build_evidence(found, ctx.get("facts", []), used)))
 
     def _follow_ups(self, invocations: list[dict[str, Any]], entities: list[str]) -> list[ToolCall]:
         """Query the metric behind every firing alarm, and behind any alarm of a
@@ -308,57 +305,37 @@ class OfflineModel:
     # --------------------------------------------------------------- verifier
 
     def _verifier(self, ctx: dict[str, Any]) -> ModelResponse:
+        """Every passed claim is supported (the gate read its facts); the verdict says
+        whether a cause was linked, and whether more than one recorded source bears it."""
         claims = ctx["verified_evidence"]["claims"]
+        by_id = {c["claim"]["claim_id"]: c for c in claims}
         support: list[ClaimSupport] = []
-        corroborated_cause = False
-        cause_found = False
+        cause_found = corroborated_cause = False
         for claim in claims:
-            excerpts = [c["evidence_excerpt"] for c in claim["citations"]]
-            if claim["kind"] == ClaimKind.ROOT_CAUSE.value:
-                sigs = {s.name for s in (analyzers.detect(e) for e in excerpts) if s}
-                sigs |= {"saturation" for e in excerpts if analyzers.saturation_in(e) is not None}
-                # traffic that stopped: a silent count beside the change that routed it away
-                sigs |= {"silence" for e in excerpts if analyzers.silence_in(e)}
-                ok = bool(sigs)
-                reason = (
-                    f"excerpt shows {', '.join(sorted(sigs))}"
-                    if ok
-                    else "no excerpt shows a failure signature"
-                )
-                if ok:
-                    cause_found = True
-                    corroborated_cause |= (
-                        len({c["source_invocation_id"] for c in claim["citations"]}) >= 2
-                    )
+            body = claim["claim"]
+            if body["kind"] == ClaimKind.ROOT_CAUSE.value:
+                cause_found = True
+                linked = [body["cause"], *body["explains"]]
+                sources = {i for cid in linked for i in by_id.get(cid, {}).get("invocations", [])}
+                corroborated_cause |= len(sources) >= 2
+                reason = f"cause {body['cause']} precedes and reaches {', '.join(body['explains'])}"
             else:
-                ok = (
-                    all(len(e.strip()) >= 8 for e in excerpts)
-                    or claim["kind"] == ClaimKind.NEGATIVE.value
-                )
-                reason = "statement restates its cited excerpts" if ok else "excerpt too thin"
-            support.append(ClaimSupport(claim_id=claim["claim_id"], supported=ok, reason=reason))
-        allowed = [s.claim_id for s in support if s.supported]
-        missing = list(ctx["verified_evidence"].get("missing_info", []))
+                reason = "the gate read every fact it points at"
+            support.append(ClaimSupport(claim_id=body["claim_id"], supported=True, reason=reason))
+        allowed = [s.claim_id for s in support]
+        missing: list[Gap] = []
         if cause_found and corroborated_cause:
             verdict, score, hint = VerifierVerdict.PASS, min(95, 70 + 5 * len(allowed)), ""
         elif allowed:
             verdict, score = VerifierVerdict.LOW_CONFID, 45 if cause_found else 30
             hint = (
-                "The cause rests on logs alone: check the metric behind the alarm and a wider window."
+                "The cause rests on one source: check the metric behind the alarm and a wider window."
                 if cause_found
-                else "No failure signature found: widen the log window and include every alarm."
+                else "No cause is linked: widen the log window and include every alarm."
             )
-            missing.append(
-                "No second, independent source corroborates the cause."
-                if cause_found
-                else "No failure signature in the logs or metrics explains the report or the alarm."
-            )
+            missing.append(Gap(need="corroboration" if cause_found else "cause"))
         else:
-            verdict, score, hint = (
-                VerifierVerdict.REJECT,
-                5,
-                "Nothing verified supports a conclusion.",
-            )
+            verdict, score, hint = VerifierVerdict.REJECT, 5, "Nothing verified supports a conclusion."
         return self._reply(
             _dump(
                 VerifierOutput(
@@ -375,33 +352,11 @@ class OfflineModel:
     # --------------------------------------------------------------- composer
 
     def _composer(self, ctx: dict[str, Any]) -> ModelResponse:
-        return self._reply(_dump(render.render_report(ctx)))
+        return self._reply(_dump(render.choose(ctx["allowed_claims"], ctx["verdict"])))
 
 
 def _minutes(iso_a: str, iso_b: str) -> float:
     return (parse_iso(iso_a) - parse_iso(iso_b)).total_seconds() / 60
-
-
-def _timing(anomaly: Finding, first_at: str) -> tuple[str, Derivation | None]:
-    """When the metric moved relative to the first log line, and how that was computed."""
-    onset = anomaly.data["onset_at"]
-    metric = anomaly.data.get("metric_name") or "the metric"
-    moved = "fell" if anomaly.data.get("direction") == "fall" else "rose"
-    delta = _minutes(first_at, onset)
-    minutes = round(abs(delta))
-    derivation = Derivation(
-        value=str(minutes), op=DerivationOp.MINUTES_BETWEEN, inputs=[onset, first_at]
-    )
-    if minutes == 0:
-        return f"{metric} {moved} at {onset}, in the same minute", None
-    if abs(delta) <= 2:
-        return f"{metric} {moved} at {onset}, within {minutes} minute(s) of it", derivation
-    if delta > 0:
-        return (
-            f"{metric} {moved} at {onset}, {minutes} minute(s) before the first such line returned",
-            derivation,
-        )
-    return f"{metric} {moved} at {onset}, {minutes} minute(s) after it", derivation
 
 
 def _one_timed_out_request(ctx: dict[str, Any]) -> ToolCall | None:
@@ -955,26 +910,67 @@ def _logged_before(signature: Finding, changed_at: str) -> bool:
     return (at - first).total_seconds() >= 60 * BACKGROUND_LEAD_MINUTES
 
 
-def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> ExecutorEvidence:
-    """Claims from the analyzers' findings, citing exactly what each finding cites."""
+def build_evidence(
+    found: list[Finding], facts: list[dict[str, Any]], tools_used: set[str] | None = None
+) -> ExecutorEvidence:
+    """Pointer claims from the analyzers' findings: each finding becomes an observation
+    of the facts covering what it read; the cause links to the effects it explains;
+    actions are typed. Nothing here states a value: the gate reads and renders them."""
+    index = FactIndex(facts)
     claims: list[Claim] = []
+    made: dict[int, str] = {}  # id(finding) -> the claim observing it
 
-    def add(
-        kind: ClaimKind,
-        statement: str,
-        citations: list[Citation],
-        derivations: list[Derivation] | None = None,
-    ) -> None:
-        unique = list({(c.source_invocation_id, c.raw_path): c for c in citations}.values())
+    def observe(finding: Finding, kind: ClaimKind = ClaimKind.OBSERVATION) -> str | None:
+        if id(finding) in made:
+            return made[id(finding)]
+        refs = index.refs((c.source_invocation_id, c.raw_path) for c in finding.citations)
+        wanted = "absence" if kind is ClaimKind.NEGATIVE else None
+        refs = [r for r in refs if (index.fact(r)["type"] == "absence") == (wanted is not None)]
+        if not refs:
+            return None
+        claim_id = f"c{len(claims) + 1}"
+        claims.append(Claim(claim_id=claim_id, kind=kind, facts=refs[:6]))
+        made[id(finding)] = claim_id
+        return claim_id
+
+    def first_fact(claim_id: str | None) -> dict[str, Any] | None:
+        claim = next((c for c in claims if c.claim_id == claim_id), None)
+        return index.fact(claim.facts[0]) if claim and claim.facts else None
+
+    def link(
+        kind: ClaimKind, cause: str | None, effects: list[str | None], family: str | None = None
+    ) -> str | None:
+        explains = [e for e in dict.fromkeys(effects) if e is not None and _has_onset(first_fact(e))]
+        if cause is None or not explains:
+            return None
+        fact = first_fact(cause)
+        if family is not None and not any(
+            (first_fact(e) or {}).get("family") == family for e in [cause, *explains]
+        ):
+            family = None
+        claim_id = f"c{len(claims) + 1}"
         claims.append(
             Claim(
-                claim_id=f"c{len(claims) + 1}",
+                claim_id=claim_id,
                 kind=kind,
-                statement=statement,
-                citations=unique,
-                derivations=derivations or [],
+                cause=cause,
+                explains=explains,
+                family=family if fact is not None else None,
             )
         )
+        return claim_id
+
+    def act(verb: ActionVerb, target: str | None) -> None:
+        if target is not None and not any(
+            c.action and c.action.verb is verb and c.action.target == target for c in claims
+        ):
+            claims.append(
+                Claim(
+                    claim_id=f"c{len(claims) + 1}",
+                    kind=ClaimKind.REMEDIATION,
+                    action=Action(verb=verb, target=target),
+                )
+            )
 
     by_kind: dict[str, list[Finding]] = {}
     for finding in found:
@@ -991,25 +987,20 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
         + signatures[:3]
         + changes[:2]
         + by_kind.get("stalled_call", [])[:1]
-        # changes in the window that were weighed and not blamed, and why
         + by_kind.get("change_considered", [])[:3]
+        + by_kind.get("knowledge", [])[:2]
     ):
-        add(ClaimKind.OBSERVATION, finding.summary, finding.citations, finding.derivations)
-    # a runbook passage is guidance, never an observation of this incident
-    for finding in by_kind.get("knowledge", [])[:2]:
-        add(ClaimKind.REMEDIATION, finding.summary, finding.citations)
+        observe(finding)
     for finding in by_kind.get("no_results", []):
-        add(ClaimKind.NEGATIVE, finding.summary, finding.citations)
+        observe(finding, ClaimKind.NEGATIVE)
 
-    missing: list[str] = []
+    gaps: list[Gap] = []
     if tools_used is not None and "recent_changes" not in tools_used:
-        missing.append("Recent deploys and configuration changes were not checked.")
+        gaps.append(Gap(need="changes"))
     if not anomalies and not by_kind.get("metric_flat"):
-        missing.append("No metric was queried, so the onset is timed from logs only.")
-    if by_kind.get("untrusted_text"):
-        missing += [f.summary for f in by_kind["untrusted_text"]]
+        gaps.append(Gap(need="metrics"))
 
-    actions: list[str] = []
+    symptoms = [observe(a) for a in alarms[:1] + anomalies[:2]]
     # errors that were there long before the change a silence follows are the background
     # the incident happened in (a neighbour's steady 503s in a shared group), not its cause
     background = bool(silenced) and all(
@@ -1017,210 +1008,58 @@ def build_evidence(found: list[Finding], tools_used: set[str] | None = None) -> 
     )
     cause = None if background else next((f for f in signatures if f.data["specific"]), None)
     trigger = changes[0] if changes else None
+    twin = _twin_of(trigger, changes[1:]) if trigger is not None else None
+    runbooks = [observe(f) for f in by_kind.get("knowledge", [])[:1]]
     if cause is not None:
-        d = cause.data
-        # a root cause keeps to its telemetry's words; that the query was cut is a gap
-        seen = (
-            f"First seen at {d['first_at']} of the lines returned"
-            if d["truncated"]
-            else f"First seen at {d['first_at']}"
-        )
-        if d["truncated"]:
-            missing.append(
-                "The log query hit its row limit: the first line it returned need not be the "
-                "first there was."
-            )
-        derivations = list(cause.derivations)
-        dependency = d.get("family") == "dependency" and d.get("hosts")
-        host = f" ({d['hosts'][0]})" if dependency else ""
-        effects = [f for f in signatures if f.data.get("effect_of") == d["signature"]][:2]
-        consequence = "".join(
-            f" The {e.data['label']} that followed from {e.data['first_at']} are its effect."
-            for e in effects
-        )
-        # a short burst of another failure that was over before this one began (a restart's
-        # refused connections): said, and not taken for the cause
-        passed = [f for f in signatures if f.data.get("passed_before") == d["signature"]][:1]
-        consequence += "".join(
-            f" The {e.data['label']} from {e.data['first_at']} to {e.data['last_at']} "
-            "stopped before these began."
-            for e in passed
-        )
-        timing = ""
-        if anomalies:
-            text, derivation = _timing(anomalies[0], d["first_at"])
-            timing = f"; {text}"
-            derivations += [derivation] if derivation else []
-        after = ""
-        twin = _twin_of(trigger, changes[1:]) if trigger is not None else None
-        if trigger is not None and twin is not None:
-            # two changes alike, seconds apart, and nothing in the failing lines tells which
-            # one they are about: both are named, neither is picked
-            c, o = trigger.data["change"], twin.data["change"]
-            after = (
-                f" It began {trigger.data['minutes_before_onset']:g} minute(s) after {c['event']} "
-                f"on {c['resource']} at {c['t']} ({c.get('detail', '')}) and {o['event']} on "
-                f"{o['resource']} at {o['t']} ({o.get('detail', '')}); the failing lines name neither."
-            )
-            derivations += _onset_derivations(trigger)
-        elif trigger is not None:
-            c = trigger.data["change"]
-            after = (
-                f" It began {trigger.data['minutes_before_onset']:g} minute(s) after {c['event']} on "
-                f"{c['resource']} at {c['t']} ({c.get('detail', '')}), the likely trigger"
-                + (
-                    " (a restart)."
-                    if trigger.data.get("restart") and "restart" in d["cause"].lower()
-                    else "."
-                )
-            )
-            # the restart that applied it, when the catalogue's account of the failure
-            # speaks of a setting applied
-            applied = next((f for f in changes[1:] if f.data.get("applied")), None)
-            told = f"{d['label']} {d['cause']} {signatures_by_name()[d['signature']].evidence}"
-            if applied is not None and "applied" in told:
-                a = applied.data["change"]
-                after += f" {a['event']} on {a['resource']} at {a['t']} applied it."
-            derivations += _onset_derivations(trigger)
-        stalled = by_kind.get("stalled_call", [])[:1] if d["signature"] == "lambda_timeout" else []
-        waiting = (
-            f' A timed-out request was last seen at: "{stalled[0].data["step"]}".'
-            if stalled
-            else ""
-        )
-        # the call refused, in the failing line's own words ("not authorized to perform: ...")
-        refused = f" ({render_quote(d['refused'])})" if d.get("refused") else ""
-        add(
-            ClaimKind.ROOT_CAUSE,
-            f"{d['cause']}{host}{refused}. {seen} in {', '.join(d['log_groups'])} ({d['count']} event(s)){timing}."
-            f"{consequence}{after}{waiting}",
-            cause.citations
-            + [a.citations[0] for a in anomalies[:1]]
-            + [a.citations[0] for a in alarms[:1]]
-            + (trigger.citations if trigger else [])
-            + (twin.citations[:1] if twin else [])
-            + [f.citations[0] for f in changes[1:] if f.data.get("applied")][:1]
-            + [c for f in stalled for c in f.citations]
-            + [e.citations[1] for e in effects]
-            + [c for e in passed for c in e.citations],
-            derivations,
-        )
-        actions = list(d["actions"])
-        if trigger is not None and trigger.data.get("restart"):
-            # a restart or failover is over, not undone: what is left is to see it recovered
-            c = trigger.data["change"]
-            actions.insert(
-                0,
-                f"Check that {c['resource']} is back after {c['event']} at {c['t']} and that the "
-                "clients reconnected",
-            )
-        elif trigger is not None and twin is not None:
-            c, o = trigger.data["change"], twin.data["change"]
-            actions.insert(
-                0,
-                f"Find which of {c['resource']} and {o['resource']} the failing calls use, and "
-                f"revert its {c['event']} ({c['t']} or {o['t']})",
-            )
-        elif trigger is not None:
-            actions.insert(
-                0,
-                # undo the change itself, whatever it was (re-enable a disabled key, restore a
-                # removed rule, redeploy the previous version)
-                f"Revert {trigger.data['change']['event']} on {trigger.data['change']['resource']} "
-                f"({trigger.data['change'].get('detail', 'the recent change')}) if the errors persist",
-            )
-        add(
-            ClaimKind.REMEDIATION,
-            "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
-            cause.citations
-            + (trigger.citations[:1] if trigger else [])
-            + (twin.citations[:1] if twin else []),
-        )
+        sig = observe(cause)
+        family = cause.data.get("signature")
+        effects = [observe(e) for e in signatures if e.data.get("effect_of") == family][:2]
+        if trigger is not None and twin is None and not trigger.data.get("restart"):
+            change = observe(trigger)
+            linked = link(ClaimKind.ROOT_CAUSE, change, [sig, *effects, *symptoms], family)
+            if linked is None:
+                link(ClaimKind.ROOT_CAUSE, sig, [sig, *effects, *symptoms], family)
+            act(ActionVerb.ROLL_BACK, change)
+        else:
+            link(ClaimKind.ROOT_CAUSE, sig, [sig, *effects, *symptoms], family)
+            for other in (trigger, twin):
+                if other is not None:
+                    act(ActionVerb.INSPECT, observe(other))
+        act(ActionVerb.INSPECT, sig)
     elif trigger is not None and signatures and not background:
-        errors = signatures[0]
-        c = trigger.data["change"]
-        add(
-            ClaimKind.ROOT_CAUSE,
-            f"A regression from {c['event']} on {c['resource']} at {c['t']} ({c.get('detail', '')}): "
-            f"{errors.data['label']}"
-            + (f" ({errors.data['detail']})" if errors.data.get("detail") else "")
-            + f" began {trigger.data['minutes_before_onset']:g} minute(s) later "
-            f"({errors.data['count']} event(s) from {errors.data['first_at']}).",
-            trigger.citations + errors.citations + [a.citations[0] for a in anomalies[:1]],
-            errors.derivations + _onset_derivations(trigger),
-        )
-        actions = [
-            # a change that set what fails (a URL, a queue), or deployed nothing, is reverted;
-            # a deploy is rolled back
-            f"Revert {c['event']} on {c['resource']} at {c['t']} ({c.get('detail', '')})"
-            if trigger.data.get("carried") or not deploys(c["event"], c.get("detail", ""))
-            else f"Roll back {c['resource']} to the version before {c['event']} at {c['t']} ({c.get('detail', '')})",
-            *errors.data["actions"],
-        ]
-        add(
-            ClaimKind.REMEDIATION,
-            "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
-            trigger.citations,
-        )
+        change = observe(trigger)
+        errors = observe(signatures[0])
+        link(ClaimKind.ROOT_CAUSE, change, [errors, *symptoms])
+        act(ActionVerb.ROLL_BACK, change)
+        act(ActionVerb.INSPECT, errors)
     elif silenced and (not signatures or background):
-        # traffic that stopped with no new error anywhere, right after a routing change of the
-        # resource whose own count stopped: the change is the cause, told in its records' words
         top = silenced[0]
-        c = top.data["change"]
-        add(
-            ClaimKind.ROOT_CAUSE,
-            f"{c['event']} on {c['resource']} at {c['t']} ({c.get('detail', '')}); "
-            f"{top.data['silence']}",
-            top.citations,
-        )
-        actions = [
-            f"Revert {c['event']} on {c['resource']} at {c['t']} ({c.get('detail', '')})",
-            f"Check that {top.data['metric_name']} of {c['resource']} resumes after the revert",
-        ]
-        add(
-            ClaimKind.REMEDIATION,
-            "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
-            top.citations[:1],
-        )
+        refs = index.refs((c.source_invocation_id, c.raw_path) for c in top.citations)
+        change_ref = next((r for r in refs if index.fact(r)["type"] == "change"), None)
+        metric_refs = [r for r in refs if index.fact(r)["type"] == "metric_series"]
+        if change_ref is not None and metric_refs:
+            change = f"c{len(claims) + 1}"
+            claims.append(Claim(claim_id=change, kind=ClaimKind.OBSERVATION, facts=[change_ref]))
+            silent = f"c{len(claims) + 1}"
+            claims.append(Claim(claim_id=silent, kind=ClaimKind.OBSERVATION, facts=metric_refs))
+            link(ClaimKind.ROOT_CAUSE, change, [silent, *symptoms])
+            act(ActionVerb.ROLL_BACK, change)
     elif saturated := next((a for a in anomalies if a.data.get("saturated")), None):
-        d = saturated.data
-        symptom = next((f for f in signatures), None)
-        add(
-            ClaimKind.ROOT_CAUSE,
-            f"{d['metric_name']} is saturated: it rose from {fmt_number(d['baseline'])} to "
-            f"{fmt_number(d['peak'])} from {d['onset_at']}, "
-            "so requests queue for CPU and slow down"
-            + (
-                f"; the logs show {symptom.data['label']} from {symptom.data['first_at']}."
-                if symptom
-                else "."
-            ),
-            saturated.citations
-            + (symptom.citations if symptom else [])
-            + [a.citations[0] for a in alarms[:1]],
-        )
-        actions = [
-            "Scale out (more tasks or instances) or up to relieve the saturated resource",
-            "Find what drives the load: a traffic rise, a hot code path, or a runaway job",
-        ]
-        add(
-            ClaimKind.REMEDIATION,
-            "Recommended: " + " ".join(a.rstrip(".") + "." for a in actions),
-            saturated.citations,
-        )
+        metric = observe(saturated)
+        symptom = observe(signatures[0]) if signatures else None
+        link(ClaimKind.ROOT_CAUSE, metric, [metric, symptom, *symptoms])
+        act(ActionVerb.SCALE_UP, metric)
     elif signatures:
-        top = signatures[0]
-        add(
-            ClaimKind.HYPOTHESIS,
-            f"The errors are {top.data['label']}; the logs do not show what causes them.",
-            top.citations,
-        )
-        missing.append(
-            "No specific failure signature (pool exhaustion, OOM, throttling, ...) was found in the logs."
-        )
-    for runbook in by_kind.get("knowledge", [])[:1]:
-        actions.append(f"Follow the runbook {runbook.data['title']} ({runbook.data['source']})")
-    return ExecutorEvidence(claims=claims, missing_info=missing, recommended_actions=actions)
+        top = observe(signatures[0])
+        link(ClaimKind.HYPOTHESIS, top, [top, *symptoms])
+        gaps.append(Gap(need="logs", about=top))
+    for runbook in runbooks:
+        act(ActionVerb.FOLLOW_RUNBOOK, runbook)
+    return ExecutorEvidence(claims=claims, gaps=gaps)
+
+
+def _has_onset(fact: dict[str, Any] | None) -> bool:
+    return bool(fact) and bool(fact.get("at")) and fact["type"] in EFFECT_KINDS  # type: ignore[index]
 
 
 # how close two changes alike must be to count as twins no failing line tells apart
@@ -1246,15 +1085,3 @@ def _twin_of(trigger: Finding, others: list[Finding]) -> Finding | None:
         ):
             return other
     return None
-
-
-def _onset_derivations(trigger: Finding) -> list[Derivation]:
-    """ "began N minute(s) after" restates the change finding's own derivation."""
-    return [
-        Derivation(
-            value=f"{trigger.data['minutes_before_onset']:g}",
-            op=DerivationOp.MINUTES_BETWEEN,
-            inputs=[trigger.data["change"]["t"], trigger.data["onset"]],
-        ),
-        *trigger.derivations,
-    ]

@@ -38,6 +38,7 @@ from superbiz.errors import (
     ModelTimeout,
 )
 from superbiz.models.base import ModelRequest, ModelResponse, Usage
+from superbiz.models.strict_schema import violations
 
 _SCHEMA_NOTE = (
     "When you answer without tool calls, reply with one JSON object matching this schema "
@@ -99,8 +100,10 @@ class OpenAIChatModel:
                 "json_schema": {
                     "name": f"{request.role}_output",
                     "schema": schema,
-                    # pydantic schemas (optional fields, defaults, $defs) are not strict-mode compatible
-                    "strict": False,
+                    # strict when the schema keeps to the structured-output subset
+                    # (superbiz.models.strict_schema): every contract the graph answers in
+                    # but the Planner's (its steps carry free-form tool parameters)
+                    "strict": not violations(schema),
                 },
             }
         return kwargs

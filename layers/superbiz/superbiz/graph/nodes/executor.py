@@ -9,6 +9,7 @@ from superbiz import budget, skills
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import GraphError, ModelOutputInvalid
+from superbiz.evidence.table import table as fact_table
 from superbiz.graph import case_capture, fallback_route
 from superbiz.graph.common import (
     enter,
@@ -95,6 +96,8 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         "invocations": [budget.prompt_view(inv) for inv in trace.invocations],
         # deterministic analyzers over the full stored outputs: evidence for any model
         "findings": [f.model_dump(mode="json") for f in found],
+        # every fact the tools recorded: what a claim points at (invocation + fact id)
+        "facts": fact_table(trace.invocations),
         # progressive disclosure: general rules in full; the skills that apply by name
         # (domain by fault category, expert by detected signature), read with read_skill
         "general_rules": [skills.read(m.name).body for m in applicable if m.tier == "general"],
@@ -117,7 +120,7 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         attempt=event.retry_count,
         tools=tools,
         response_model=ExecutorEvidence,
-        output_type="executor_evidence_v2",
+        output_type="executor_evidence_v3",
         prompt=profile.prompt(load_prompt("executor", deps.settings.prompts_dir)),
     )
     calls = turn.response.tool_calls

@@ -1,48 +1,42 @@
-"""VerifiedInput: the projection of the evidence onto the claims that passed the Gatekeeper."""
+"""VerifiedInput: the passed claims with their rendered sentences and the facts they
+point at, so the Verifier and the Composer read no tool output and no model's words."""
 
 from __future__ import annotations
 
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import GraphError
-from superbiz.graph.common import (
-    enter,
-    latest,
-    latest_evidence,
-    record_code_step,
-)
+from superbiz.evidence.table import table
+from superbiz.graph.common import enter, latest, latest_evidence, record_code_step
 from superbiz.node_outputs import GatekeeperResult, VerifiedClaim, VerifiedEvidence
 
 
 def verified_input(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "VerifiedInput", deps)
-    trace = deps.store.get_trace(state.run_id, load_outputs=False)  # reads steps only
+    trace = deps.store.get_trace(state.run_id)
     evidence = latest_evidence(trace)
     gate = latest(trace, GatekeeperResult)
     if gate is None:
         raise GraphError(f"run {state.run_id}: VerifiedInput reached without a gatekeeper_result")
     outcomes = {c.claim_id: c for c in gate.claims}
+    facts = {(f["invocation"], f["id"]): f for f in table(trace.invocations)}
     verified = []
     for claim in evidence.claims:
         outcome = outcomes.get(claim.claim_id)
         if not outcome or not outcome.passed:
             continue
-        good = {(c.source_invocation_id, c.raw_path) for c in outcome.citations if c.passed}
-        citations = [c for c in claim.citations if (c.source_invocation_id, c.raw_path) in good]
+        pointed = [facts[(r.invocation, r.fact)] for r in claim.facts if (r.invocation, r.fact) in facts]
         verified.append(
             VerifiedClaim(
-                claim_id=claim.claim_id,
-                kind=claim.kind,
-                statement=claim.statement,
-                citations=citations,
-                derivations=claim.derivations,
+                claim=claim,
+                statement=outcome.statement,
+                facts=pointed,
+                invocations=list(dict.fromkeys(f["invocation"] for f in pointed)),
             )
         )
-    # actions and gaps pass on only if the Gatekeeper let them through (rule A1)
     projection = VerifiedEvidence(
         claims=verified,
-        missing_info=[g.text for g in gate.gaps if g.passed],
-        recommended_actions=[a.text for a in gate.actions if a.passed],
+        gaps=[g.text for g in gate.gaps if g.passed],
         rejected_claim_count=len(evidence.claims) - len(verified),
     )
     record_code_step(deps, state.run_id, "verified_input", "verified_evidence", projection)

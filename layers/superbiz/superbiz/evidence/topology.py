@@ -1,0 +1,177 @@
+"""A run's topology, from its records alone (docs/architecture.md, "Topology").
+
+Nodes are names the facts hold: services that own log groups, resources that metric
+and alarm dimensions name, alarms, changed resources and the resources a change
+touched, trace callers and callees, tagged resources. Edges join names the records
+put together: a log group and its owner, an alarm and its metric's dimensions, a change
+and the resources it touched, a trace's caller and callee, a resource and its tags, a
+fact and the other nodes its text names (a host, an ARN, a table in a log template).
+A name made of another name and more parts (`payment-api-5xx` of `payment-api`) is
+joined to it. The gate asks whether a cause's subject is on an effect's path; the
+diagnosis engine walks it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from superbiz.facts import (
+    AlarmState,
+    ChangeFact,
+    FactBase,
+    KnowledgeRef,
+    LogSignature,
+    MetricSeries,
+    ResourceFact,
+    TraceEdge,
+)
+
+# how far apart a cause's and an effect's subjects may be and still be on one path
+MAX_HOPS = 3
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@-]*[A-Za-z0-9]")
+_PARTS = re.compile(r"[-_./:@]")
+# a name joins the names it is built from only when it is specific: two parts or more
+_MIN_NAME = 5
+
+
+def key(name: str) -> str:
+    return name.strip().lower()
+
+
+def short(name: str) -> str:
+    """The telling part of a resource name: an ARN's last part, an ALB's name
+    (`app/payment-alb/50dc…` → `payment-alb`), a log group's last part."""
+    text = name.strip()
+    if text.startswith("arn:"):
+        text = re.split(r"[:/]", text)[-1] or text
+    parts = [p for p in text.split("/") if p]
+    if len(parts) == 3 and parts[0] in {"app", "net", "gwy"}:
+        return parts[1]
+    if parts and text.startswith("/"):
+        return parts[-1]
+    if len(parts) > 1 and parts[0] == "targetgroup":
+        return parts[1]
+    return text
+
+
+@dataclass
+class Topology:
+    edges: dict[str, set[str]] = field(default_factory=dict)
+    # why each edge is there, for the trace and the docs: (a, b) -> what joined them
+    why: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def node(self, name: str) -> str:
+        k = key(name)
+        if k:
+            self.edges.setdefault(k, set())
+        return k
+
+    def join(self, a: str, b: str, why: str) -> None:
+        self._edge(a, b, why)
+        for name in (a, b):
+            self._edge(name, short(name), "short name")
+
+    def _edge(self, a: str, b: str, why: str) -> None:
+        ka, kb = self.node(a), self.node(b)
+        if not ka or not kb or ka == kb:
+            return
+        self.edges[ka].add(kb)
+        self.edges[kb].add(ka)
+        self.why.setdefault((min(ka, kb), max(ka, kb)), why)
+
+    def hops(self, a: str, b: str, limit: int = MAX_HOPS) -> int | None:
+        """The fewest edges between two names (None: not within `limit`)."""
+        start, goal = key(a), key(b)
+        if start == goal:
+            return 0
+        if start not in self.edges or goal not in self.edges:
+            return None
+        seen = {start}
+        queue = deque([(start, 0)])
+        while queue:
+            here, depth = queue.popleft()
+            if depth == limit:
+                continue
+            for nxt in self.edges[here]:
+                if nxt == goal:
+                    return depth + 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    queue.append((nxt, depth + 1))
+        return None
+
+    def near(self, a: str, b: str, limit: int = MAX_HOPS) -> bool:
+        return self.hops(a, b, limit) is not None
+
+    def names_in(self, text: str) -> set[str]:
+        """The topology's names a text holds as whole tokens (a host's first label too)."""
+        found: set[str] = set()
+        for token in _TOKEN.findall(text):
+            for candidate in (token, token.split(".")[0], short(token)):
+                k = key(candidate)
+                if len(k) >= _MIN_NAME and k in self.edges:
+                    found.add(k)
+        return found
+
+
+def _texts(fact: FactBase) -> list[str]:
+    if isinstance(fact, LogSignature):
+        return [fact.template]
+    if isinstance(fact, ChangeFact):
+        return [v for v in (fact.before, fact.after) if v]
+    if isinstance(fact, ResourceFact):
+        return list(fact.tags.values())
+    if isinstance(fact, TraceEdge):
+        return [fact.exception or ""]
+    return []
+
+
+def build(facts: Iterable[FactBase]) -> Topology:
+    """The topology of a run from its telemetry facts (knowledge joins nothing)."""
+    topo = Topology()
+    telemetry = [f for f in facts if f.source == "telemetry" and not isinstance(f, KnowledgeRef)]
+    for fact in telemetry:
+        topo.node(fact.subject)
+        if isinstance(fact, LogSignature):
+            topo.join(fact.subject, fact.log_group, "log group owner")
+            topo.join(fact.subject, fact.writer.split("/")[0], "log writer")
+        elif isinstance(fact, MetricSeries):
+            for value in fact.dimensions.values():
+                topo.join(fact.subject, value, "metric dimension")
+        elif isinstance(fact, AlarmState):
+            topo.join(fact.alarm, fact.subject, "alarm")
+            for value in fact.dimensions.values():
+                topo.join(fact.alarm, value, "alarm dimension")
+        elif isinstance(fact, ChangeFact):
+            topo.join(fact.subject, fact.resource, "changed resource")
+            for touched in fact.resources:
+                topo.join(fact.resource, touched, "resource the change touched")
+        elif isinstance(fact, TraceEdge):
+            topo.join(fact.caller, fact.callee, "trace edge")
+        elif isinstance(fact, ResourceFact):
+            topo.join(fact.name, fact.arn, "resource arn")
+            topo.join(fact.subject, fact.name, "resource")
+    _join_built_names(topo)
+    for fact in telemetry:
+        for text in _texts(fact):
+            for name in topo.names_in(text):
+                if name != key(fact.subject):
+                    topo.join(fact.subject, name, "named in the record")
+    return topo
+
+
+def _join_built_names(topo: Topology) -> None:
+    """`payment-api-5xx` and `/ecs/payment-api` are built from `payment-api`: join them."""
+    names = [n for n in topo.edges if len(n) >= _MIN_NAME and _PARTS.search(n)]
+    for name in names:
+        parts = [p for p in _PARTS.split(name) if p]
+        for other in names:
+            if other == name or len(other) >= len(name):
+                continue
+            other_parts = [p for p in _PARTS.split(other) if p]
+            n = len(other_parts)
+            if any(parts[i : i + n] == other_parts for i in range(len(parts) - n + 1)):
+                topo.join(name, other, "name built from it")

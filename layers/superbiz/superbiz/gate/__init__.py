@@ -1,0 +1,122 @@
+"""The Gatekeeper's checks over pointer claims (docs/architecture.md, "Gate rules").
+
+No rule reads prose: a claim points at facts recorded by the run's tools, and the gate
+reads the values there. In order: observations and negatives (pointers.py), then
+causes and hypotheses (links.py, over the run's topology), then actions and gaps
+(actions.py). A claim that passes gets its sentence from code (superbiz.sentences).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from superbiz.claims import Claim, ClaimKind, ExecutorEvidence
+from superbiz.evidence import topology as topo
+from superbiz.gate import rules
+from superbiz.gate.actions import check_action, check_gap, check_support
+from superbiz.gate.links import Trigger, check_link
+from superbiz.gate.pointers import Facts, Resolved, check_observation
+from superbiz.node_outputs import ClaimOutcome, GapOutcome, GatekeeperResult
+from superbiz.records import ToolInvocation
+from superbiz.sentences import render_claim, render_gap
+from superbiz.verdicts import GateVerdict
+
+RULE_SET_VERSION = rules.RULE_SET_VERSION
+
+_ORDER = {
+    ClaimKind.OBSERVATION: 0,
+    ClaimKind.NEGATIVE: 0,
+    ClaimKind.ROOT_CAUSE: 1,
+    ClaimKind.HYPOTHESIS: 1,
+    ClaimKind.REMEDIATION: 2,
+}
+
+
+def _shape(claim: Claim) -> str | None:
+    """What a claim of its kind must and must not carry (R0)."""
+    pointing = claim.kind in (ClaimKind.OBSERVATION, ClaimKind.NEGATIVE)
+    linking = claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS)
+    if pointing and not claim.facts:
+        return "points at no fact"
+    if not pointing and claim.facts:
+        return f"a {claim.kind.value} points at no fact of its own: it links claims"
+    if linking != (claim.cause is not None) or linking != bool(claim.explains):
+        return "only a root cause or hypothesis names a cause and the effects it explains"
+    if (claim.kind is ClaimKind.REMEDIATION) != (claim.action is not None):
+        return "only a remediation carries an action"
+    if claim.family is not None and not linking:
+        return "only a root cause or hypothesis names a family"
+    if claim.support and claim.kind not in (ClaimKind.HYPOTHESIS, ClaimKind.REMEDIATION):
+        return "only a hypothesis or remediation cites support"
+    return None
+
+
+def check(
+    evidence: ExecutorEvidence,
+    invocations: Iterable[ToolInvocation],
+    trigger: Trigger | None = None,
+) -> GatekeeperResult:
+    """Check every claim against this run's recorded invocations, and only those."""
+    trigger = trigger or Trigger()
+    facts = Facts(list(invocations))
+    topology = topo.build(facts.all())
+    by_id = {c.claim_id: c for c in evidence.claims}
+    passed: dict[str, list[Resolved]] = {}
+    outcome: dict[str, ClaimOutcome] = {}
+    root_causes = 0
+    for claim in sorted(evidence.claims, key=lambda c: _ORDER[c.kind]):
+        rule, detail, resolved = None, "", []
+        if (why := _shape(claim)) is not None:
+            rule, detail = rules.SHAPE, why
+        elif claim.kind in (ClaimKind.OBSERVATION, ClaimKind.NEGATIVE):
+            resolved, failed, detail = check_observation(claim, facts)
+            rule = failed[0] if failed else None
+        elif claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS):
+            verdict = check_link(claim, by_id, passed, topology, trigger)
+            rule, detail = verdict.rule, verdict.detail
+            if rule is None and claim.support:
+                rule, detail = check_support(claim, by_id, passed)
+            if rule is None and claim.kind is ClaimKind.ROOT_CAUSE:
+                root_causes += 1
+                if root_causes > 1:
+                    rule, detail = rules.SECOND_ROOT_CAUSE, "a report names one root cause"
+        else:
+            rule, detail = check_action(claim, by_id, passed)
+            if rule is None and claim.support:
+                rule, detail = check_support(claim, by_id, passed)
+        if rule is None:
+            passed[claim.claim_id] = resolved
+        outcome[claim.claim_id] = ClaimOutcome(
+            claim_id=claim.claim_id,
+            kind=claim.kind,
+            passed=rule is None,
+            rule_ids=[rule] if rule else [],
+            detail=detail,
+            statement=render_claim(claim, by_id, passed, topology) if rule is None else "",
+        )
+    outcomes = [outcome[c.claim_id] for c in evidence.claims]
+    gaps = []
+    for gap in evidence.gaps:
+        rule, detail = check_gap(gap, by_id, passed)
+        gaps.append(
+            GapOutcome(
+                gap=gap,
+                passed=rule is None,
+                rule_ids=[rule] if rule else [],
+                detail=detail,
+                text=render_gap(gap, passed) if rule is None else "",
+            )
+        )
+    n_passed = sum(o.passed for o in outcomes)
+    if outcomes and n_passed == len(outcomes):
+        verdict = GateVerdict.PASS
+    elif n_passed:
+        verdict = GateVerdict.PARTIAL
+    else:
+        verdict = GateVerdict.REJECT
+    return GatekeeperResult(
+        verdict=verdict, rule_set_version=RULE_SET_VERSION, claims=outcomes, gaps=gaps
+    )
+
+
+__all__ = ["RULE_SET_VERSION", "Trigger", "check"]

@@ -1,0 +1,45 @@
+"""Rules A1 and G1: a remediation's action acts on what a passed claim names, with a
+verb whose target kind fits (superbiz.claims.TARGET_KINDS); support is passed
+knowledge; a gap names only claims that exist."""
+
+from __future__ import annotations
+
+from superbiz.claims import TARGET_KINDS, Claim, ClaimKind, Gap
+from superbiz.gate import rules
+from superbiz.gate.pointers import Resolved, fact_type
+
+Outcome = tuple[str | None, str]
+
+
+def check_action(claim: Claim, by_id: dict[str, Claim], passed: dict[str, list[Resolved]]) -> Outcome:
+    action = claim.action
+    if action is None:
+        return rules.SHAPE, "a remediation carries an action"
+    target = by_id.get(action.target)
+    if target is None or action.target not in passed or not passed[action.target]:
+        return rules.TARGET_INVALID, f"target {action.target!r} is no passed observation"
+    if target.kind is not ClaimKind.OBSERVATION:
+        return rules.TARGET_INVALID, f"target {action.target} is a {target.kind.value}"
+    kind = fact_type(passed[action.target][0].fact)
+    if kind not in TARGET_KINDS[action.verb]:
+        return rules.TARGET_INVALID, f"{action.verb.value} does not act on a {kind}"
+    return None, ""
+
+
+def check_support(claim: Claim, by_id: dict[str, Claim], passed: dict[str, list[Resolved]]) -> Outcome:
+    for support_id in claim.support:
+        got = passed.get(support_id)
+        if (
+            support_id == claim.claim_id
+            or not got
+            or by_id[support_id].kind is not ClaimKind.OBSERVATION
+            or any(r.fact.source == "telemetry" for r in got)
+        ):
+            return rules.SUPPORT_INVALID, f"support {support_id!r} is no passed knowledge"
+    return None, ""
+
+
+def check_gap(gap: Gap, by_id: dict[str, Claim], passed: dict[str, list[Resolved]]) -> Outcome:
+    if gap.about is not None and (gap.about not in passed or not passed[gap.about]):
+        return rules.GAP_INVALID, f"gap about {gap.about!r}: no passed observation"
+    return None, ""

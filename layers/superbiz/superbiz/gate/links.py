@@ -1,0 +1,160 @@
+"""Rules L1-L6: a cause links to the effects it explains. The cause is a telemetry fact
+of a kind that can cause (R10); it is not later than the earliest onset it explains,
+within one period of that effect's metric or two minutes for a log; its subject is the
+effect's subject or on its path in the run's topology; the effects include what
+started the run; a named family is one the facts show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from superbiz.claims import Claim, ClaimKind
+from superbiz.contracts import Contract
+from superbiz.evidence.topology import Topology
+from superbiz.facts import (
+    CAUSE_KINDS,
+    EFFECT_KINDS,
+    AlarmState,
+    FactBase,
+    LogSignature,
+    MetricSeries,
+    parse_time,
+)
+from superbiz.gate import rules
+from superbiz.gate.pointers import Resolved, fact_type
+
+LOG_TOLERANCE = timedelta(minutes=2)
+# a cause that may be its own effect: a failure's lines, or a saturated series, show the
+# failure itself (a change or a trace edge needs an effect apart from it)
+SELF_EVIDENT = frozenset({"log_signature", "metric_series"})
+# how far from a named service an effect may be and still be what the question asked about
+TRIGGER_HOPS = 2
+
+
+class Trigger(Contract):
+    """What started the run: the alarm (its metric) and the services the question names."""
+
+    alarm: str | None = None
+    namespace: str | None = None
+    metric: str | None = None
+    dimensions: dict[str, str] = {}
+    services: list[str] = []
+    # the question as asked: the topology's names it holds count as services named
+    question: str = ""
+
+    @classmethod
+    def of(cls, query: str, alarm: dict[str, Any] | None) -> Trigger:
+        """The trigger of a run from its question and the alarm that opened it (the
+        alarm payload as the trigger stores it on the run)."""
+        alarm = alarm or {}
+        dims = alarm.get("dimensions") or {}
+        return cls(
+            alarm=alarm.get("name") or alarm.get("alarm_name"),
+            namespace=alarm.get("namespace"),
+            metric=alarm.get("metric") or alarm.get("metric_name"),
+            dimensions={str(k): str(v) for k, v in dims.items()} if isinstance(dims, dict) else {},
+            services=[s for s in [alarm.get("service")] if isinstance(s, str) and s],
+            question=query,
+        )
+
+    def named(self, topology: Topology) -> list[str]:
+        return [
+            *self.services,
+            *([self.alarm] if self.alarm else []),
+            *sorted(topology.names_in(self.question)),
+        ]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    rule: str | None = None
+    detail: str = ""
+
+
+def onset(fact: FactBase) -> datetime | None:
+    when = fact.entered_alarm_at or fact.at if isinstance(fact, AlarmState) else fact.at
+    return parse_time(when) if when else None
+
+
+def tolerance(fact: FactBase) -> timedelta:
+    period = fact.period if isinstance(fact, MetricSeries | AlarmState) else None
+    return timedelta(seconds=period) if period else LOG_TOLERANCE
+
+
+def _is_trigger(fact: FactBase, trigger: Trigger, topology: Topology) -> bool:
+    if isinstance(fact, AlarmState) and trigger.alarm and fact.alarm == trigger.alarm:
+        return True
+    if (
+        isinstance(fact, MetricSeries | AlarmState)
+        and trigger.metric
+        and fact.metric == trigger.metric
+        and (fact.namespace == trigger.namespace or not trigger.namespace)
+        and all(fact.dimensions.get(k) == v for k, v in trigger.dimensions.items())
+    ):
+        return True
+    return any(topology.near(fact.subject, s, TRIGGER_HOPS) for s in trigger.named(topology))
+
+
+def check_link(
+    claim: Claim,
+    by_id: dict[str, Claim],
+    passed: dict[str, list[Resolved]],
+    topology: Topology,
+    trigger: Trigger,
+) -> Verdict:
+    cause_claim = by_id.get(claim.cause or "")
+    if cause_claim is None or claim.cause == claim.claim_id or claim.cause not in passed:
+        return Verdict(rules.LINK_INVALID, f"cause {claim.cause!r} is no passed claim")
+    if cause_claim.kind is not ClaimKind.OBSERVATION:
+        return Verdict(rules.LINK_INVALID, f"cause {claim.cause} is a {cause_claim.kind.value}")
+    cause = passed[claim.cause or ""][0].fact
+    if cause.source != "telemetry" or fact_type(cause) not in CAUSE_KINDS:
+        return Verdict(rules.NO_TELEMETRY, f"a {fact_type(cause)} ({cause.source}) cannot be a cause")
+    effects: list[FactBase] = []
+    for effect_id in claim.explains:
+        effect_claim = by_id.get(effect_id)
+        if (
+            effect_claim is None
+            or effect_id not in passed
+            or effect_id == claim.claim_id
+            or effect_claim.kind is not ClaimKind.OBSERVATION
+        ):
+            return Verdict(rules.LINK_INVALID, f"effect {effect_id!r} is no passed observation")
+        for resolved in passed[effect_id]:
+            fact = resolved.fact
+            if fact.source != "telemetry" or fact_type(fact) not in EFFECT_KINDS:
+                return Verdict(rules.LINK_INVALID, f"a {fact_type(fact)} is no effect")
+            if onset(fact) is None:
+                return Verdict(rules.LINK_INVALID, f"{fact.id} shows no onset to explain")
+            effects.append(fact)
+    if not effects:
+        return Verdict(rules.LINK_INVALID, "a cause must explain at least one effect")
+    if claim.cause in claim.explains and fact_type(cause) not in SELF_EVIDENT:
+        return Verdict(rules.LINK_INVALID, f"a {fact_type(cause)} does not explain itself")
+    began = onset(cause)
+    if began is None:
+        return Verdict(rules.CAUSE_AFTER_EFFECT, f"{cause.id} has no time to order it by")
+    first = min(effects, key=lambda f: onset(f) or began)
+    first_at = onset(first)
+    if first_at is not None and began > first_at + tolerance(first):
+        return Verdict(
+            rules.CAUSE_AFTER_EFFECT,
+            f"{cause.id} at {cause.at} is after the onset of {first.id} at {first_at.isoformat()}",
+        )
+    for effect in effects:
+        if not topology.near(cause.subject, effect.subject):
+            return Verdict(
+                rules.OFF_TOPOLOGY,
+                f"{cause.subject} is not on the path of {effect.subject} in this run's records",
+            )
+    if (trigger.metric or trigger.named(topology)) and not any(
+        _is_trigger(f, trigger, topology) for f in effects
+    ):
+        return Verdict(rules.TRIGGER_NOT_EXPLAINED, "the effects leave out what started the run")
+    if claim.family is not None:
+        shown = {f.family for f in [cause, *effects] if isinstance(f, LogSignature)}
+        if claim.family not in shown:
+            return Verdict(rules.FAMILY_NOT_SHOWN, f"no linked log signature is {claim.family}")
+    return Verdict()

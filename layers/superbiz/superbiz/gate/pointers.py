@@ -1,0 +1,104 @@
+"""Rules R1-R3, R6, R8: a pointer resolves to a fact this run recorded, its quoted rows
+belong to the fact, no text it carries speaks to the agent, and the claim's kind may
+point at that kind of fact."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from superbiz.claims import Claim, ClaimKind, FactRef
+from superbiz.facts import FactBase, FactsInvalid, KnowledgeRef, LogSignature, facts_of
+from superbiz.gate import rules
+from superbiz.records import ToolInvocation
+from superbiz.untrusted import is_instruction_like
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A pointer read: the fact and the rows it quotes (their messages)."""
+
+    ref: FactRef
+    fact: FactBase
+    rows: tuple[int, ...]
+    quotes: tuple[str, ...]
+
+
+class Facts:
+    """The facts of a run's recorded invocations, by (invocation id, fact id)."""
+
+    def __init__(self, invocations: list[ToolInvocation]) -> None:
+        self.invocations = {inv.invocation_id: inv for inv in invocations}
+        self._facts: dict[str, dict[str, FactBase]] = {}
+        for inv in invocations:
+            try:
+                found = facts_of(inv.output) if inv.success else []
+            except FactsInvalid:
+                found = []
+            self._facts[inv.invocation_id] = {f.id: f for f in found}
+
+    def all(self) -> list[FactBase]:
+        return [f for by_id in self._facts.values() for f in by_id.values()]
+
+    def resolve(self, ref: FactRef) -> Resolved | tuple[str, str]:
+        inv = self.invocations.get(ref.invocation)
+        if inv is None:
+            return rules.INVOCATION_NOT_IN_RUN, f"{ref.invocation} is not an invocation of this run"
+        if not inv.success:
+            return rules.INVOCATION_FAILED, f"{ref.invocation} failed: {inv.error or 'no output'}"
+        fact = self._facts.get(ref.invocation, {}).get(ref.fact)
+        if fact is None:
+            return rules.FACT_NOT_FOUND, f"{ref.invocation} recorded no fact {ref.fact}"
+        if ref.rows and not isinstance(fact, LogSignature):
+            return rules.ROW_NOT_IN_FACT, f"{ref.fact} is a {fact_type(fact)}: it has no rows"
+        rows = tuple(ref.rows) if ref.rows else _first_row(fact)
+        if isinstance(fact, LogSignature):
+            outside = [r for r in rows if r not in fact.rows]
+            if outside:
+                return rules.ROW_NOT_IN_FACT, f"row(s) {outside} are not lines of {ref.fact}"
+        quotes = tuple(_message(inv, r) for r in rows)
+        return Resolved(ref=ref, fact=fact, rows=rows, quotes=quotes)
+
+
+def fact_type(fact: FactBase) -> str:
+    return str(getattr(fact, "type", type(fact).__name__))
+
+
+def _first_row(fact: FactBase) -> tuple[int, ...]:
+    return (fact.rows[0],) if isinstance(fact, LogSignature) and fact.rows else ()
+
+
+def _message(inv: ToolInvocation, row: int) -> str:
+    results = inv.output.get("results") if isinstance(inv.output, Mapping) else None
+    if isinstance(results, list) and 0 <= row < len(results) and isinstance(results[row], dict):
+        return str(results[row].get("message", ""))
+    return ""
+
+
+def untrusted(resolved: Resolved) -> bool:
+    """Whether anything the fact would put in the report speaks to the agent (R6)."""
+    fact = resolved.fact
+    texts = list(resolved.quotes)
+    if isinstance(fact, LogSignature):
+        texts.append(fact.template)
+    elif isinstance(fact, KnowledgeRef):
+        texts += [fact.title, fact.passage]
+    texts += [fact.subject]
+    return any(is_instruction_like(t) for t in texts if t)
+
+
+def check_observation(claim: Claim, facts: Facts) -> tuple[list[Resolved], list[str], str]:
+    """R1-R3, R6, R8 over an observation's or a negative's pointers."""
+    resolved: list[Resolved] = []
+    for ref in claim.facts:
+        got = facts.resolve(ref)
+        if isinstance(got, tuple):
+            return [], [got[0]], got[1]
+        if untrusted(got):
+            return [], [rules.UNTRUSTED_INSTRUCTION], f"{ref.fact} carries text addressed to the agent"
+        absence = fact_type(got.fact) == "absence"
+        if (claim.kind is ClaimKind.NEGATIVE) != absence:
+            want = "an absence" if claim.kind is ClaimKind.NEGATIVE else "a recorded reading"
+            return [], [rules.NOT_AN_OBSERVATION], f"a {claim.kind.value} points at {want}"
+        resolved.append(got)
+    return resolved, [], ""

@@ -1,0 +1,177 @@
+"""Sentences from facts (docs/architecture.md, "Rendering"): the only way a fact reaches
+a reader. One template per fact kind (each kind's `sentence`, superbiz.facts), one per
+link, one per action verb, one per gap. Derived values (how long before, how many
+times the baseline) are computed here, never supplied by a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import Protocol
+
+from superbiz.claims import RISK, ActionVerb, Claim, ClaimKind, Gap
+from superbiz.facts import (
+    Absence,
+    AlarmState,
+    ChangeFact,
+    FactBase,
+    KnowledgeRef,
+    LogSignature,
+    MetricSeries,
+    ResourceFact,
+    TraceEdge,
+)
+from superbiz.facts.base import clock
+from superbiz.facts.extract import sentence
+from superbiz.signatures import by_name
+
+QUOTE_CHARS = 200
+
+
+class _Resolved(Protocol):
+    @property
+    def fact(self) -> FactBase: ...
+    @property
+    def quotes(self) -> tuple[str, ...]: ...
+
+
+class _Near(Protocol):
+    def hops(self, a: str, b: str, limit: int = ...) -> int | None: ...
+
+
+def quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    text = " ".join(text.split())
+    return '"' + (text if len(text) <= limit else text[: limit - 1] + "…") + '"'
+
+
+def label(fact: FactBase) -> str:
+    """A fact's short name, for links and actions."""
+    if isinstance(fact, ChangeFact):
+        values = f" ({fact.before} -> {fact.after})" if fact.before and fact.after else ""
+        who = f" by {fact.actor}" if fact.actor else ""
+        return f"{fact.action} on {fact.resource}{who} at {clock(fact.at)}{values}"
+    if isinstance(fact, LogSignature):
+        return f"the {quote(fact.template, 100)} lines of {fact.writer} (from {clock(fact.first_at)})"
+    if isinstance(fact, MetricSeries):
+        return f"{fact.metric} of {fact.subject}" + (
+            f" (onset {clock(fact.onset_at)})" if fact.onset_at else ""
+        )
+    if isinstance(fact, AlarmState):
+        return f"alarm {fact.alarm}"
+    if isinstance(fact, TraceEdge):
+        return f"calls from {fact.caller} to {fact.callee}"
+    if isinstance(fact, KnowledgeRef):
+        return f"{quote(fact.title, 100)} ({fact.document})"
+    if isinstance(fact, ResourceFact):
+        return f"{fact.resource_type} {fact.name}"
+    if isinstance(fact, Absence):
+        return f"the search of {fact.tool}"
+    return fact.subject
+
+
+def _minutes(delta: timedelta) -> str:
+    seconds = int(delta.total_seconds())
+    if abs(seconds) < 60:
+        return f"{abs(seconds)} second(s)"
+    return f"{abs(seconds) // 60} minute(s)"
+
+
+def observation(resolved: Sequence[_Resolved]) -> str:
+    parts = []
+    for r in resolved:
+        text = sentence(r.fact)
+        extra = [q for q in r.quotes[1:] if q] if isinstance(r.fact, LogSignature) else []
+        if isinstance(r.fact, LogSignature) and r.quotes and r.quotes[0]:
+            extra = [r.quotes[0], *extra]
+        if extra:
+            text += " For example: " + "; ".join(quote(q) for q in extra) + "."
+        parts.append(text)
+    return " ".join(parts)
+
+
+def link(
+    claim: Claim, passed: Mapping[str, Sequence[_Resolved]], topology: _Near | None = None
+) -> str:
+    from superbiz.gate.links import onset  # the gate's reading of when a fact began
+
+    cause = passed[claim.cause or ""][0].fact
+    effects = [r.fact for e in claim.explains for r in passed[e]]
+    timed = [(onset(f), f) for f in effects if onset(f) is not None]
+    began = onset(cause)
+    lead = "Root cause" if claim.kind is ClaimKind.ROOT_CAUSE else "Possible cause (not established)"
+    family = by_name().get(claim.family) if claim.family else None
+    text = f"{lead}: {label(cause)}"
+    if family is not None:
+        text += f", showing {family.label}"
+    if timed and began is not None:
+        first_at, first = min(timed, key=lambda p: p[0])  # type: ignore[arg-type,return-value]
+        assert first_at is not None
+        gap = first_at - began
+        when = "in the same minute as" if abs(gap) < timedelta(minutes=1) else (
+            f"{_minutes(gap)} before" if gap > timedelta(0) else f"{_minutes(gap)} after"
+        )
+        text += f". It came {when} the onset of {label(first)} at {clock(first_at.isoformat())}"
+    others = [label(f) for f in effects]
+    text += ". It explains " + "; ".join(others) + "."
+    support = [r.fact for s in claim.support for r in passed.get(s, [])]
+    if support:
+        text += " Supported by " + "; ".join(label(f) for f in support) + "."
+    return text
+
+
+_VERBS: dict[ActionVerb, str] = {
+    ActionVerb.ROLL_BACK: "Roll back {label}.",
+    ActionVerb.SCALE_UP: "Scale up {subject}.",
+    ActionVerb.RAISE_LIMIT: "Raise the limit {subject} runs into ({label}).",
+    ActionVerb.RESTART: "Restart {subject}.",
+    ActionVerb.FAIL_OVER: "Fail {subject} over to its standby.",
+    ActionVerb.FOLLOW_RUNBOOK: "Follow the runbook {label}.",
+    ActionVerb.INSPECT: "Inspect {label}.",
+    ActionVerb.PAGE_TEAM: "Page the team that owns {subject}.",
+    ActionVerb.OPEN_TICKET: "Open a ticket about {label}.",
+}
+
+
+def action(claim: Claim, passed: Mapping[str, Sequence[_Resolved]]) -> str:
+    assert claim.action is not None
+    target = passed[claim.action.target][0].fact
+    text = _VERBS[claim.action.verb].format(label=label(target), subject=target.subject)
+    risk = RISK[claim.action.verb]
+    return text + (" (high risk: a person confirms it first)" if risk == "high" else "")
+
+
+def render_claim(
+    claim: Claim,
+    by_id: Mapping[str, Claim],
+    passed: Mapping[str, Sequence[_Resolved]],
+    topology: _Near | None = None,
+) -> str:
+    if claim.kind in (ClaimKind.OBSERVATION, ClaimKind.NEGATIVE):
+        return observation(passed[claim.claim_id])
+    if claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS):
+        return link(claim, passed, topology)
+    return action(claim, passed)
+
+
+_NEEDS = {
+    "logs": "log lines",
+    "metrics": "metric datapoints",
+    "alarms": "alarm states",
+    "changes": "change records",
+    "traces": "traces",
+    "configuration": "configuration",
+    "knowledge": "runbook passages",
+}
+
+
+def render_gap(gap: Gap, passed: Mapping[str, Sequence[_Resolved]] | None = None) -> str:
+    if gap.need == "corroboration":
+        return "No second, independent source corroborates the cause."
+    if gap.need == "cause":
+        return "No recorded change or failure signature is linked to the symptoms."
+    passed = passed or {}
+    what = _NEEDS[gap.need]
+    if gap.about and passed.get(gap.about):
+        return f"Not established: no {what} of {passed[gap.about][0].fact.subject} were read."
+    return f"Not established: no {what} that bear on the question were read."
