@@ -20,7 +20,8 @@ from superbiz.graph.routes import Route
 from superbiz.memory_store import InMemoryRunStore
 from superbiz.models.base import ChatModel
 from superbiz.models.offline import OfflineModel
-from superbiz.node_outputs import Citation, Claim, ClaimKind, ExecutorEvidence
+from superbiz.facts.extract import extract
+from superbiz.node_outputs import Action, ActionVerb, Claim, ClaimKind, ExecutorEvidence, FactRef
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
 from superbiz.settings import Settings
 from superbiz_workbench.scripted_model import ScriptedModel
@@ -55,7 +56,9 @@ class Run:
     def invocation(
         self, seq: int, output: dict[str, Any], *, tool: str = "query_logs", **fields: Any
     ) -> ToolInvocation:
-        """A tool call recorded as the tool runner records it."""
+        """A tool call recorded as the tool runner records it: with the facts its
+        output holds."""
+        output = {**output, "facts": extract(tool, fields.get("input_params", {}), output)}
         return self.store.record_invocation(
             RUN_ID,
             ToolInvocation(
@@ -70,10 +73,20 @@ class Run:
         )
 
     def logs(self, seq: int = 1) -> ToolInvocation:
-        """query_logs returned one error line (citable at $.results[0].message)."""
+        """query_logs returned one error line: one log signature, fact `sig1`."""
         return self.invocation(
             seq,
-            {"results": [{"message": LOG_LINE, "timestamp": "2026-11-20T10:05:12Z"}]},
+            {
+                "log_groups": ["/ecs/checkout-api"],
+                "results": [
+                    {
+                        "message": LOG_LINE,
+                        "timestamp": "2026-11-20T10:05:12Z",
+                        "log_group": "/ecs/checkout-api",
+                        "log_stream": "checkout-api/web/1a2b",
+                    }
+                ],
+            },
             evidence_refs=["$.results[0].message"],
         )
 
@@ -104,37 +117,41 @@ def start(
     return Run(store, deps, start_run(payload, deps))
 
 
-def observation(claim_id: str, excerpt: str, invocation_id: str) -> Claim:
-    """An observation citing the logs invocation's error line with `excerpt`."""
+def observation(claim_id: str, fact: str, invocation_id: str) -> Claim:
+    """An observation pointing at `fact` of the logs invocation."""
     return Claim(
         claim_id=claim_id,
         kind=ClaimKind.OBSERVATION,
-        statement="checkout-api cannot get a database connection",
-        citations=[
-            Citation(
-                source_invocation_id=invocation_id,
-                raw_path="$.results[0].message",
-                evidence_excerpt=excerpt,
-            )
-        ],
+        facts=[FactRef(invocation=invocation_id, fact=fact)],
     )
 
 
-REAL_EXCERPT = "Connection is not available"
-FABRICATED_EXCERPT = "connection pool size is 0"
+REAL_FACT = "sig1"
+# a fact the logs invocation never recorded: what a model that makes things up points at
+FABRICATED_FACT = "sig9"
 
 
-def gated(run: Run, *, real: int = 1, fabricated: int = 0, actions: list[str] | None = None):
-    """The logs call, the Executor's evidence (`real` claims citing what it returned,
-    `fabricated` citing words it never did) and the Gatekeeper's verdict on it."""
+def gated(
+    run: Run, *, real: int = 1, fabricated: int = 0, actions: list[ActionVerb] | None = None
+):
+    """The logs call, the Executor's evidence (`real` observations of the fact it
+    recorded, `fabricated` of one it never did, and `actions` on the first real one)
+    and the Gatekeeper's verdict on it."""
     inv = run.logs()
-    claims = [observation(f"c{i + 1}", REAL_EXCERPT, inv.invocation_id) for i in range(real)]
+    claims = [observation(f"c{i + 1}", REAL_FACT, inv.invocation_id) for i in range(real)]
     claims += [
-        observation(f"c{real + i + 1}", FABRICATED_EXCERPT, inv.invocation_id)
+        observation(f"c{real + i + 1}", FABRICATED_FACT, inv.invocation_id)
         for i in range(fabricated)
     ]
-    evidence = ExecutorEvidence(claims=claims, recommended_actions=actions or [])
-    run.record("executor", "executor_evidence_v2", evidence)
+    claims += [
+        Claim(
+            claim_id=f"a{i + 1}",
+            kind=ClaimKind.REMEDIATION,
+            action=Action(verb=verb, target="c1" if real else f"c{real + 1}"),
+        )
+        for i, verb in enumerate(actions or [])
+    ]
+    run.record("executor", "executor_evidence_v3", ExecutorEvidence(claims=claims))
     return gatekeeper_node(run.event(decision=Route.EVIDENCE), run.deps)
 
 

@@ -60,13 +60,13 @@ def test_a_call_too_large_for_the_state_is_recorded_failed_not_sent(start_run):
 
 def test_evidence_ends_the_rounds(start_run):
     # Given a model that answers with its evidence
-    evidence = {"claims": [], "missing_info": ["no logs were read"]}
+    evidence = {"claims": [], "gaps": [{"need": "logs", "about": None}]}
     run = planned(start_run, {"content": evidence})
     # When the Executor runs
     state = executor(run.event(), run.deps)
     # Then the graph goes on to the Gatekeeper with the evidence recorded
     assert state.decision == Route.EVIDENCE and state.pending_tool_calls == []
-    assert latest(run.trace(), ExecutorEvidence).missing_info == ["no logs were read"]
+    assert [g.need for g in latest(run.trace(), ExecutorEvidence).gaps] == ["logs"]
 
 
 def test_tool_calls_after_the_budget_is_spent_are_an_error(start_run):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from node_support import RUN_ID, gated
 
-from superbiz.graph import gatekeeper as rules
+from superbiz.gate import rules
 from superbiz.graph.common import latest
 from superbiz.graph.routes import Route
 from superbiz.node_outputs import GatekeeperResult, GateVerdict
@@ -15,26 +15,30 @@ def gate(start_run, *, real=1, fabricated=0):
     return run, gated(run, real=real, fabricated=fabricated)
 
 
-def test_a_claim_citing_what_the_tool_returned_passes(start_run):
-    # Given evidence whose one claim cites an excerpt the tool really returned
+def test_a_claim_pointing_at_a_recorded_fact_passes_with_its_sentence(start_run):
+    # Given evidence whose one claim points at the fact the logs call recorded
     # When the Gatekeeper checks it
     run, state = gate(start_run)
-    # Then the run goes on (PASS) with the result recorded and summarised on the run
+    # Then the run goes on (PASS), the result is recorded and summarised on the run, and
+    # the claim's sentence is rendered by code from the fact (the line's writer and count)
     assert state.decision == Route.PASS
-    assert latest(run.trace(), GatekeeperResult).passed_ids == {"c1"}
+    result = latest(run.trace(), GatekeeperResult)
+    assert result.passed_ids == {"c1"}
+    assert "checkout-api/web" in result.claims[0].statement
     summary = run.store.get_run(RUN_ID).self_evaluation["gatekeeper"]
     assert (summary["claims_proposed"], summary["claims_passed"]) == (1, 1)
+    assert summary["contract"] == "pointer-claims/1"
 
 
-def test_a_fabricated_excerpt_rejects_the_run_evidence(start_run):
-    # Given evidence whose only claim cites words the tool never returned
+def test_a_fact_the_tool_never_recorded_rejects_the_run_evidence(start_run):
+    # Given evidence whose only claim points at a fact the tool never recorded
     # When the Gatekeeper checks it
     run, state = gate(start_run, real=0, fabricated=1)
     # Then the verdict is REJECT with the rule named, and the run says why it ends
     assert state.decision == Route.REJECT
     assert state.termination_reason == "gatekeeper_reject"
     [claim] = latest(run.trace(), GatekeeperResult).claims
-    assert rules.EXCERPT_MISMATCH in claim.rule_ids
+    assert claim.rule_ids == [rules.FACT_NOT_FOUND] and claim.statement == ""
 
 
 def test_one_good_claim_and_one_bad_is_partial(start_run):

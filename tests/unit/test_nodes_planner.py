@@ -10,7 +10,7 @@ from superbiz.errors import ModelOutputInvalid
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.planner import planner
 from superbiz.graph.routes import Route
-from superbiz.node_outputs import PlannerPlan, VerifierOutput, VerifierVerdict
+from superbiz.node_outputs import Gap, PlannerPlan, VerifierOutput, VerifierVerdict
 
 
 def plan(decision: str, **fields) -> dict:
@@ -78,7 +78,7 @@ def test_the_evidence_retry_tells_the_planner_what_was_missing(start_run):
     verdict = VerifierOutput(
         verdict=VerifierVerdict.LOW_CONFID,
         score=40,
-        missing_info=["no database metrics were read"],
+        missing_info=[Gap(need="metrics")],
         retry_context="read the database connection metrics",
     )
     run.record("verifier", "verifier_output", verdict)
@@ -89,6 +89,6 @@ def test_the_evidence_retry_tells_the_planner_what_was_missing(start_run):
     # Then the model was told the verdict, what was missing and the hint
     assert seen[0]["retry_context"] == {
         "verdict": "LOW_CONFID",
-        "missing_info": ["no database metrics were read"],
+        "missing_info": [{"need": "metrics", "about": None}],
         "hint": "read the database connection metrics",
     }

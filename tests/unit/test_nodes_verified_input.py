@@ -8,27 +8,27 @@ from node_support import gated, verified
 from superbiz.errors import GraphError
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.verified_input import verified_input
-from superbiz.node_outputs import GatekeeperResult, VerifiedEvidence
+from superbiz.node_outputs import ActionVerb, VerifiedEvidence
 
 
 def test_only_passed_claims_and_actions_go_on(start_run):
-    # Given a real claim, a fabricated one, and two recommended actions
+    # Given a real claim, a fabricated one, an action on the real one and an action whose
+    # verb does not fit it (a roll back of a log signature)
     run = start_run()
-    actions = [
-        "Check the HikariPool connection pool of checkout-api",
-        "Reboot the mainframe in the Frankfurt office",
-    ]
+    actions = [ActionVerb.INSPECT, ActionVerb.ROLL_BACK]
     # When the Gatekeeper has checked them and VerifiedInput runs
     state = verified(run, fabricated=1, actions=actions)
-    # Then the projection holds the passed claim and counts the rejected one
-    trace = run.trace()
-    projection = latest(trace, VerifiedEvidence)
-    assert [c.claim_id for c in projection.claims] == ["c1"]
-    assert projection.rejected_claim_count == 1
-    # and exactly the actions the Gatekeeper let through (rule A1)
-    gate = latest(trace, GatekeeperResult)
-    assert projection.recommended_actions == [a.text for a in gate.actions if a.passed]
-    assert "Reboot the mainframe in the Frankfurt office" not in projection.recommended_actions
+    # Then the projection holds the passed claim with its sentence and the fact it points
+    # at, and the passed action, and counts the rejected ones
+    projection = latest(run.trace(), VerifiedEvidence)
+    assert [c.claim_id for c in projection.claims] == ["c1", "a1"]
+    observed, action = projection.claims
+    assert [(f["invocation"], f["id"], f["type"]) for f in observed.facts] == [
+        (observed.claim.facts[0].invocation, "sig1", "log_signature")
+    ]
+    assert "Connection is not available" in observed.statement
+    assert action.statement.startswith("Inspect ")
+    assert projection.rejected_claim_count == 2
     # and the graph goes straight on (no route decision)
     assert state.decision is None
 

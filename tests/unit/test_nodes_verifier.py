@@ -36,18 +36,19 @@ def test_low_confidence_asks_for_more_evidence(start_run):
             "verdict": "LOW_CONFID",
             "score": 40,
             "allowed_claims": ["c1"],
-            "missing_info": ["database metrics"],
+            "missing_info": [{"need": "metrics", "about": "c1"}],
         }
     }
     # When the Verifier runs
     run, state = judged(start_run, reply)
     # Then the graph routes to the evidence retry and the trace keeps the missing info
     assert state.decision == Route.LOW_CONFID
-    assert latest(run.trace(), VerifierOutput).missing_info == ["database metrics"]
+    [gap] = latest(run.trace(), VerifierOutput).missing_info
+    assert (gap.need, gap.about) == ("metrics", "c1")
 
 
 def test_allowing_a_claim_the_gatekeeper_rejected_is_an_error(start_run):
-    # Given a Verifier that allows c2, whose excerpt the Gatekeeper rejected
+    # Given a Verifier that allows c2, whose fact the Gatekeeper found no record of
     reply = {"content": {"verdict": "PASS", "score": 90, "allowed_claims": ["c1", "c2"]}}
     # When the Verifier runs, Then its output is invalid and names the claim
     with pytest.raises(ModelOutputInvalid, match="c2"):

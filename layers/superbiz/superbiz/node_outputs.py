@@ -63,6 +63,8 @@ class ClaimOutcome(Contract):
     detail: str = ""
     # the sentence code rendered from the facts it points at (passed claims only)
     statement: str = ""
+    # the facts its pointers resolved to (passed claims only), each with its invocation
+    facts: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class GapOutcome(Contract):

@@ -111,7 +111,7 @@ def link(
         when = "in the same minute as" if abs(gap) < timedelta(minutes=1) else (
             f"{_minutes(gap)} before" if gap > timedelta(0) else f"{_minutes(gap)} after"
         )
-        text += f". It came {when} the onset of {label(first)} at {clock(first_at.isoformat())}"
+        text += f". It came {when} the first effect it explains, at {clock(first_at.isoformat())}"
     others = [label(f) for f in effects]
     text += ". It explains " + "; ".join(others) + "."
     support = [r.fact for s in claim.support for r in passed.get(s, [])]

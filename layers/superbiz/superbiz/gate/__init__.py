@@ -93,6 +93,12 @@ def check(
             rule_ids=[rule] if rule else [],
             detail=detail,
             statement=render_claim(claim, by_id, passed, topology) if rule is None else "",
+            facts=[
+                {"invocation": r.ref.invocation, **r.fact.model_dump(mode="json", exclude={"paths"})}
+                for r in resolved
+            ]
+            if rule is None
+            else [],
         )
     outcomes = [outcome[c.claim_id] for c in evidence.claims]
     gaps = []

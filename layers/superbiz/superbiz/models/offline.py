@@ -928,6 +928,9 @@ def build_evidence(
         refs = [r for r in refs if (index.fact(r)["type"] == "absence") == (wanted is not None)]
         if not refs:
             return None
+        # one reading per observation: the facts of the kind the finding is about (a
+        # change's finding also cites the onset it is timed by: that is another claim)
+        refs = [r for r in refs if index.fact(r)["type"] == index.fact(refs[0])["type"]]
         claim_id = f"c{len(claims) + 1}"
         claims.append(Claim(claim_id=claim_id, kind=kind, facts=refs[:6]))
         made[id(finding)] = claim_id

@@ -6,26 +6,24 @@ from __future__ import annotations
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import GraphError
-from superbiz.evidence.table import table
 from superbiz.graph.common import enter, latest, latest_evidence, record_code_step
 from superbiz.node_outputs import GatekeeperResult, VerifiedClaim, VerifiedEvidence
 
 
 def verified_input(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "VerifiedInput", deps)
-    trace = deps.store.get_trace(state.run_id)
+    trace = deps.store.get_trace(state.run_id, load_outputs=False)  # reads steps only
     evidence = latest_evidence(trace)
     gate = latest(trace, GatekeeperResult)
     if gate is None:
         raise GraphError(f"run {state.run_id}: VerifiedInput reached without a gatekeeper_result")
     outcomes = {c.claim_id: c for c in gate.claims}
-    facts = {(f["invocation"], f["id"]): f for f in table(trace.invocations)}
     verified = []
     for claim in evidence.claims:
         outcome = outcomes.get(claim.claim_id)
         if not outcome or not outcome.passed:
             continue
-        pointed = [facts[(r.invocation, r.fact)] for r in claim.facts if (r.invocation, r.fact) in facts]
+        pointed = outcome.facts
         verified.append(
             VerifiedClaim(
                 claim=claim,
