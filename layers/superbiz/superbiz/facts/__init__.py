@@ -1,8 +1,9 @@
 """Typed facts (docs/architecture.md, "Facts, pointers and links").
 
 `Fact` is the discriminated union of every kind; `facts_of` reads the facts a recorded
-tool output holds. Adding a kind is a model in a module of its own here, its extractor
-(superbiz.evidence), its sentence template (superbiz.render_facts) and its tests.
+tool output holds. Adding a kind is a module of its own here with its model, its
+extractor (`extract`, registered by tool in `superbiz.facts.extract`), its sentence
+template (`sentence`) and its tests (tests/unit/test_facts_<kind>.py).
 """
 
 from __future__ import annotations
@@ -69,6 +70,14 @@ def facts_of(output: Any) -> list[FactBase]:
         raise FactsInvalid(f"recorded facts do not validate: {exc.error_count()} error(s)") from exc
 
 
+def fact_from(value: Any) -> FactBase:
+    """One fact from its JSON form."""
+    try:
+        return _adapter().validate_python([value])[0]
+    except ValidationError as exc:
+        raise FactsInvalid(f"not a fact: {exc.error_count()} error(s)") from exc
+
+
 def fact_by_id(output: Any, fact_id: str) -> FactBase | None:
     for fact in facts_of(output):
         if fact.id == fact_id:
@@ -94,6 +103,7 @@ __all__ = [
     "TraceEdge",
     "Transition",
     "fact_by_id",
+    "fact_from",
     "facts_of",
     "parse_time",
 ]

@@ -9,11 +9,13 @@ package with its extractor and its sentence template.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Literal
+from collections.abc import Callable, Mapping
+from datetime import UTC, date, datetime
+from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field
 
+from superbiz.patterns import lazy
 from superbiz.schema import Schema
 
 # where a fact comes from: only telemetry from the account may stand as a cause or an
@@ -40,13 +42,47 @@ def parse_time(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
 
 
-def clock(value: str | None) -> str:
-    """A time as a sentence shows it: 10:05:17 UTC, with the date when it is not today's
-    run's (the renderer is given whole ISO times and keeps the date on the first)."""
+_NEVER = datetime.max.replace(tzinfo=UTC)
+
+
+def instant(value: str) -> datetime:
+    """A time as written, to order by (10:05:10Z before 10:05:10.200Z; unreadable last)."""
+    try:
+        return parse_time(value)
+    except ValueError:
+        return _NEVER
+
+
+def earliest(times: list[str]) -> str | None:
+    found = [t for t in times if t]
+    return min(found, key=instant) if found else None
+
+
+def clock(value: str | None, today: date | str | None = None, *, utc: bool = True) -> str:
+    """A time as a sentence shows it: 10:05:17 UTC, with its date when it falls on another
+    day than `today` (the run's day, or the day of the fact's own `at`)."""
     if not value:
         return "an unknown time"
-    t = parse_time(value)
-    return t.strftime("%Y-%m-%d %H:%M:%S UTC")
+    try:
+        t = parse_time(value)
+    except ValueError:
+        return value
+    day = _day(today)
+    text = (
+        t.strftime("%H:%M:%S")
+        if day is None or t.date() == day
+        else t.strftime("%Y-%m-%d %H:%M:%S")
+    )
+    return f"{text} UTC" if utc else text
+
+
+def _day(value: date | str | None) -> date | None:
+    if value is None or isinstance(value, date):
+        return value
+    try:
+        return parse_time(value).date()
+    except ValueError:
+        return None
 
 
 def number(value: float | int | None) -> str:
@@ -55,3 +91,117 @@ def number(value: float | int | None) -> str:
     if float(value).is_integer():
         return f"{int(value):,}"
     return f"{value:,.3f}".rstrip("0").rstrip(".")
+
+
+def quote(text: str | None, limit: int = 200) -> str:
+    """Quoted text a report shows (a log template, a passage): one line, in straight
+    double quotes (one inside it shown as a single quote), cut at `limit` characters with
+    an ellipsis."""
+    flat = " ".join((text or "").split()).replace('"', "'")
+    if len(flat) > limit:
+        flat = flat[: limit - 1].rstrip() + "…"
+    return f'"{flat}"'
+
+
+def bounded(text: Any, limit: int) -> str:
+    """A stored text no longer than `limit` characters (an ellipsis marks the cut)."""
+    value = str(text or "")
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{number(count)} {word if count == 1 else many or word + 's'}"
+
+
+# ------------------------------------------------------------------ subjects
+
+# the path segments of a log group name that say where it lives, not whose it is
+_GROUP_WORDS = frozenset(
+    {
+        "aws", "ecs", "eks", "lambda", "rds", "cluster", "instance", "containerinsights",
+        "apigateway", "vendedlogs", "states", "codebuild", "events", "ec2", "application",
+        "performance", "dataplane", "host", "prod", "production", "staging", "stage", "dev",
+        "elasticbeanstalk", "docdb", "msk", "kinesisfirehose", "app", "apps", "service",
+        "services", "logs", "log",
+    }
+)  # fmt: skip
+
+
+def log_group_owner(name: str) -> str:
+    """The service or resource a log group is named after: /ecs/payment-api ->
+    payment-api, /aws/lambda/foo -> foo, /aws/rds/cluster/orders-db/postgresql -> orders-db,
+    /aws/containerinsights/prod-eks/application -> prod-eks; the name itself when no
+    segment names one."""
+    parts = [p for p in name.split("/") if p]
+    if len(parts) >= 3 and parts[:2] == ["aws", "lambda"]:
+        return "/".join(parts[2:])
+    for part in parts:
+        if part.lower() not in _GROUP_WORDS:
+            return part
+    return name
+
+
+def _service_dimensions() -> tuple[str, ...]:
+    """The dimensions that name what a metric is about, most telling first (an alarm's
+    service is read by the same list, superbiz.aiops)."""
+    from superbiz.aiops import SERVICE_DIMENSIONS  # reason: with the first metric or alarm
+
+    return SERVICE_DIMENSIONS
+
+
+_ELB_NAME = lazy(r"^(?:app|net|gwy|targetgroup)/([^/]+)/[0-9a-f]+$")
+
+
+def short_name(value: str) -> str:
+    """A resource as a person names it: app/payment-alb/50dc... -> payment-alb, an ARN
+    -> its resource name, anything else as it is."""
+    value = value.strip()
+    if value.startswith("arn:"):
+        # reason: the ARN reader lives with find_resources; loaded with the first ARN
+        from superbiz.tools.resources import describe_arn
+
+        return describe_arn(value)[1] or value
+    match = _ELB_NAME.match(value)
+    return match.group(1) if match else value
+
+
+def dimension_subject(dimensions: Mapping[str, Any]) -> str | None:
+    """What a metric or alarm is about: the value of its most telling dimension (a
+    service, function, table, load balancer), shortened."""
+    values = {str(k): str(v) for k, v in dimensions.items() if v not in (None, "")}
+    for key in _service_dimensions():
+        if key in values:
+            return short_name(values[key])
+    return short_name(next(iter(values.values()))) if values else None
+
+
+# ------------------------------------------------------------------ reading outputs
+
+T = TypeVar("T")
+
+
+def warn(tool: str, what: str, exc: Exception | None = None) -> None:
+    """An output part no extractor could read: logged, never raised (it yields no fact)."""
+    from superbiz.observability import logger  # reason: loaded when something is odd
+
+    logger.warning(
+        "facts: unreadable tool output",
+        extra={"tool": tool, "what": what, "error": f"{type(exc).__name__}: {exc}" if exc else ""},
+    )
+
+
+def readable(items: Any, read: Callable[[int, dict[str, Any]], T], tool: str) -> list[T]:
+    """`read(index, item)` of each object of a list output; an item it cannot read (a
+    missing key, a value of another type) yields nothing, the others their facts."""
+    if not isinstance(items, list):
+        return []
+    found: list[T] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            warn(tool, f"item {index} is not an object")
+            continue
+        try:
+            found.append(read(index, item))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # ValidationError too
+            warn(tool, f"item {index}", exc)
+    return found
