@@ -193,6 +193,10 @@ def prompt_view(invocation: ToolInvocation, max_tokens: int | None = None) -> di
     if not invocation.success:
         return base | {"view": None, "truncated_view": False}
     output = invocation.output
+    if isinstance(output, dict) and "facts" in output:
+        # the facts code read from the output are shown as the run's fact table, by id;
+        # a view is of what the tool returned
+        output = {k: v for k, v in output.items() if k != "facts"}
     builder = _BUILDERS.get(invocation.tool_name)
     if builder is not None and isinstance(output, dict):
         view = builder(base, output, budget)

@@ -1,7 +1,8 @@
 """Runs one tool call and records it as a `tool_invocation` before any model sees it.
 
 Output, preview and error are redacted here, at the boundary, so the stored
-invocation, the logs and every prompt built from it hold markers, never secrets.
+invocation, the logs and every prompt built from it hold markers, never secrets. The
+facts code reads from the redacted output are stored with it (`$.facts`).
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from pydantic import ValidationError
 
 from superbiz.contracts import ToolEvent, ToolResultRef
 from superbiz.errors import ToolError, ToolInputInvalid
+from superbiz.facts.extract import extract as extract_facts
 from superbiz.observability import logger, metrics
 from superbiz.records import ToolInvocation, invocation_id_for
 from superbiz.redaction import redact, redact_text
 from superbiz.repository import RunRepository
 from superbiz.tools.base import Tool, ToolContext
-from superbiz.tools.registry import get_tool
+from superbiz.tools.registry import TOOL_CLASSES, get_tool
 
 PREVIEW_CHARS = 500
 
@@ -70,6 +72,16 @@ def execute(
         inv.evidence_refs = result.evidence_refs
         inv.empty = result.empty
         inv.output_preview = (preview or json.dumps(output)[:PREVIEW_CHARS])[:PREVIEW_CHARS]
+        # read from the redacted output, so they hold no secret either; a tool another
+        # resolver names (an MCP server's) is not the registry's: at most an absence
+        builtin = resolve is get_tool and event.call.tool in TOOL_CLASSES
+        output["facts"] = extract_facts(
+            event.call.tool,
+            inv.input_params,
+            output,
+            external=not builtin,
+            source=str(tool.observations.source),
+        )
         if result.retrieval is not None:
             inv.retrieval_layer = result.retrieval.layer
             inv.relevance_level = result.retrieval.relevance_level
