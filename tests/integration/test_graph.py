@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import pytest
+from recorded_facts import recorded_facts
 
 from superbiz.contracts import Limits
 from superbiz.models.base import ModelRequest, ModelResponse
@@ -358,3 +359,47 @@ def test_follow_up_question_in_the_same_session_sees_the_history(runtime):
     session = runtime.store.get_session("oncall-7")
     assert session is not None and session.message_pair_count == 2
     assert runtime.store.session_run_ids("oncall-7") == [first.run_id, second.run_id]
+
+
+def test_every_recorded_output_holds_the_facts_code_read_from_it(diagnose):
+    # Given the payment-api incident diagnosed on the local runtime
+    result = diagnose()
+    invocations = result["trace"]["invocations"]
+    # Then every recorded output holds valid facts that cite its own paths
+    facts = recorded_facts(invocations)
+    by_tool: dict[str, list[Any]] = {}
+    for inv in invocations:
+        by_tool.setdefault(inv["tool_name"], []).extend(facts.get(inv["invocation_id"], []))
+    # the pool timeouts are a signature of the web task, the catalogue's pool exhaustion
+    pool = [
+        f
+        for f in by_tool["query_logs"]
+        if f.type == "log_signature" and "Connection is not available" in f.template
+    ]
+    assert pool and pool[0].family == "db_pool_exhaustion"
+    assert (pool[0].subject, pool[0].writer, pool[0].level) == (
+        "payment-api",
+        "payment-api/web",
+        "ERROR",
+    )
+    # the 5xx count rose at 10:05, the deploy before it moved the task definition 42 -> 43
+    five_xx = next(
+        f
+        for f in by_tool["query_metrics"]
+        if f.type == "metric_series" and f.metric == "HTTPCode_Target_5XX_Count"
+    )
+    assert (five_xx.subject, five_xx.direction, five_xx.onset_at, five_xx.peak) == (
+        "payment-alb",
+        "rose",
+        "2026-11-20T10:05:00Z",
+        239,
+    )
+    (deploy,) = [f for f in by_tool["recent_changes"] if f.type == "change"]
+    assert (deploy.actor, deploy.before, deploy.after) == (
+        "deploy-bot",
+        "payment-api:42",
+        "payment-api:43",
+    )
+    assert {f.alarm for f in by_tool["query_alarms"] if f.type == "alarm_state"} >= {
+        "payment-api-5xx"
+    }

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from recorded_facts import recorded_facts
 
 from superbiz_workbench.evaluation import scenario_files, score
 from superbiz_workbench.local.report import DEMO_WORLD, run_result
@@ -26,7 +27,9 @@ def test_scenario_meets_its_expectations(path):
     # When the offline model diagnoses it on the local runtime
     with LocalRuntime(scenario) as runtime:
         result = run_result(runtime, runtime.run_scenario())
-    # Then every expectation holds
+    # Then every recorded output holds the facts code read from it, valid and citing its paths
+    recorded_facts(result["trace"]["invocations"])
+    # and every expectation holds
     scored = score(scenario, result)
     failed = [f"{c.name}: {c.detail}" for c in scored.checks if not c.passed]
     assert scored.passed, f"{scenario.id}: {failed}\n\n{result['answer']}"
