@@ -261,6 +261,21 @@ def can_cause(f: Located) -> bool:
     return not (f.kind == "change" and getattr(f.fact, "failed", False))
 
 
+def identity(f: FactBase) -> tuple[Any, ...]:
+    """What makes two facts the same happening (one signature recorded by two queries)."""
+    kind = getattr(f, "type", "")
+    fields = {
+        "log_signature": ("log_group", "writer", "template"),
+        "metric_series": ("namespace", "metric", "statistic", "period"),
+        "alarm_state": ("alarm",),
+        "change": ("action", "resource"),
+        "trace_edge": ("caller", "callee", "operation"),
+        "resource": ("arn",),
+    }.get(kind, ())
+    dims = sorted((getattr(f, "dimensions", {}) or {}).items())
+    return (kind, norm(f.subject), f.at, *(getattr(f, n, None) for n in fields), tuple(dims))
+
+
 def can_effect(f: Located) -> bool:
     return f.source == "telemetry" and f.kind in EFFECT_KINDS and usable_onset(f)
 
@@ -285,6 +300,8 @@ def causal_options(view: RunView) -> list[CausalOption]:
         for effect in view.facts:
             if effect.key == cause.key or not can_effect(effect):
                 continue
+            if identity(effect.fact) == identity(cause.fact):
+                continue  # the cause itself, recorded again by another query
             assert effect.at is not None and cause.at is not None
             if cause.at > effect.at:
                 continue

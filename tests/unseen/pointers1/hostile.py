@@ -233,8 +233,9 @@ def build_base(view: RunView, options: list[CausalOption], with_rc: bool) -> Bas
     neg_id = b.negative([view.absences()[0]]) if view.absences() else None
     rem_id = None
     target = cause_id or (effect_ids[0] if effect_ids else None)
-    if target is None and b.obs_of:
-        target = next(iter(b.obs_of.values()))
+    if target is None:
+        telemetry = {f.key for f in view.telemetry()}
+        target = next((cid for key, cid in b.obs_of.items() if key in telemetry), None)
     if target is not None:
         rem_id = b.remediate(ActionVerb.INSPECT, target)
     return Base(b, option, cause_id, effect_ids, rc_id, kb_ids, neg_id, rem_id, trig_effects)
@@ -665,7 +666,7 @@ class Forge:
             for base, kind, sub in self.causal_variants():
                 att = base.bundle.copy()
                 eid = att.observed(e, "observation_effect")
-                x = self._link(base, att, base.cause_id, [*base.effect_ids, eid], kind)  # type: ignore[arg-type]
+                x = self._link(base, att, base.cause_id, [*base.effect_ids[:7], eid], kind)  # type: ignore[arg-type]
                 self.emit(
                     "cause_after_effect",
                     f"{sub}:one_effect_earlier",
@@ -711,7 +712,7 @@ class Forge:
             for base, kind, sub in self.causal_variants():
                 att = base.bundle.copy()
                 eid = att.observed(e, "observation_effect")
-                x = self._link(base, att, base.cause_id, [*base.effect_ids, eid], kind)  # type: ignore[arg-type]
+                x = self._link(base, att, base.cause_id, [*base.effect_ids[:7], eid], kind)  # type: ignore[arg-type]
                 self.emit("cause_off_topology", f"{sub}:one_effect_unrelated", base, att, [x],
                           depends_on=[base.cause_id, *base.effect_ids, eid],  # type: ignore[list-item]
                           note=f"{e.fact.subject} unrelated to {option.cause.fact.subject}")  # fmt: skip
@@ -753,7 +754,7 @@ class Forge:
             if base.cause_id is None:
                 continue
             att = base.bundle.copy()
-            x = self._link(base, att, base.cause_id, [base.cause_id, *base.effect_ids], kind)
+            x = self._link(base, att, base.cause_id, [base.cause_id, *base.effect_ids[:7]], kind)
             self.emit("cause_explains_itself", f"{sub}:among_effects", base, att, [x])
             att = base.bundle.copy()
             x = self._link(base, att, base.cause_id, [base.cause_id], kind)
@@ -764,7 +765,7 @@ class Forge:
             att = base.bundle.copy()
             cid = self.xid(att)
             att.claims.append(Claim(claim_id=cid, kind=ClaimKind.ROOT_CAUSE, cause=base.cause_id,
-                                    explains=[*base.effect_ids, cid]))  # fmt: skip
+                                    explains=[*base.effect_ids[:7], cid]))  # fmt: skip
             self.emit("cause_explains_itself", "root_cause:its_own_id", base, att, [cid])
 
     def cause_link_invalid(self) -> None:
@@ -816,13 +817,13 @@ class Forge:
                 if not eid:
                     continue
                 att = base.bundle.copy()
-                x = self._link(base, att, base.cause_id, [*base.effect_ids, eid], kind)
+                x = self._link(base, att, base.cause_id, [*base.effect_ids[:7], eid], kind)
                 self.emit("explains_invalid", f"{sub}:{what}", base, att, [x], documented=documented,
                           depends_on=[base.cause_id, *base.effect_ids])  # fmt: skip
             att = base.bundle.copy()
             bad = self.bad_obs(att)
             if bad:
-                x = self._link(base, att, base.cause_id, [*base.effect_ids, bad], kind)
+                x = self._link(base, att, base.cause_id, [*base.effect_ids[:7], bad], kind)
                 self.emit("explains_invalid", f"{sub}:rejected_observation", base, att, [x, bad],
                           depends_on=[base.cause_id, *base.effect_ids])  # fmt: skip
             # an effect claim pointing at a real effect fact but on a rows lie
@@ -834,7 +835,7 @@ class Forge:
             if sigs:
                 att = base.bundle.copy()
                 lie = self.obs(att, [sigs[0].ref([sigs[0].results or 0])])
-                x = self._link(base, att, base.cause_id, [*base.effect_ids, lie], kind)
+                x = self._link(base, att, base.cause_id, [*base.effect_ids[:7], lie], kind)
                 self.emit("explains_invalid", f"{sub}:row_lie_effect", base, att, [x, lie],
                           depends_on=[base.cause_id, *base.effect_ids])  # fmt: skip
 

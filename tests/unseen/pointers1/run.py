@@ -74,7 +74,8 @@ def world_names(scenario: Any) -> set[str]:
                 names.add(parts[1])
 
     for g in w.logs:
-        add(g.group.rstrip("/").split("/")[-1])
+        for part in g.group.split("/"):
+            add(part)
         if g.stream:
             add(g.stream.split("/")[0])
     for r in w.resources:
@@ -115,9 +116,10 @@ def trigger_of(scenario: Any) -> tuple[TriggerInfo, str]:
     if alarm is None:
         return TriggerInfo(services=services), question
     dims = {k: str(v) for k, v in alarm.dimensions.items()}
-    own = service_of(alarm.name, dims)
-    if own and own not in services:
-        services.insert(0, own)
+    # the alarm names its service twice: by its dimensions and by its own name
+    for own in (service_of(alarm.name, {}), service_of(alarm.name, dims)):
+        if own and own not in services:
+            services.insert(0, own)
     return (
         TriggerInfo(
             alarm=alarm.name,
@@ -222,12 +224,13 @@ def load_runs(runs: Path, stand_in: bool = False) -> list[RunView]:
         name = path.name.removesuffix(".run.json")
         run_file = load_run_file(path)
         side = runs / f"{name}.trigger.json"
+        world = run_file.source.get("world")
         if side.exists():
-            trigger = TriggerInfo(**json.loads(side.read_text(encoding="utf-8"))["trigger"])
-        else:
-            from superbiz_workbench.world import load_scenario
+            world = json.loads(side.read_text(encoding="utf-8"))["world"]
+        from superbiz_workbench.world import load_scenario
 
-            trigger, _ = trigger_of(load_scenario(Path(run_file.source["world"])))
+        # built from the world each time (the side file keeps what production saw)
+        trigger, _ = trigger_of(load_scenario(Path(world)))
         invocations = run_file.invocations
         if stand_in:
             from standin import with_stand_in_facts
@@ -442,7 +445,7 @@ def measure(views: list[RunView], check: Any, trigger_cls: Any) -> dict[str, Any
                 continue
             before = control_passed.get(base)
             if before is not None:
-                row["collateral"] = sorted((before & base) - passed)
+                row["collateral"] = sorted((before & base) - passed - set(row["targets"]))
         report["hostile"] += rows
     return report
 
@@ -500,15 +503,22 @@ def print_report(report: dict[str, Any], verbose: bool) -> None:
     if unscorable:
         print(f"  unscorable (the result shows no gap verdicts): {len(unscorable)}")
     print("  by family (items, caught, rate, unconfirmed catches):")
+    family_rates = defaultdict(list)
+    for h in documented:
+        family_rates[h["family"]].append(h["outcome"] == "caught")
+    if family_rates:
+        macro = sum(sum(v) / len(v) for v in family_rates.values()) / len(family_rates)
+        print(
+            f"  mean of the families' catch rates (each family weighs the same): {100 * macro:.1f}%"
+        )
     fams: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for h in attacks:
-        fams[h["family"]].append(h)
+        fams[h["family"] + ("" if h["documented"] else " [beyond documented]")].append(h)
     for fam in sorted(fams):
         hs = fams[fam]
         c = sum(h["outcome"] == "caught" for h in hs)
         unconf = sum(1 for h in hs if h["outcome"] == "caught" and not h.get("confirmed", True))
-        tag = "" if all(h["documented"] for h in hs) else " (beyond documented)"
-        print(f"    {fam:32s} {len(hs):5d} {c:5d}  {100 * c / len(hs):5.1f}%  {unconf:4d}{tag}")
+        print(f"    {fam:52s} {len(hs):5d} {c:5d}  {100 * c / len(hs):5.1f}%  {unconf:4d}")
     controls = [h for h in hostile if h["expect"] == "pass"]
     print(
         f"\nCONTROLS passed: {pct(sum(h['outcome'] == 'passed' for h in controls), len(controls))}"
