@@ -10,10 +10,14 @@ from pydantic import ValidationError
 from superbiz import jsonpath
 from superbiz.contracts import GraphState, Limits, StartRunInput, ToolCall
 from superbiz.node_outputs import (
-    Citation,
+    CLAIM_CONTRACT,
+    Action,
+    ActionVerb,
     Claim,
     ClaimKind,
     ExecutorEvidence,
+    FactRef,
+    Gap,
     PlannerPlan,
     VerifierOutput,
 )
@@ -55,14 +59,62 @@ def test_default_bounds_match_the_design():
 
 
 def test_claim_ids_must_be_unique():
-    c = Claim(claim_id="c1", kind=ClaimKind.OBSERVATION, statement="x", citations=[])
+    c = Claim(
+        claim_id="c1", kind=ClaimKind.OBSERVATION, facts=[FactRef(invocation="i1", fact="l1")]
+    )
     with pytest.raises(ValidationError, match="unique"):
         ExecutorEvidence(claims=[c, c])
 
 
 def test_claim_kind_is_closed():
     with pytest.raises(ValidationError):
-        Claim(claim_id="c1", kind="guess", statement="x")
+        Claim(claim_id="c1", kind="guess", facts=[{"invocation": "i1", "fact": "l1"}])
+
+
+def test_a_claim_carries_no_prose():
+    # Given a claim in the old contract's shape: a statement and citations
+    old = {
+        "claim_id": "c1",
+        "kind": "observation",
+        "statement": "payment-api returned 5xx",
+        "citations": [{"source_invocation_id": "i1", "raw_path": "$.a"}],
+    }
+    # When it is read under the pointer contract
+    # Then it is refused: a claim points at facts, it states nothing
+    with pytest.raises(ValidationError, match="statement|citations"):
+        Claim.model_validate(old)
+
+
+def test_evidence_names_the_pointer_contract():
+    # Given evidence with one claim and one typed gap
+    evidence = ExecutorEvidence(
+        claims=[
+            Claim(claim_id="c1", kind="observation", facts=[{"invocation": "i", "fact": "m1"}])
+        ],
+        gaps=[Gap(need="changes")],
+    )
+    # Then it records the contract it was written under, and survives JSON
+    assert evidence.contract == CLAIM_CONTRACT == "pointer-claims/1"
+    assert ExecutorEvidence.model_validate_json(evidence.model_dump_json()) == evidence
+
+
+@pytest.mark.parametrize("fact", ["L1", "l", "1l", "log_1", "l1; drop"])
+def test_a_fact_id_is_a_kind_letter_and_a_number(fact):
+    with pytest.raises(ValidationError):
+        FactRef(invocation="i1", fact=fact)
+
+
+def test_a_remediation_names_a_verb_from_the_closed_list():
+    # Given a typed action with a verb outside the list (nothing destructive is in it)
+    with pytest.raises(ValidationError):
+        Action(verb="delete", target="c1")
+    # Then a listed verb is taken
+    assert Action(verb="roll_back", target="c1").verb is ActionVerb.ROLL_BACK
+
+
+def test_a_gap_is_a_typed_need():
+    with pytest.raises(ValidationError):
+        Gap(need="the logs were inconclusive")
 
 
 def test_planner_plan_round_trips_through_json():
@@ -90,9 +142,13 @@ def test_start_input_requires_a_question():
         StartRunInput(run_id="r", session_id="s", query="")
 
 
-def test_citation_is_strict():
+def test_fact_ref_is_strict():
+    # Given a pointer with a field the contract does not name (an old citation's)
     with pytest.raises(ValidationError):
-        Citation(source_invocation_id="i", raw_path="$.a")
+        FactRef(invocation="i", fact="l1", raw_path="$.a")
+    # Then a pointer quotes at most three exemplar rows
+    with pytest.raises(ValidationError):
+        FactRef(invocation="i", fact="l1", rows=[0, 1, 2, 3])
 
 
 @pytest.mark.parametrize(

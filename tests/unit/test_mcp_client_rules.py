@@ -1,5 +1,5 @@
 """MCP client rules without a server: the allowlist, the configuration, how a call's
-result becomes a recorded, citable output, and how the Gatekeeper reads it.
+result becomes a recorded output, and which facts the Gatekeeper finds in it.
 A fake gateway stands in for the SDK (no network, no subprocess)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from superbiz import gate
 from superbiz.aws import AwsClients
 from superbiz.errors import ToolInputInvalid, ToolUnavailable, UnknownTool
-from superbiz.graph.gatekeeper import check_claim
 from superbiz.mcp.client import CallOutcome, McpServerUnavailable, RemoteTool, headers_from_secret
 from superbiz.mcp.config import (
     McpConfig,
@@ -23,7 +23,8 @@ from superbiz.mcp.config import (
     split,
 )
 from superbiz.mcp.toolset import WITHHELD, McpArguments, offer_tools, resolve
-from superbiz.node_outputs import Citation, Claim, ClaimKind
+from superbiz.facts.extract import extract
+from superbiz.node_outputs import Claim, ClaimKind, ExecutorEvidence, FactRef
 from superbiz.observations import EvidenceSource
 from superbiz.records import ToolInvocation
 from superbiz.settings import Settings
@@ -225,59 +226,85 @@ def test_an_error_result_is_a_failed_call_and_bad_arguments_are_named():
     assert len(gateway.calls) == 1  # the bad call never reached the server
 
 
-def _invocation(output: dict[str, Any]) -> ToolInvocation:
+def _invocation(output: dict[str, Any], evidence: str) -> ToolInvocation:
+    """The invocation the tool runner records: the facts read from the output stored
+    with it, as for any tool that is not the registry's."""
+    from superbiz.mcp.toolset import observations_for
+
+    params = {"service": "payment-api"}
+    facts = extract(
+        "mcp__obs__get_errors",
+        params,
+        output,
+        external=True,
+        source=str(observations_for(EvidenceSource(evidence)).source),
+    )
     return ToolInvocation(
         seq=1,
         invocation_id="inv_0001_abcdef",
         call_id="c",
         tool_name="mcp__obs__get_errors",
-        input_params={"service": "payment-api"},
-        output=output,
+        input_params=params,
+        output={**output, "facts": facts},
         evidence_refs=["$.content[0].text"],
     )
 
 
-def _claim(path: str, excerpt: str, kind: ClaimKind = ClaimKind.OBSERVATION) -> Claim:
-    return Claim(
-        claim_id="c1",
-        kind=kind,
-        statement="payment-api logged connection pool exhaustion on db-1",
-        citations=[
-            Citation(
-                source_invocation_id="inv_0001_abcdef", raw_path=path, evidence_excerpt=excerpt
+FOUND = {
+    "server": "obs",
+    "tool": "get_errors",
+    "arguments": {"service": "payment-api"},
+    "content": [{"type": "text", "text": "ERROR pool exhausted on db-1"}],
+}
+NOTHING = {
+    "server": "obs",
+    "tool": "get_errors",
+    "arguments": {"service": "payment-api"},
+    "content": [],
+    "no_evidence": "MCP tool get_errors of server obs returned no content for {}",
+}
+
+
+def _points_at(fact: str, kind: ClaimKind) -> ExecutorEvidence:
+    return ExecutorEvidence(
+        claims=[
+            Claim(
+                claim_id="c1",
+                kind=kind,
+                facts=[FactRef(invocation="inv_0001_abcdef", fact=fact)],
             )
-        ],
+        ]
     )
 
 
-@pytest.mark.parametrize(
-    ("evidence", "path", "excerpt", "kind", "rule"),
-    [
-        ("telemetry", "$.content[0].text", "pool exhausted on db-1", ClaimKind.OBSERVATION, None),
-        ("telemetry", "$.arguments.service", "payment-api", ClaimKind.OBSERVATION, "R8"),
-        ("knowledge", "$.content[0].text", "pool exhausted on db-1", ClaimKind.OBSERVATION, "R10"),
-    ],
-)
-def test_gatekeeper_reads_mcp_results_by_declared_paths_and_evidence_kind(
-    evidence, path, excerpt, kind, rule
-):
-    # Given an MCP invocation and the observations its server's configuration declares
-    from superbiz.mcp.toolset import observations_for
+def test_an_mcp_result_holds_no_fact_a_claim_could_state():
+    # Given a telemetry server's result that found something (free text only code
+    # cannot read)
+    inv = _invocation(FOUND, "telemetry")
+    # When the runner reads its facts
+    # Then it records none: an external tool's output is never read for findings
+    assert inv.output["facts"] == []
+    # and an observation pointing into it is rejected: the fact does not exist (R3)
+    result = gate.check(_points_at("l1", ClaimKind.OBSERVATION), [inv])
+    outcome = result.claims[0]
+    assert not outcome.passed and outcome.rule_ids == ["R3_FACT_NOT_FOUND"]
+    assert outcome.statement == ""
 
-    inv = _invocation(
-        {
-            "server": "obs",
-            "tool": "get_errors",
-            "arguments": {"service": "payment-api"},
-            "content": [{"type": "text", "text": "ERROR pool exhausted on db-1"}],
-        }
-    )
-    declared = {inv.tool_name: observations_for(EvidenceSource(evidence))}
-    # When a claim cites it
-    outcome = check_claim(_claim(path, excerpt, kind), {inv.invocation_id: inv}, declared)
-    # Then the content of a telemetry server supports an observation; the request's echo never
-    # does (R8), and a knowledge server's content never supports one alone (R10)
-    if rule is None:
-        assert outcome.passed, outcome
-    else:
-        assert not outcome.passed and any(r.startswith(rule) for r in outcome.rule_ids)
+
+@pytest.mark.parametrize("evidence", ["telemetry", "knowledge"])
+def test_an_mcp_result_that_found_nothing_is_an_absence_a_negative_may_state(evidence):
+    # Given a server's result that found nothing
+    inv = _invocation(NOTHING, evidence)
+    # When the runner reads its facts
+    facts = inv.output["facts"]
+    # Then it records one absence, of the evidence kind the server's configuration declares
+    assert [(f["id"], f["type"], f["source"]) for f in facts] == [("abs1", "absence", evidence)]
+    assert facts[0]["tool"] == "mcp__obs__get_errors"
+    # and a negative pointing at it passes with a sentence code rendered; an observation
+    # pointing at it is rejected: an absence is not a reading (R8)
+    negative = gate.check(_points_at("abs1", ClaimKind.NEGATIVE), [inv]).claims[0]
+    assert negative.passed, negative
+    assert negative.statement.startswith("mcp__obs__get_errors found nothing for")
+    assert "payment-api" in negative.statement
+    observation = gate.check(_points_at("abs1", ClaimKind.OBSERVATION), [inv]).claims[0]
+    assert not observation.passed and observation.rule_ids == ["R8_NOT_AN_OBSERVATION"]

@@ -1,5 +1,5 @@
 """recommend_case: its output on an in-memory case store, and what the Gatekeeper lets a
-past case support (rule R10: a hypothesis or a remediation, never a root cause alone)."""
+past case support (rule R10: a hypothesis or a remediation, never a root cause)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
+from superbiz import gate
 from superbiz.aws import AwsClients
 from superbiz.cases import Case, CaseSignature, InMemoryCaseStore
-from superbiz.graph import gatekeeper as gk
-from superbiz.node_outputs import Citation, Claim, ClaimKind, ExecutorEvidence
+from superbiz.facts.extract import extract
+from superbiz.gate.rules import NO_TELEMETRY, SHAPE, SUPPORT_INVALID
+from superbiz.node_outputs import Action, ActionVerb, Claim, ClaimKind, ExecutorEvidence, FactRef
 from superbiz.records import ToolInvocation
 from superbiz.settings import Settings
 from superbiz.tools.base import ToolContext, ToolSources
@@ -97,69 +99,133 @@ def test_case_evidence_is_declared_as_case_source() -> None:
     assert RecommendCaseTool.observations.source.value == "case"
 
 
-def _claim(kind: ClaimKind, statement: str, *citations: Citation) -> Claim:
-    return Claim(claim_id="c1", kind=kind, statement=statement, citations=list(citations))
+def _recorded(inv: ToolInvocation, params: dict[str, object]) -> ToolInvocation:
+    """The invocation as the tool runner stores it: with the facts code read from it."""
+    output = {**inv.output, "facts": extract(inv.tool_name, params, inv.output)}
+    return inv.model_copy(update={"output": output, "input_params": params})
 
 
-def _case_cite(path: str, excerpt: str) -> Citation:
-    return Citation(source_invocation_id="inv_0101_run-2x", raw_path=path, evidence_excerpt=excerpt)
+CASE_PARAMS: dict[str, object] = {"service": "payment-api", "signature": "db_pool_exhaustion"}
 
 
-def test_root_cause_citing_only_a_past_case_is_rejected(ctx: ToolContext) -> None:
-    # Given this run's recommend_case output holding a past case's root cause
-    inv = _run(ctx, service="payment-api", signature="db_pool_exhaustion")
-    # When the model states that cause as this incident's root cause, citing only the case
-    rc = _claim(
-        ClaimKind.ROOT_CAUSE,
-        CAUSE,
-        _case_cite("$.cases[0].root_cause[0]", "connection pool to orders-db is exhausted"),
-    )
-    outcome = gk.check(ExecutorEvidence(claims=[rc]), [inv]).claims[0]
-    # Then the Gatekeeper rejects it: a past case is never telemetry of this incident
-    assert not outcome.passed
-    assert gk.NO_TELEMETRY in outcome.rule_ids
-
-
-def test_past_case_supports_a_hypothesis_and_a_remediation(ctx: ToolContext) -> None:
-    # Given the same case output
-    inv = _run(ctx, service="payment-api", signature="db_pool_exhaustion")
-    # When it is cited for a hypothesis to check and for a remediation
-    hypothesis = _claim(
-        ClaimKind.HYPOTHESIS,
-        "A past case of payment-api found that the connection pool to orders-db is exhausted.",
-        _case_cite("$.cases[0].root_cause[0]", "connection pool to orders-db is exhausted"),
-    )
-    fix = _claim(
-        ClaimKind.REMEDIATION,
-        "Restart the leaking tasks and raise maximumPoolSize.",
-        _case_cite("$.cases[0].remediation[0]", "Restart the leaking tasks"),
-    ).model_copy(update={"claim_id": "c2"})
-    result = gk.check(ExecutorEvidence(claims=[hypothesis, fix]), [inv])
-    # Then both pass the kind rule
-    assert [c.passed for c in result.claims] == [True, True], [c.rule_ids for c in result.claims]
-
-
-def test_root_cause_with_telemetry_and_a_case_passes(ctx: ToolContext) -> None:
-    # Given the case output and this run's own log line showing the pool exhaustion
-    case_inv = _run(ctx, service="payment-api", signature="db_pool_exhaustion")
+def _case_and_logs(ctx: ToolContext) -> list[ToolInvocation]:
+    """This run's recommend_case output (one past case) and its own log line of the pool
+    exhaustion, each recorded with its facts."""
+    case_inv = _recorded(_run(ctx, **CASE_PARAMS), CASE_PARAMS)
     logs = ToolInvocation(
         seq=102,
         invocation_id="inv_0102_run-2x",
         call_id="c2",
         tool_name="query_logs",
-        output={"results": [{"timestamp": "2026-11-30T11:05:12Z", "message": LINE}]},
+        output={
+            "results": [
+                {
+                    "timestamp": "2026-11-30T11:05:12Z",
+                    "message": LINE,
+                    "log_group": "/ecs/payment-api",
+                }
+            ]
+        },
     )
-    # When the root cause cites the telemetry (and the case, as corroboration)
-    rc = _claim(
-        ClaimKind.ROOT_CAUSE,
-        "The connection pool is exhausted: connections are not available.",
-        Citation(
-            source_invocation_id=logs.invocation_id,
-            raw_path="$.results[0].message",
-            evidence_excerpt="Connection is not available",
-        ),
-        _case_cite("$.cases[0].root_cause[0]", "connection pool to orders-db is exhausted"),
+    return [case_inv, _recorded(logs, {"service": "payment-api"})]
+
+
+def _observe(claim_id: str, invocation: str, fact: str) -> Claim:
+    return Claim(
+        claim_id=claim_id,
+        kind=ClaimKind.OBSERVATION,
+        facts=[FactRef(invocation=invocation, fact=fact)],
     )
-    outcome = gk.check(ExecutorEvidence(claims=[rc]), [case_inv, logs]).claims[0]
-    # Then the kind rule is satisfied by the telemetry
-    assert gk.NO_TELEMETRY not in outcome.rule_ids
+
+
+# c1: the past case (a knowledge fact of source "case"); c2: this run's log signature
+CASE = _observe("c1", "inv_0101_run-2x", "kb1")
+LOG = _observe("c2", "inv_0102_run-2x", "sig1")
+
+
+def test_a_past_case_is_recorded_as_case_knowledge_not_telemetry(ctx: ToolContext) -> None:
+    # Given this run's recommend_case output
+    case_inv, _ = _case_and_logs(ctx)
+    # Then code reads the case as one knowledge fact of source "case", with its remediation
+    (fact,) = case_inv.output["facts"]
+    assert (fact["id"], fact["type"], fact["source"]) == ("kb1", "knowledge_ref", "case")
+    assert fact["document"] == "case_run-1"
+    assert fact["passage"] == CAUSE
+    assert fact["remediation"] == ["Restart the leaking tasks and raise maximumPoolSize."]
+
+
+def test_root_cause_whose_cause_is_only_a_past_case_is_rejected(ctx: ToolContext) -> None:
+    # Given the case output and this run's log signature, both observed
+    invocations = _case_and_logs(ctx)
+    # When the model names the past case as the cause of this incident's errors
+    rc = Claim(claim_id="c3", kind=ClaimKind.ROOT_CAUSE, cause="c1", explains=["c2"])
+    result = gate.check(ExecutorEvidence(claims=[CASE, LOG, rc]), invocations)
+    # Then the Gatekeeper rejects it: a past case is never telemetry of this incident (R10)
+    outcome = {c.claim_id: c for c in result.claims}
+    assert outcome["c1"].passed and outcome["c2"].passed
+    assert not outcome["c3"].passed
+    assert outcome["c3"].rule_ids == [NO_TELEMETRY]
+
+
+def test_past_case_supports_a_hypothesis_and_a_remediation(ctx: ToolContext) -> None:
+    # Given the same outputs
+    invocations = _case_and_logs(ctx)
+    # When the case supports a hypothesis about this run's errors and a restart of what
+    # logged them
+    hypothesis = Claim(
+        claim_id="c3", kind=ClaimKind.HYPOTHESIS, cause="c2", explains=["c2"], support=["c1"]
+    )
+    fix = Claim(
+        claim_id="c4",
+        kind=ClaimKind.REMEDIATION,
+        action=Action(verb=ActionVerb.RESTART, target="c2"),
+        support=["c1"],
+    )
+    result = gate.check(ExecutorEvidence(claims=[CASE, LOG, hypothesis, fix]), invocations)
+    # Then every claim passes, and the action's sentence is rendered by code
+    assert [(c.claim_id, c.passed) for c in result.claims] == [
+        ("c1", True),
+        ("c2", True),
+        ("c3", True),
+        ("c4", True),
+    ], [c.rule_ids for c in result.claims]
+    assert result.claims[3].statement
+
+
+def test_this_runs_telemetry_cannot_stand_in_as_support(ctx: ToolContext) -> None:
+    # Given the same outputs
+    invocations = _case_and_logs(ctx)
+    # When a remediation names this run's log line as its support (support is knowledge:
+    # a runbook, a skill or a past case)
+    fix = Claim(
+        claim_id="c4",
+        kind=ClaimKind.REMEDIATION,
+        action=Action(verb=ActionVerb.RESTART, target="c2"),
+        support=["c2"],
+    )
+    outcome = gate.check(ExecutorEvidence(claims=[CASE, LOG, fix]), invocations).claims[2]
+    # Then it is rejected, naming the support rule
+    assert not outcome.passed and outcome.rule_ids == [SUPPORT_INVALID]
+
+
+def test_root_cause_linked_to_telemetry_passes_and_a_case_does_not_corroborate_it(
+    ctx: ToolContext,
+) -> None:
+    # Given the case output and this run's own log line showing the pool exhaustion
+    invocations = _case_and_logs(ctx)
+    # When the root cause is that log signature, explaining itself
+    rc = Claim(
+        claim_id="c3",
+        kind=ClaimKind.ROOT_CAUSE,
+        cause="c2",
+        explains=["c2"],
+        family="db_pool_exhaustion",
+    )
+    outcome = gate.check(ExecutorEvidence(claims=[CASE, LOG, rc]), invocations).claims[2]
+    # Then it passes: the cause is telemetry of this run
+    assert outcome.passed, outcome.rule_ids
+    # and the past case cannot be named as a root cause's support (only a hypothesis or a
+    # remediation cites knowledge)
+    backed = rc.model_copy(update={"support": ["c1"]})
+    refused = gate.check(ExecutorEvidence(claims=[CASE, LOG, backed]), invocations).claims[2]
+    assert not refused.passed and refused.rule_ids == [SHAPE]

@@ -9,11 +9,11 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    "module", ["superbiz.records", "superbiz.graph.gatekeeper", "superbiz.budget"]
+    "module", ["superbiz.records", "superbiz.gate", "superbiz.sentences", "superbiz.budget"]
 )
 def test_records_and_their_readers_import_no_aws_sdk(module: str) -> None:
     # Given a fresh interpreter
-    # When it imports the records, the Gatekeeper or the prompt budgets
+    # When it imports the records, the Gatekeeper's checks, the sentences or the budgets
     probe = (
         f"import sys, {module}\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('boto3', 'botocore'))\n"

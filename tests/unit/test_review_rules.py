@@ -6,88 +6,59 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
+from superbiz.claims import ActionVerb
 from superbiz.contracts import RunMode
 from superbiz.deps import EntryDeps
 from superbiz.memory_store import InMemoryRunStore
 from superbiz.records import ReviewRecord, RunRecord
 from superbiz.review import (
+    ReportAction,
     ReviewConflict,
     ReviewInputInvalid,
     ReviewUnavailable,
     _struck_actions,
     decide,
+    question_for,
     rejected_report,
     review_reasons,
-    risks_of,
+    risky_actions,
     strike_actions,
 )
 from superbiz.settings import Settings
 
-
-@pytest.mark.parametrize(
-    ("action", "risks"),
-    [
-        ("Restart the payment-api tasks to release the exhausted connection pool.", ["restart"]),
-        ("Reboot the bastion host i-0abc123 once the patch is applied.", ["restart"]),
-        (
-            "Recommended: Revert UpdateService on payment-api (task definition payment-api:42 "
-            "-> payment-api:43 (adds nightly settlement export job))",
-            ["roll_back"],
-        ),
-        ("Roll back checkout-api to the previous task definition, checkout-api:17.", ["roll_back"]),
-        ("Initiate a rollback of the 10:02 deployment.", ["roll_back"]),
-        ("Fail over the orders Aurora cluster to the standby in us-east-1b.", ["fail_over"]),
-        ("Promote the read replica orders-db-replica-1 to primary.", ["fail_over"]),
-        (
-            "Scale the payment-api service down to 2 tasks until the export job is fixed.",
-            ["scale_down"],
-        ),
-        ("Scale in the worker Auto Scaling group to 1 instance.", ["scale_down"]),
-        ("Reduce the desired count of settlement-worker to 0.", ["scale_down"]),
-        ("Delete the poison message from the orders-dlq queue.", ["delete"]),
-        ("Purge the orders queue before redriving.", ["delete"]),
-        ("Terminate instance i-0f3a9 and let the group replace it.", ["delete"]),
-        ("Remove the stale DNS record for db.internal.example.com.", ["delete"]),
-        ("The export job should be rolled back before the next run.", ["roll_back"]),
-        (
-            "Roll back payment-api:43 and restart the tasks that still hold connections.",
-            ["restart", "roll_back"],
-        ),
-        ("Don't restart anything, roll back the deploy instead.", ["roll_back"]),
-    ],
-)
-def test_an_action_that_changes_the_system_is_high_risk(action: str, risks: list[str]) -> None:
-    # Given a recommended action worded as an operator would write it
-    # When it is classified
-    # Then each risky operation it recommends is found, in a fixed order
-    assert risks_of(action) == risks
+HIGH_RISK = {ActionVerb.ROLL_BACK, ActionVerb.RESTART, ActionVerb.FAIL_OVER}
 
 
-@pytest.mark.parametrize(
-    "action",
-    [
-        "Do not restart the service; increase maximumPoolSize from 20 to 40 instead.",
-        "Don't roll back the deployment until the export job is confirmed as the trigger.",
-        "There is no need to fail over: the primary is healthy.",
-        "Avoid deleting the messages in the DLQ; redrive them once the consumer is fixed.",
-        "Rather than failing over, raise the connection limit on the proxy.",
-        "Without restarting the tasks, lower the export job's batch size.",
-        "It is not necessary to scale down the service.",
-        "Never purge the orders queue during business hours.",
-        "Check why the deployment was rolled back at 10:02.",
-        "Look at the tasks that restarted after 10:05 for OOM kills.",
-        "Increase maximumPoolSize from 20 to 40 for payment-api.",
-        "Scale out the payment-api service to 6 tasks.",
-        "Re-enable the disabled KMS key alias/payments.",
-        "Watch the restart_count metric for the next hour.",
-        "Confirm the alarm clears after the pool size change.",
-    ],
-)
-def test_an_action_that_only_mentions_a_risky_operation_is_not_high_risk(action: str) -> None:
-    # Given an action that negates the risky operation, reports one that happened, or
-    # recommends a safe change
-    # Then it is not high-risk
-    assert risks_of(action) == []
+@pytest.mark.parametrize("verb", list(ActionVerb))
+def test_an_action_is_high_risk_by_its_verb_alone(verb: ActionVerb) -> None:
+    # Given a passed remediation of each verb the contract allows
+    action = ReportAction(action_id="c9", verb=verb.value, text=f"{verb.value} something.")
+    # When the ReviewGate picks the actions a person confirms
+    risky = risky_actions([action])
+    # Then a roll back, a restart or a fail-over is high risk, named by its id; the rest
+    # (scale up, raise a limit, inspect, follow a runbook, page, open a ticket) are not
+    if verb in HIGH_RISK:
+        assert [(r.action_id, r.risks) for r in risky] == [("c9", [verb.value])]
+    else:
+        assert risky == []
+
+
+def test_the_question_names_each_high_risk_verb_once() -> None:
+    # Given a review asked for a roll back and two restarts
+    review = _review().model_copy(
+        update={
+            "reasons": ["high_risk"],
+            "high_risk_actions": [
+                {"text": ROLL_BACK, "risks": ["roll_back"], "action_id": "c10"},
+                {"text": "Restart payment-api.", "risks": ["restart"], "action_id": "c12"},
+                {"text": "Restart checkout-api.", "risks": ["restart"], "action_id": "c13"},
+            ],
+        }
+    )
+    # Then the reviewer is asked once about each kind of risk
+    assert question_for(review) == (
+        "Publish this report? It waits for review because it recommends a roll back and a restart."
+    )
 
 
 def test_reasons_follow_the_configured_triggers_in_order() -> None:
@@ -119,54 +90,85 @@ def test_a_confident_chat_report_with_safe_actions_is_published_without_review()
     assert reasons == []
 
 
-REPORT = """**Summary:** The database connection pool is exhausted.
+ROLL_BACK = (
+    "Roll back UpdateService on payment-api by deploy-bot at 10:02:00 UTC "
+    "(payment-api:42 -> payment-api:43). (high risk: a person confirms it first)"
+)
+RUNBOOK = (
+    'Follow the runbook "payment-api: database connection pool" '
+    "(inline/payment-api: database connection pool)."
+)
+# a report as superbiz.render writes it: one line per passed remediation
+REPORT = f"""**Summary:** The cause is established. Root cause: UpdateService on payment-api.
+
+## Evidence
+
+- At 10:02:00 UTC deploy-bot called UpdateService (ecs.amazonaws.com) on payment-api. [`inv_0004_abcdef` `chg1`]
 
 ## Actions
 
-- Increase maximumPoolSize from 20 to 40. [`inv_0001_abcdef` `$.hits[0].text`]
-- Recommended: Revert UpdateService on payment-api (task definition payment-api:42 -> payment-api:43)
+- {ROLL_BACK}
+- {RUNBOOK}
 
 ## Gaps
 
 - None recorded."""
-REVERT = "Recommended: Revert UpdateService on payment-api (task definition payment-api:42 -> payment-api:43)"
 
 
 def test_amending_strikes_the_lines_that_state_the_struck_action() -> None:
     # When the reviewer strikes the roll back
-    text, missing = strike_actions(REPORT, [REVERT])
-    # Then its line is gone, the other action stays, and nothing is unaccounted for
-    assert "Revert UpdateService" not in text
-    assert "Increase maximumPoolSize from 20 to 40" in text
+    text, missing = strike_actions(REPORT, [ROLL_BACK])
+    # Then its line is gone, the runbook and the evidence of the change stay, and nothing
+    # is unaccounted for
+    assert "Roll back UpdateService" not in text
+    assert f"- {RUNBOOK}" in text
+    assert "deploy-bot called UpdateService" in text
     assert missing == []
 
 
 def test_an_action_the_report_words_differently_is_reported_as_not_found() -> None:
-    text, missing = strike_actions(REPORT, ["Restart the payment-api tasks"])
-    assert text == REPORT and missing == ["Restart the payment-api tasks"]
+    text, missing = strike_actions(REPORT, ["Restart payment-api."])
+    assert text == REPORT and missing == ["Restart payment-api."]
 
 
 def test_a_rejected_report_leads_with_the_reviewer_and_withdraws_the_actions() -> None:
-    text = rejected_report(REPORT, [REVERT], "arn:aws:iam::1:role/oncall", "Wrong service.")
+    text = rejected_report(
+        REPORT, [ROLL_BACK, RUNBOOK], "arn:aws:iam::1:role/oncall", "Wrong service."
+    )
     assert text.startswith("## Diagnosis rejected in review")
     assert "arn:aws:iam::1:role/oncall** rejected this report: Wrong service." in text
-    assert "Revert UpdateService" not in text
-    assert "> **Summary:** The database connection pool is exhausted." in text
+    assert "Roll back UpdateService" not in text and "Follow the runbook" not in text
+    assert "> **Summary:** The cause is established." in text
 
 
 def _review() -> ReviewRecord:
     return ReviewRecord(
         run_id="r1",
         task_token="t",
-        actions=["Increase maximumPoolSize from 20 to 40.", REVERT],
+        actions=[RUNBOOK, ROLL_BACK],
+        action_ids=["c12", "c10"],
         requested_at="2026-11-20T10:00:00Z",
         deadline="2026-11-21T10:00:00Z",
     )
 
 
-def test_struck_actions_are_named_by_text_or_number() -> None:
-    assert _struck_actions(_review(), "amend", [2]) == [REVERT]
-    assert _struck_actions(_review(), "amend", [REVERT, 2]) == [REVERT]
+def test_struck_actions_are_named_by_id_number_or_text() -> None:
+    # Given a review of two actions, the remediation claims c12 and c10
+    # Then the reviewer may name the roll back by its claim id, its number or its text,
+    # and naming it twice strikes it once
+    assert _struck_actions(_review(), "amend", ["c10"]) == [ROLL_BACK]
+    assert _struck_actions(_review(), "amend", [2]) == [ROLL_BACK]
+    assert _struck_actions(_review(), "amend", [ROLL_BACK, 2, "c10"]) == [ROLL_BACK]
+    assert _struck_actions(_review(), "amend", ["c12", "c10"]) == [RUNBOOK, ROLL_BACK]
+
+
+def test_an_unknown_action_id_is_refused_naming_how_to_name_one() -> None:
+    # Given an id no remediation of the report has (c9 was rejected by the Gatekeeper)
+    with pytest.raises(ReviewInputInvalid) as raised:
+        _struck_actions(_review(), "amend", ["c9"])
+    # Then the message says what an action may be named by
+    assert raised.value.field == "remove_actions[0]"
+    assert "give its id, its number or its exact text" in str(raised.value)
 
 
 @pytest.mark.parametrize(
