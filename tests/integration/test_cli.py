@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,10 +28,47 @@ def test_demo_prints_report_path_tools_and_gates():
     done = superbiz("demo")
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "connection pool" in out.lower()
+    # the report code rendered: its sections, the cause, and each piece of evidence with
+    # the recorded fact it states (invocation and fact id)
+    report = out.split("Path through the graph")[0]
+    for section in ("**Summary:** The cause is established.", "## Root cause", "## Evidence"):
+        assert section in report
+    assert "## Actions" in report and "## Gaps" in report
+    assert "connection pool" in report.lower()
+    assert re.search(r"\[`inv_0003_[0-9a-f]{6}` `sig\d+`", report)
+    assert re.search(r"^- Roll back UpdateService on payment-api .*\(high risk", report, re.M)
+    # the path, the tools and the gates, each claim by id with its kind and outcome
     assert "StartRun -> Planner -> Executor -> RunTools" in out
     assert "Gatekeeper PASS" in out and "Verifier: PASS" in out
+    assert re.search(r"^\s+c\d+\s+root_cause\s+pass$", out, re.M)
+    assert re.search(r"^\s+c\d+\s+remediation\s+pass$", out, re.M)
     assert "query_logs" in out and "inv_0001_" in out
+
+
+def test_demo_review_lists_actions_by_id_and_an_amendment_strikes_the_risky_one():
+    # Given the demo run with review on, and a reviewer who amends
+    done = superbiz("demo", "--review", "amend")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    # Then the reviewer sees each action numbered and named by its action id, the roll
+    # back marked high risk
+    listed = re.findall(r"^  (\d+)\. \[(c\d+)\] (.*)$", out, re.M)
+    assert listed and [n for n, _, _ in listed] == [str(i) for i in range(1, len(listed) + 1)]
+    risky = [(i, text) for _, i, text in listed if text.endswith("[high risk]")]
+    assert len(risky) == 1 and risky[0][1].startswith("Roll back UpdateService")
+    # and the published report no longer recommends it, keeps the others, says so
+    report = out.split("## Actions", 1)[1].split("## Gaps", 1)[0]
+    assert "Roll back" not in report
+    assert all(text in report for _, _, text in listed if not text.endswith("[high risk]"))
+    assert "**Amended in review** by local: 1 recommended action(s) removed" in out
+    assert "Review: amended" in out
+
+
+def test_review_help_says_how_to_name_an_action():
+    done = superbiz("review", "--help")
+    assert done.returncode == 0, done.stderr
+    assert "--amend ACTION [ACTION ...]" in done.stdout
+    assert "action id" in done.stdout and "number" in done.stdout
 
 
 def test_chat_json_has_the_documented_shape_and_keeps_the_session_id():

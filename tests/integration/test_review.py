@@ -24,7 +24,7 @@ pytestmark = pytest.mark.integration
 
 QUESTION = "Why is payment-api returning 500 errors since about 10:05?"
 REVIEWER = "arn:aws:iam::123456789012:role/oncall-reviewer"
-REVERT = "Revert UpdateService on payment-api"
+ROLL_BACK = "Roll back UpdateService on payment-api"
 
 
 @pytest.fixture(scope="module")
@@ -115,13 +115,21 @@ def test_a_high_risk_action_waits_and_an_amendment_strikes_it(runtime, review_on
     review = waiting.self_evaluation["review"]
     assert review["reasons"] == ["high_risk"]
     [risky] = review["high_risk_actions"]
-    assert REVERT in risky["text"] and risky["risks"] == ["roll_back"]
-    number = review["actions"].index(risky["text"]) + 1
+    assert ROLL_BACK in risky["text"] and risky["risks"] == ["roll_back"]
+    # each action is named by the remediation claim it renders, as the gate passed it
+    assert len(review["action_ids"]) == len(review["actions"])
+    action_id = risky["action_id"]
+    assert review["actions"][review["action_ids"].index(action_id)] == risky["text"]
+    gate = waiting.self_evaluation["gatekeeper"]["claims"]
+    assert {"claim_id": action_id, "kind": "remediation", "passed": True}.items() <= next(
+        c for c in gate if c["claim_id"] == action_id
+    ).items()
 
     # When the body names the wrong thing, the 400 names the field
     for bad, field in [
         ({"decision": "amend"}, "remove_actions"),
         ({"decision": "amend", "remove_actions": [99]}, "remove_actions[0]"),
+        ({"decision": "amend", "remove_actions": ["c99"]}, "remove_actions[0]"),
         ({"decision": "maybe"}, "decision"),
         ({"comment": "no decision"}, "decision"),
         ({"decision": "reject"}, "comment"),
@@ -132,11 +140,11 @@ def test_a_high_risk_action_waits_and_an_amendment_strikes_it(runtime, review_on
     code, body = post_review(runtime, run_id, "{not json")
     assert code == 400 and body["error"] == "invalid_json"
 
-    # When the reviewer strikes the roll back (by its number)
+    # When the reviewer strikes the roll back (by its action id)
     code, body = post_review(
         runtime,
         run_id,
-        {"decision": "amend", "remove_actions": [number], "comment": "not before the DBA"},
+        {"decision": "amend", "remove_actions": [action_id], "comment": "not before the DBA"},
         principal=REVIEWER,
     )
     assert code == 200 and body["removed_actions"] == [risky["text"]], body
@@ -144,10 +152,16 @@ def test_a_high_risk_action_waits_and_an_amendment_strikes_it(runtime, review_on
     assert runtime.wait(arn) == "SUCCEEDED"
     run = runtime.store.get_run(run_id)
     assert run.status == "SUCCEEDED"
-    assert REVERT not in run.answer.split("**Amended in review**")[1].split("\n", 1)[1]
+    assert ROLL_BACK not in run.answer.split("**Amended in review**")[1].split("\n", 1)[1]
     assert run.answer.startswith(f"> **Amended in review** by {REVIEWER}")
     assert "connection pool" in run.answer.lower()
+    # and the actions it did not strike are still recommended
+    actions = run.answer.split("## Actions", 1)[1].split("## Gaps", 1)[0]
+    kept = [a for a in review["actions"] if a != risky["text"]]
+    assert kept and all(a in actions for a in kept)
+    assert ROLL_BACK not in actions
     assert run.self_evaluation["review"]["status"] == "amended"
+    assert run.self_evaluation["review"]["removed_actions"] == [risky["text"]]
 
 
 def test_a_rejection_publishes_the_degraded_report_with_the_comment(runtime, review_on):
@@ -179,7 +193,7 @@ def test_a_rejection_publishes_the_degraded_report_with_the_comment(runtime, rev
     assert run.status == "DEGRADED"
     assert run.answer.startswith("## Diagnosis rejected in review")
     assert comment in run.answer and "**local** rejected this report" in run.answer
-    assert REVERT not in run.answer
+    assert ROLL_BACK not in run.answer
     assert run.self_evaluation["review"]["status"] == "rejected"
     assert run.self_evaluation["review"]["comment"] == comment
     assert "ApplyReview" in runtime.state_path(arn)

@@ -3,7 +3,7 @@
 superbiz demo [--json] [--review [approve|reject|amend]]
 superbiz chat MESSAGE --world FILE [--session-id ID] [--json]
 superbiz serve [--port P] [--world FILE] [--review]
-superbiz review RUN_ID --approve | --reject --comment TEXT | --amend N [N ...] [--api URL]
+superbiz review RUN_ID --approve | --reject --comment TEXT | --amend ACTION [ACTION ...] [--api URL]
 superbiz alarm --world FILE [--alarm NAME] [--json]
 superbiz eval diagnosis --scenarios DIR [--json]
 superbiz eval retrieval --corpus DIR --queries FILE.jsonl [--mode hybrid|bm25|dense|all] [--json]
@@ -483,8 +483,9 @@ def main(argv: list[str] | None = None) -> int:
     decision.add_argument(
         "--amend",
         nargs="+",
-        metavar="N",
-        help="strike these actions (their numbers in the review, or their exact text)",
+        metavar="ACTION",
+        help="strike these actions, each by its action id (the remediation claim's id the "
+        "review lists, e.g. c10), its number in the review (from 1), or its exact text",
     )
     review.add_argument("--comment", default="", help="why (required to reject)")
     review.add_argument(

@@ -98,18 +98,37 @@ def send_decision(
 
 
 def as_number(value: str) -> str | int:
-    """An action named on the command line: its number, or its text."""
+    """An action named on the command line: its number (all digits), else its action id
+    or its text, which the API tells apart."""
     return int(value) if value.isdigit() else value
 
 
 def describe(review: dict[str, Any]) -> list[str]:
-    """The review request as a reviewer reads it."""
+    """The review request as a reviewer reads it: each action with its number and its
+    id, either of which `superbiz review --amend` takes."""
     lines = [review.get("question", "Publish this report?"), f"Deadline: {review['deadline']}"]
-    risky = {a["text"] for a in review.get("high_risk_actions", [])}
-    for i, action in enumerate(review.get("actions", []), 1):
-        mark = "  [high risk]" if action in risky else ""
-        lines.append(f"  {i}. {action}{mark}")
+    actions = review.get("actions", [])
+    ids = review.get("action_ids") or [""] * len(actions)
+    risky = {a.get("action_id") or a["text"] for a in review.get("high_risk_actions", [])}
+    for i, (action, action_id) in enumerate(zip(actions, ids, strict=False), 1):
+        mark = "  [high risk]" if (action_id or action) in risky else ""
+        named = f" [{action_id}]" if action_id else ""
+        lines.append(f"  {i}.{named} {action}{mark}")
     return lines
+
+
+def high_risk_ids(review: dict[str, Any]) -> list[str | int]:
+    """The high-risk actions of a review request, each by its action id (by its number
+    where the request names no ids)."""
+    actions = review.get("actions", [])
+    ids = review.get("action_ids") or []
+    named: list[str | int] = []
+    for risky in review.get("high_risk_actions", []):
+        if risky.get("action_id") in ids:
+            named.append(risky["action_id"])
+        elif risky.get("text") in actions:
+            named.append(actions.index(risky["text"]) + 1)
+    return named
 
 
 def demo(decision: str, model: Any, as_json: bool) -> int:
@@ -133,9 +152,8 @@ def demo(decision: str, model: Any, as_json: bool) -> int:
             say("\n".join(describe(review)))
             body: dict[str, Any] = {"decision": decision, "comment": DEMO_COMMENT.get(decision, "")}
             if decision == "amend":
-                risky = {a["text"] for a in review.get("high_risk_actions", [])}
-                numbers = [i for i, a in enumerate(review["actions"], 1) if a in risky]
-                body["remove_actions"] = numbers or [len(review["actions"])]
+                # strike the high-risk actions by id; with none, the last action
+                body["remove_actions"] = high_risk_ids(review) or [len(review["actions"])]
             code, decided = post_review(runtime, run_id, body)
             say(f"\nReviewer: {decision} -> HTTP {code}: {json.dumps(decided)[:300]}\n")
         else:
