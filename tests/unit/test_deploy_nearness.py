@@ -6,12 +6,11 @@ built here."""
 
 from __future__ import annotations
 
-from gatekeeper_support import as_invocation
+import pytest
+from evidence_support import diagnose
 
 from superbiz import analyzers
-from superbiz.graph import gatekeeper
-from superbiz.models.offline import build_evidence
-from superbiz.node_outputs import ClaimKind
+from superbiz.claims import ClaimKind
 
 TIMEOUT = "ERROR: canceling statement due to statement timeout STATEMENT: select * from ledger"
 OOM = "Essential container in task exited: OOMKilled"
@@ -109,31 +108,56 @@ def _kinds(found: list[analyzers.Finding]) -> list[str]:
     return [f.kind for f in found if f.kind in ("change_before_onset", "change_considered")]
 
 
-def test_a_deploy_followed_by_minutes_at_the_baseline_is_weighed_not_blamed():
-    # Given statement timeouts from 10:10, latency at its baseline every minute from 09:50
-    # until then, and the service's own deploy at 10:00:36, nine minutes before
-    invs = [
+def _deployed_long_before() -> list[dict]:
+    """Statement timeouts from 10:10, latency at its baseline every minute from 09:50 until
+    then, and the service's own deploy at 10:00:36, nine minutes before."""
+    return [
         _logs(_every_minute(10, 20, TIMEOUT)),
         _metric(-10, 10),
         _deploy("2026-11-20T10:00:36Z"),
     ]
+
+
+def test_a_deploy_followed_by_minutes_at_the_baseline_is_weighed_not_blamed():
+    # Given the timeouts, the latency at its baseline and the deploy nine minutes before
     # When the analyzers and the offline model read them
-    found = analyzers.findings(invs)
-    evidence = build_evidence(found)
+    d = diagnose(_deployed_long_before())
     # Then the deploy is considered, not the trigger, and the answer says why, without
     # clearing it: a fault that shows later remains possible
-    assert _kinds(found) == ["change_considered"]
-    considered = next(f for f in found if f.kind == "change_considered")
+    assert _kinds(d.found) == ["change_considered"]
+    considered = next(f for f in d.found if f.kind == "change_considered")
+    assert considered.data["unproven"]
     assert "baseline" in considered.summary and "remains possible" in considered.summary
     assert "not implicated" not in considered.summary
-    # and no root cause blames it, nor does any action revert it
-    causes = [c for c in evidence.claims if c.kind is ClaimKind.ROOT_CAUSE]
-    assert not any("UpdateService" in c.statement for c in causes)
-    assert not any("UpdateService" in a for a in evidence.recommended_actions)
-    # and the Gatekeeper lets the reason through: what it says is in what it cites
-    result = gatekeeper.check(evidence, [as_invocation(i) for i in invs])
-    cleared = [c for c in result.claims if "considered, unproven" in c.statement]
-    assert cleared and all(c.passed for c in cleared), result
+    # and the gate passes the observation of the deploy, which no root cause names as its
+    # cause and no action acts on
+    (observed,) = [
+        c for c in d.passed(ClaimKind.OBSERVATION) if d.fact(c.claim_id)["type"] == "change"
+    ]
+    assert d.fact(observed.claim_id)["action"] == "UpdateService"
+    linked = [c.cause for c in d.evidence.claims if c.kind is ClaimKind.ROOT_CAUSE]
+    assert observed.claim_id not in linked
+    assert all(c.action.target != observed.claim_id for c in d.passed(ClaimKind.REMEDIATION))
+
+
+ALB_NOT_LINKED = (
+    "the gate rejects the root cause (the statement timeout lines -> themselves and the "
+    "p99 TargetResponseTime rise) with L3_OFF_TOPOLOGY: the metric's subject is ledger-alb "
+    "(LoadBalancer app/ledger-alb/1) and nothing in the records joins it to ledger-api, "
+    "and build_evidence puts the off-path symptom among the effects, so the whole root "
+    "cause fails instead of the lines explaining themselves; no root cause passes (the old "
+    "root cause passed: statement timeouts, with the latency rise in the same minute)"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=ALB_NOT_LINKED)
+def test_a_deploy_weighed_and_not_blamed_leaves_the_failure_itself_the_root_cause():
+    # Given the timeouts, the latency at its baseline and the deploy nine minutes before
+    d = diagnose(_deployed_long_before())
+    # Then the passed root cause is the statement timeouts, explaining the latency rise
+    assert d.root_cause is not None, d.result
+    assert d.cause["type"] == "log_signature" and d.cause["family"] == "db_statement_timeout"
+    assert "TargetResponseTime" in [f.get("metric") for f in d.explained()]
 
 
 def test_a_deploy_the_failure_follows_as_it_rolls_out_stays_the_trigger():
