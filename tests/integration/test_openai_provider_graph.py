@@ -3,8 +3,9 @@
 The model endpoint is a real OpenAI-compatible HTTP server on 127.0.0.1 (not
 a mock of the client library). Each role answers from the context the graph
 rendered into its prompt, as a hosted model would: the Executor calls tools,
-then cites a log line it was actually shown; Verifier and Composer pass on
-what the Gatekeeper let through. A test scripts only the turns it is about.
+then points at a log signature the tools recorded (a pointer claim); the
+Verifier allows what the Gatekeeper let through; the Composer chooses the
+summary those claims bear out. A test scripts only the turns it is about.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from superbiz_workbench.world import load_scenario
 pytestmark = pytest.mark.integration
 
 QUESTION = "Why is payment-api returning 500 errors since about 10:05?"
-FABRICATED = "x509: certificate has expired"
 
 _ROLE_LINE = re.compile(r"You are the (Planner|Executor|Verifier|Composer)\b")
 _CONTEXT = re.compile(r"<context>\s*(.*)\s*</context>", re.DOTALL)
@@ -61,74 +61,57 @@ def plan(ctx: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def logs_exemplar(ctx: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """The first verbatim log exemplar the Executor was shown, with its invocation id."""
-    for inv in ctx["invocations"]:
-        if inv["tool"] == "query_logs" and inv["success"] and inv.get("view"):
-            for cluster in inv["view"].get("clusters", []):
-                for exemplar in cluster.get("exemplars", []):
-                    return inv["invocation_id"], exemplar
-    return None
+def log_signature(ctx: dict[str, Any]) -> dict[str, Any] | None:
+    """The first log signature the run's fact table shows the Executor."""
+    return next((f for f in ctx.get("facts", []) if f["type"] == "log_signature"), None)
 
 
-def claim_for(ctx: dict[str, Any]) -> dict[str, Any]:
-    found = logs_exemplar(ctx)
-    assert found, "the executor saw a log exemplar to cite"
-    invocation_id, exemplar = found
-    excerpt = exemplar["message"].rstrip("…").strip()[:200]
+def claim_for(ctx: dict[str, Any], claim_id: str = "c1", fact: str | None = None) -> dict[str, Any]:
+    """An observation pointing at that signature (or at `fact` of its invocation)."""
+    found = log_signature(ctx)
+    assert found, "the executor was shown a log signature to point at"
     return {
-        "claim_id": "c1",
+        "claim_id": claim_id,
         "kind": "observation",
-        "statement": f"payment-api logs show the error: {excerpt[:80]}",
-        "citations": [
-            {
-                "source_invocation_id": invocation_id,
-                "raw_path": exemplar["path"],
-                "evidence_excerpt": excerpt,
-            }
-        ],
+        "facts": [{"invocation": found["invocation"], "fact": fact or found["id"], "rows": []}],
+        "cause": None,
+        "explains": [],
+        "family": None,
+        "support": [],
+        "action": None,
     }
 
 
 def evidence(ctx: dict[str, Any], fabricate: bool = False) -> dict[str, Any]:
-    if logs_exemplar(ctx) is None:
+    if log_signature(ctx) is None:
         return {"tool_calls": [{"tool": "query_logs", "arguments": {"service": "payment-api"}}]}
     claims = [claim_for(ctx)]
-    if fabricate:
-        real = claims[0]["citations"][0]
-        claims.append(
-            {
-                "claim_id": "fab",
-                "kind": "root_cause",
-                "statement": "An expired TLS certificate breaks the payment gateway.",
-                "citations": [{**real, "evidence_excerpt": FABRICATED}],
-            }
-        )
-    return {"content": {"claims": claims, "missing_info": [], "recommended_actions": []}}
+    if fabricate:  # a fact id the invocation never recorded
+        claims.append(claim_for(ctx, "fab", fact="sig99"))
+    return {"content": {"contract": "pointer-claims/1", "claims": claims, "gaps": []}}
 
 
 def verify(ctx: dict[str, Any]) -> dict[str, Any]:
-    ids = [c["claim_id"] for c in ctx["verified_evidence"]["claims"]]
+    ids = [c["claim"]["claim_id"] for c in ctx["verified_evidence"]["claims"]]
     return {
         "content": {
             "verdict": "PASS" if ids else "REJECT",
             "score": 85 if ids else 5,
             "support": [
-                {"claim_id": i, "supported": True, "reason": "restates the excerpt"} for i in ids
+                {"claim_id": i, "supported": True, "reason": "the gate read its facts"} for i in ids
             ],
             "allowed_claims": ids,
+            "missing_info": [],
+            "retry_context": "",
         }
     }
 
 
 def compose(ctx: dict[str, Any]) -> dict[str, Any]:
-    lines = ["**Summary:** payment-api is failing.", "", "**Evidence:**"]
-    for claim in ctx["allowed_claims"]:
-        refs = "; ".join(
-            f"`{c['source_invocation_id']}` `{c['raw_path']}`" for c in claim["citations"]
-        )
-        lines.append(f"- {claim['statement']} [{refs}]")
-    return {"content": {"answer_markdown": "\n".join(lines)}}
+    claims = ctx["allowed_claims"]
+    kinds = {c["claim"]["kind"] for c in claims}
+    summary = "not_established" if "observation" in kinds else "nothing_verified"
+    return {"content": {"summary": summary, "order": [c["claim"]["claim_id"] for c in claims]}}
 
 
 DEFAULTS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -288,8 +271,10 @@ def model_steps(result: dict[str, Any], agent: str) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------- tests
 
 
-def test_executor_tool_calls_over_several_turns_reach_a_cited_answer(diagnose, endpoint):
-    # Given an executor that asks for logs, then for alarms, then answers citing a log line
+def test_executor_tool_calls_over_several_turns_reach_an_answer_from_its_pointers(
+    diagnose, endpoint
+):
+    # Given an executor that asks for logs, then for alarms, then points at a log signature
     logs_call = {
         "tool_calls": [
             {"tool": "query_logs", "arguments": {"service": "payment-api", "minutes": 60}}
@@ -305,25 +290,34 @@ def test_executor_tool_calls_over_several_turns_reach_a_cited_answer(diagnose, e
         ("query_alarms", {"state": "ALARM"}),
     ]
     assert all(i["success"] for i in invocations[:2])
-    # and the third executor turn saw both outputs and cited one log line verbatim
+    # and the third executor turn saw both outputs and the facts the tools recorded
     executor_bodies = endpoint.bodies("executor")
     assert len(executor_bodies) == 3
     last_ctx = context_of(executor_bodies[-1])
     assert {i["invocation_id"] for i in last_ctx["invocations"]} >= {
         i["invocation_id"] for i in invocations[:2]
     }
-    claim = claim_for(last_ctx)
-    # Then the run succeeded through the Composer, and the answer carries the checked claim
+    assert {f["type"] for f in last_ctx["facts"]} >= {"log_signature", "alarm_state"}
+    pointer = claim_for(last_ctx)["facts"][0]
+    # Then the run succeeded through the Composer, and the answer carries the sentence code
+    # rendered from the fact the claim points at, with its reference
     assert result["status"] == "SUCCEEDED"
     assert result["final_node"] == "Composer"
-    assert result["gatekeeper"]["verdict"] == "PASS"
-    assert claim["statement"] in result["answer"]
-    assert claim["citations"][0]["source_invocation_id"] in result["answer"]
-    # what each role was sent: tools for the executor, a JSON schema for the structured roles
+    gate = result["gatekeeper"]
+    assert gate["verdict"] == "PASS"
+    [outcome] = gate["claims"]
+    assert outcome["passed"] and outcome["statement"] in result["answer"]
+    assert f"`{pointer['invocation']}` `{pointer['fact']}`" in result["answer"]
+    assert "A fault is visible below" in result["answer"]
+    # what each role was sent: tools (and the evidence schema in the system prompt) for the
+    # executor, a JSON schema for the structured roles, strict where the contract fits
     assert all(b["tool_choice"] == "auto" and b["tools"] for b in executor_bodies)
-    for role in ("planner", "verifier", "composer"):
+    assert all('"claims"' in b["messages"][0]["content"] for b in executor_bodies)
+    strict = {"planner": False, "verifier": True, "composer": True}
+    for role, expected in strict.items():
         fmt = endpoint.bodies(role)[0]["response_format"]
         assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == f"{role}_output"
+        assert fmt["json_schema"]["strict"] is expected, role
     # and every model step recorded its model and the tokens the endpoint reported
     for agent in ("planner", "executor", "verifier", "composer"):
         steps = model_steps(result, agent)
@@ -413,17 +407,35 @@ def test_rate_limited_composer_is_retried_by_the_state_machine(diagnose, endpoin
     assert len(endpoint.bodies("composer")) == 2
 
 
-def test_fabricated_citation_is_rejected_and_left_out_of_the_answer(diagnose):
-    # Given an executor that adds a claim whose excerpt the cited output never contained
+def test_pointer_at_a_fact_never_recorded_is_rejected_and_left_out_of_the_answer(diagnose):
+    # Given an executor that adds a claim pointing at a fact id its invocation never recorded
     result = diagnose(executor=[lambda ctx: evidence(ctx), lambda ctx: evidence(ctx, True)])
     # Then the Gatekeeper drops that claim and the answer keeps only the real one
     gate = result["gatekeeper"]
     assert gate["verdict"] == "PARTIAL"
     fab = next(c for c in gate["claims"] if c["claim_id"] == "fab")
-    assert not fab["passed"] and "R4_EXCERPT_MISMATCH" in fab["rule_ids"]
+    assert not fab["passed"] and fab["rule_ids"] == ["R3_FACT_NOT_FOUND"]
     assert result["final_node"] == "Composer"
+    assert "`sig99`" not in result["answer"]
+    real = next(c for c in gate["claims"] if c["claim_id"] == "c1")
+    assert real["passed"] and real["statement"] in result["answer"]
+
+
+def test_an_executor_answer_carrying_prose_is_refused_and_retried(diagnose):
+    # Given an executor whose first answer gives its claim a statement of its own
+    def prose(ctx: dict[str, Any]) -> dict[str, Any]:
+        reply = evidence(ctx)
+        reply["content"]["claims"][0]["statement"] = "An expired TLS certificate broke payments."
+        return reply
+
+    result = diagnose(executor=[lambda ctx: evidence(ctx), prose])
+    # Then the contract refuses it (no field of prose), the state machine retries the
+    # Executor once, and the answer holds no word of it
+    assert result["orchestration_trace"]["technical_retries"] == {"Executor": 1}
+    [failed] = [s for s in model_steps(result, "executor") if s["error"]]
+    assert failed["error"].startswith("ModelOutputInvalid") and "statement" in failed["error"]
+    assert result["final_node"] == "Composer" and result["status"] == "SUCCEEDED"
     assert "certificate" not in result["answer"].lower()
-    assert "payment-api logs show the error" in result["answer"]
 
 
 def test_chat_command_selects_the_provider_by_configuration(endpoint):
