@@ -41,6 +41,8 @@ def test_demo_prints_report_path_tools_and_gates():
     assert "StartRun -> Planner -> Executor -> RunTools" in out
     assert "Gatekeeper PASS" in out and "Verifier: PASS" in out
     assert re.search(r"^\s+c\d+\s+root_cause\s+pass$", out, re.M)
+    # an observation's row names the recorded facts it points at
+    assert re.search(r"^\s+c\d+\s+observation\s+pass\s+inv_0003_[0-9a-f]{6}:sig\d", out, re.M)
     assert re.search(r"^\s+c\d+\s+remediation\s+pass$", out, re.M)
     assert "query_logs" in out and "inv_0001_" in out
 

@@ -1,5 +1,5 @@
 """`superbiz mcp serve` driven by the official MCP SDK's client over stdio, as an IDE
-assistant would: list the tools, start a diagnosis, read its cited report back,
+assistant would: list the tools, start a diagnosis, read its report back,
 search the runbooks and call an evidence tool (bounded, with bad input named)."""
 
 from __future__ import annotations
@@ -76,27 +76,40 @@ def test_the_client_sees_the_agent_and_its_read_only_evidence_tools(session_resu
     assert tools["query_logs"].annotations.read_only_hint is True
 
 
-def test_diagnose_returns_a_cited_report(session_results):
+def test_diagnose_returns_the_report_and_the_facts_its_claims_point_at(session_results):
     # Given a client asking the agent why payment-api fails
     report = session_results["diagnosis"]
-    # Then the run succeeded and its answer names the cause
-    assert report["status"] == "SUCCEEDED"
+    # Then the run succeeded under the pointer contract and its answer names the cause
+    assert report["status"] == "SUCCEEDED" and report["contract"] == "pointer-claims/1"
     assert "connection pool" in report["answer"].lower()
-    # and every passed claim carries the recorded invocation and path it cites
-    assert report["claims"] and all(c["citations"] for c in report["claims"])
-    cited = {cit["invocation_id"] for c in report["claims"] for cit in c["citations"]}
-    # and get_run reads the same run back, with the tool calls those citations point at
+    # and every passed claim carries the sentence code rendered, which the report states
+    claims = {c["claim_id"]: c for c in report["claims"]}
+    assert claims and all(c["statement"] in report["answer"] for c in claims.values())
+    # each observation points at recorded facts (invocation and fact id)
+    observed = [c for c in claims.values() if c["kind"] in ("observation", "negative")]
+    assert observed and all(c["facts"] for c in observed)
+    pointed = {f["invocation_id"] for c in observed for f in c["facts"]}
+    # the root cause links a passed cause to the passed effects it explains
+    [cause] = [c for c in claims.values() if c["kind"] == "root_cause"]
+    assert cause["cause"] in claims and set(cause["explains"]) <= set(claims)
+    # and each action is typed, the roll back marked high risk
+    actions = {c["action"]["verb"]: c["action"] for c in claims.values() if c["action"]}
+    assert actions["roll_back"]["risk"] == "high" and actions["roll_back"]["target"] in claims
+    # and get_run reads the same run back, with the tool calls those facts were read from
     run = session_results["run"]
     assert run["run_id"] == report["run_id"] and run["answer"] == report["answer"]
-    assert cited <= {call["invocation_id"] for call in run["tool_calls"]}
+    assert pointed <= {call["invocation_id"] for call in run["tool_calls"]}
     assert set(report["cited_invocations"]) <= {c["invocation_id"] for c in run["tool_calls"]}
 
 
 def test_knowledge_and_evidence_tools_answer_bounded_and_bad_input_is_named(session_results):
     assert session_results["knowledge"]["view"]["hits"]
     logs = session_results["logs"]
-    # the logs come back as the bounded view a model sees, with the paths that cite them
-    assert logs["view"]["clusters"] and logs["citable_paths"]
+    # the logs come back as the bounded view a model sees, with the facts code read
+    # from them: the log signatures, each with its sentence
+    assert logs["view"]["clusters"]
+    signatures = [f for f in logs["facts"] if f["type"] == "log_signature"]
+    assert signatures and all(f["id"].startswith("sig") and f["sentence"] for f in signatures)
     # a call missing a required field is an error naming it, not a crash
     bad = session_results["bad_call"]
     message = bad.content[0].text

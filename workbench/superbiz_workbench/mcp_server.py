@@ -1,15 +1,17 @@
 """`superbiz mcp serve`: the agent as an MCP server, on the local runtime.
 
 A client (an IDE assistant, another agent) can start a diagnosis and read its
-cited report, search the runbooks, and call the read-only evidence tools itself:
+report, search the runbooks, and call the read-only evidence tools itself:
 
 - `diagnose(question, session_id?)` runs the real graph and returns the run's
-  status, its cited answer and the claims that passed the Gatekeeper;
+  status, its answer and the claims that passed the Gatekeeper, each with the
+  sentence code rendered and the recorded facts it points at;
 - `get_run(run_id)` returns a recorded run the same way, with its tool calls;
 - `search_knowledge(query)` is `lookup_knowledge`;
 - the evidence tools (`query_logs`, `query_metrics`, ...) take the same inputs as
   the Executor's and return what a model would see: the output redacted at the
-  tool boundary, then cut to the tool's prompt budget (`superbiz.budget`).
+  tool boundary, then cut to the tool's prompt budget (`superbiz.budget`), and the
+  facts code reads from it (superbiz.facts), each with its sentence.
 
 Over stdio (the default) or streamable HTTP (`--transport http`, path `/mcp`).
 """
@@ -27,7 +29,9 @@ from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
 from superbiz import budget
+from superbiz.claims import RISK
 from superbiz.errors import RunNotFound, ToolError
+from superbiz.facts.extract import extract, sentence
 from superbiz.records import ToolInvocation
 from superbiz.redaction import redact, redact_text
 from superbiz.tools.base import ToolContext
@@ -50,6 +54,8 @@ EVIDENCE_TOOLS = (
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 _INVOCATION_ID = re.compile(r"inv_\d{4}_[0-9a-f]{6}")
 DIAGNOSE_SECONDS = 600.0
+# the facts an evidence tool's answer lists (a large log read holds many signatures)
+MAX_FACTS = 50
 
 
 def build_server(runtime: LocalRuntime) -> MCPServer:
@@ -57,15 +63,16 @@ def build_server(runtime: LocalRuntime) -> MCPServer:
         "superbiz",
         instructions=(
             "SuperBizAgent diagnoses faults of services on AWS. `diagnose` answers a question "
-            "with a report whose every claim cites a recorded tool invocation (id and JSON path); "
-            "`get_run` reads a run again. The evidence tools read the account read-only."
+            "with a report code writes from claims that point at facts recorded tool "
+            "invocations hold (invocation id and fact id); `get_run` reads a run again. The "
+            "evidence tools read the account read-only."
         ),
     )
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
     def diagnose(question: str, session_id: str | None = None) -> dict[str, Any]:
         """Diagnose a fault ("why is payment-api returning 500s since 10:05?"): runs the
-        diagnosis graph and returns the cited report and the claims that passed the checks."""
+        diagnosis graph and returns the report and the claims that passed the checks."""
         if not question.strip():
             raise McpToolError("question must not be empty")
         run_id, session, arn = runtime.start_run(question, session_id=session_id)
@@ -74,7 +81,7 @@ def build_server(runtime: LocalRuntime) -> MCPServer:
 
     @server.tool(annotations=READ_ONLY)
     def get_run(run_id: str) -> dict[str, Any]:
-        """A recorded run: status, cited answer, passed claims and every tool call it made."""
+        """A recorded run: status, answer, passed claims and every tool call it made."""
         try:
             trace = runtime.store.get_trace(run_id)
         except RunNotFound:
@@ -130,12 +137,16 @@ def run_evidence_tool(runtime: LocalRuntime, name: str, params: dict[str, Any]) 
         empty=result.empty,
     )
     view = budget.prompt_view(invocation)
+    facts = extract(name, invocation.input_params, output)
     return {
         "tool": name,
         "empty": result.empty,
         "view": view["view"],
         "truncated_view": view["truncated_view"],
-        "citable_paths": result.evidence_refs[:50],
+        "facts": [
+            {"id": f["id"], "type": f["type"], "subject": f["subject"], "sentence": sentence(f)}
+            for f in facts[:MAX_FACTS]
+        ],
     }
 
 
@@ -155,26 +166,11 @@ def report(
         "session_id": run.session_id,
         "status": run.status,
         "answer": run.answer,
+        "contract": gate.get("contract"),
         "gatekeeper_verdict": gate.get("verdict"),
         "verifier_verdict": verifier.get("verdict"),
-        "claims": [
-            {
-                "claim_id": c.get("claim_id"),
-                "kind": c.get("kind"),
-                "statement": c.get("statement"),
-                "citations": [
-                    {
-                        "invocation_id": cit.get("source_invocation_id"),
-                        "path": cit.get("raw_path"),
-                        "excerpt": cit.get("matched_excerpt"),
-                    }
-                    for cit in c.get("citations", [])
-                    if cit.get("passed")
-                ],
-            }
-            for c in gate.get("claims", [])
-            if c.get("passed")
-        ],
+        "claims": passed_claims(trace),
+        "gaps": [g.get("text", "") for g in gate.get("gaps", []) if g.get("passed")],
         "cited_invocations": sorted(set(_INVOCATION_ID.findall(run.answer or ""))),
     }
     if with_calls:
@@ -190,6 +186,46 @@ def report(
             for inv in trace.invocations
         ]
     return body
+
+
+def passed_claims(trace: Any) -> list[dict[str, Any]]:
+    """The claims that passed the Gatekeeper: the sentence code rendered, the facts each
+    points at (invocation and fact id), and how it links or acts."""
+    from superbiz.graph.common import latest_evidence
+
+    gate = trace.run.self_evaluation.get("gatekeeper") or {}
+    pointers = {c.claim_id: c for c in latest_evidence(trace).claims}
+    claims = []
+    for outcome in gate.get("claims", []):
+        if not outcome.get("passed"):
+            continue
+        claim = pointers.get(outcome.get("claim_id", ""))
+        action = claim.action if claim is not None else None
+        claims.append(
+            {
+                "claim_id": outcome.get("claim_id"),
+                "kind": outcome.get("kind"),
+                "statement": outcome.get("statement", ""),
+                "facts": [
+                    {
+                        "invocation_id": f.get("invocation"),
+                        "fact": f.get("id"),
+                        "type": f.get("type"),
+                    }
+                    for f in outcome.get("facts", [])
+                ],
+                "cause": claim.cause if claim is not None else None,
+                "explains": list(claim.explains) if claim is not None else [],
+                "action": {
+                    "verb": action.verb.value,
+                    "target": action.target,
+                    "risk": RISK[action.verb],
+                }
+                if action is not None
+                else None,
+            }
+        )
+    return claims
 
 
 def _evidence_function(runtime: LocalRuntime, name: str) -> Any:

@@ -123,8 +123,17 @@ def render_report(
             f"({gate['rule_set_version']})"
         )
         for claim in gate["claims"]:
-            mark = "pass" if claim["passed"] else "REJECTED " + ",".join(claim["rule_ids"])
-            out.append(f"  {claim['claim_id']:<4} {claim['kind']:<12} {mark}")
+            if claim["passed"]:
+                # what the claim points at: each recorded fact by invocation and fact id
+                points = " ".join(f"{f['invocation']}:{f['id']}" for f in claim.get("facts", []))
+                mark = f"pass  {points}" if points else "pass"
+            else:
+                mark = f"REJECTED {','.join(claim['rule_ids'])}: {claim.get('detail', '')}"
+            out.append(f"  {claim['claim_id']:<4} {claim['kind']:<12} {mark}".rstrip())
+        for gap in gate.get("gaps", []):
+            need = gap["gap"]["need"]
+            mark = "pass" if gap["passed"] else f"REJECTED {','.join(gap['rule_ids'])}"
+            out.append(f"  gap  {need:<12} {mark}")
     else:
         out.append("Gatekeeper: not reached")
     out.append(f"Verifier: {result['verifier_verdict'] or 'not reached'}")
