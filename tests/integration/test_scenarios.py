@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pointer_properties import check_properties
 from recorded_facts import recorded_facts
 
 from superbiz_workbench.evaluation import scenario_files, score
@@ -27,8 +28,12 @@ def test_scenario_meets_its_expectations(path):
     # When the offline model diagnoses it on the local runtime
     with LocalRuntime(scenario) as runtime:
         result = run_result(runtime, runtime.run_scenario())
+        run = runtime.store.get_run(result["run_id"])
     # Then every recorded output holds the facts code read from it, valid and citing its paths
     recorded_facts(result["trace"]["invocations"])
+    # and over its records, pointers to real facts pass and moved pointers are rejected
+    drawn = check_properties(result["trace"], run.query, run.alarm)
+    assert drawn.get("moved:fact", 0) + drawn.get("moved:invocation", 0) > 0, drawn
     # and every expectation holds
     scored = score(scenario, result)
     failed = [f"{c.name}: {c.detail}" for c in scored.checks if not c.passed]

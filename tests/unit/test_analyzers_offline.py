@@ -327,14 +327,8 @@ def test_change_shortly_before_onset_is_correlated():
 
 # analyzers.py lost the patterns stalled_calls and request_id_in read (_REQUEST_ID,
 # _RUNTIME_LINE, _TIMED_OUT) when the derivation helpers beside them were deleted
-STALLED_CALLS_BROKEN = (
-    "superbiz.analyzers.stalled_calls raises NameError: _TIMED_OUT (and _REQUEST_ID, "
-    "_RUNTIME_LINE, used by request_id_in and stalled_calls) were deleted from analyzers.py "
-    "with _minutes_between in 79a8fd1"
-)
 
 
-@pytest.mark.xfail(strict=True, raises=NameError, reason=STALLED_CALLS_BROKEN)
 def test_the_last_step_of_a_timed_out_request_names_what_it_waited_on():
     rid = "1fc45579-3005-4422-b0da-8e7ac8ff3790"
     request_log = logs(
@@ -914,18 +908,6 @@ def test_a_key_policy_change_before_the_first_denied_call_is_the_trigger():
     assert considered == ["UpdateService"]
 
 
-KEY_POLICY_NOT_LINKED = (
-    "the gate rejects the root cause (PutKeyPolicy -> the kms:Decrypt denials and the task "
-    "count's fall) with L3_OFF_TOPOLOGY: the change's subject is the key "
-    "(0c1d2e3f-aaaa-...) and nothing joins it to vault-api, because the topology reads "
-    "names from the log signature's drain3 template, where the key ARN the denied lines "
-    "name is masked to key/<*>; no root cause passes (the old code passed PutKeyPolicy as "
-    "the cause). Also the rendered root cause labels the denials by their template cut at "
-    "100 characters, before 'kms:Decrypt', so it does not name the denied call"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=KEY_POLICY_NOT_LINKED)
 def test_a_key_policy_change_before_the_first_denied_call_is_named_as_the_cause():
     # Given the vault-api denials, the key policy rewrite before them and a later deploy
     # When the offline model builds its evidence and the gate checks it
@@ -1182,21 +1164,11 @@ def test_a_cause_read_from_a_query_cut_at_its_row_limit_passes():
     assert d.cause["family"] == "db_pool_exhaustion"
 
 
-ROW_LIMIT_NOT_STATED = (
-    "the offline model states no gap when the log query that timed the cause hit its row "
-    "limit (the old evidence said 'The log query hit its row limit: the first line it "
-    "returned need not be the first there was'); the LogSignature fact does not record "
-    "that its query was cut and build_evidence adds a logs gap only beside a hypothesis, "
-    "so the report no longer says the onset may be earlier"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=ROW_LIMIT_NOT_STATED)
 def test_a_cause_read_from_a_query_cut_at_its_row_limit_says_so_as_a_gap():
     # Given pool errors from a log query that hit its row limit
     d = diagnose([_cut_pool_errors()])
     # Then the need for the cause's earlier lines is a stated gap about it
-    assert ("logs", d.root_cause.cause) in d.gaps
+    assert ("complete_logs", d.root_cause.cause) in d.gaps
 
 
 def test_the_exemplar_is_the_earliest_line_whichever_query_returned_it():

@@ -1559,6 +1559,11 @@ def _needle(sig: Signature, message: str, rows: list[dict[str, Any]]) -> str:
     return around
 
 
+_REQUEST_ID = lazy(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+_RUNTIME_LINE = lazy(r"^\s*(START|END|REPORT|INIT_START|INIT_REPORT)\b")
+_TIMED_OUT = lazy(r"Task timed out after [\d.]+ seconds")
+
+
 def request_id_in(text: str) -> str | None:
     """A Lambda/X-Ray style request id in a log line, if any."""
     match = _REQUEST_ID.search(text)

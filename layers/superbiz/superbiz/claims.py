@@ -71,7 +71,9 @@ RISK: dict[ActionVerb, Risk] = {
 TARGET_KINDS: dict[ActionVerb, frozenset[str]] = {
     ActionVerb.ROLL_BACK: frozenset({"change"}),
     ActionVerb.SCALE_UP: frozenset({"metric_series", "alarm_state", "resource", "log_signature"}),
-    ActionVerb.RAISE_LIMIT: frozenset({"metric_series", "alarm_state", "resource", "log_signature"}),
+    ActionVerb.RAISE_LIMIT: frozenset(
+        {"metric_series", "alarm_state", "resource", "log_signature"}
+    ),
     ActionVerb.RESTART: frozenset({"log_signature", "metric_series", "resource", "trace_edge"}),
     ActionVerb.FAIL_OVER: frozenset({"log_signature", "metric_series", "resource", "trace_edge"}),
     ActionVerb.FOLLOW_RUNBOOK: frozenset({"knowledge_ref"}),
@@ -116,6 +118,7 @@ class Gap(Contract):
 
     need: Literal[
         "logs",
+        "complete_logs",  # the log query hit its row limit: earlier lines may exist
         "metrics",
         "alarms",
         "changes",

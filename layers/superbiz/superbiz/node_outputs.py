@@ -144,7 +144,9 @@ class VerifierOutput(Contract):
 # --------------------------------------------------------------------- composer
 
 
-Summary = Literal["cause_found", "cause_likely", "not_established", "no_fault_seen", "nothing_verified"]
+Summary = Literal[
+    "cause_found", "cause_likely", "not_established", "no_fault_seen", "nothing_verified"
+]
 
 # the closed set of connecting text a Composer chooses from
 SUMMARIES: dict[str, str] = {

@@ -21,6 +21,7 @@ from superbiz.facts import (
     MetricSeries,
     ResourceFact,
     TraceEdge,
+    onset,
 )
 from superbiz.facts.base import clock
 from superbiz.facts.extract import sentence
@@ -52,7 +53,9 @@ def label(fact: FactBase) -> str:
         who = f" by {fact.actor}" if fact.actor else ""
         return f"{fact.action} on {fact.resource}{who} at {clock(fact.at)}{values}"
     if isinstance(fact, LogSignature):
-        return f"the {quote(fact.template, 100)} lines of {fact.writer} (from {clock(fact.first_at)})"
+        return (
+            f"the {quote(fact.template, 180)} lines of {fact.writer} (from {clock(fact.first_at)})"
+        )
     if isinstance(fact, MetricSeries):
         return f"{fact.metric} of {fact.subject}" + (
             f" (onset {clock(fact.onset_at)})" if fact.onset_at else ""
@@ -93,13 +96,13 @@ def observation(resolved: Sequence[_Resolved]) -> str:
 def link(
     claim: Claim, passed: Mapping[str, Sequence[_Resolved]], topology: _Near | None = None
 ) -> str:
-    from superbiz.gate.links import onset  # the gate's reading of when a fact began
-
     cause = passed[claim.cause or ""][0].fact
     effects = [r.fact for e in claim.explains for r in passed[e]]
     timed = [(onset(f), f) for f in effects if onset(f) is not None]
     began = onset(cause)
-    lead = "Root cause" if claim.kind is ClaimKind.ROOT_CAUSE else "Possible cause (not established)"
+    lead = (
+        "Root cause" if claim.kind is ClaimKind.ROOT_CAUSE else "Possible cause (not established)"
+    )
     family = by_name().get(claim.family) if claim.family else None
     text = f"{lead}: {label(cause)}"
     if family is not None:
@@ -108,8 +111,10 @@ def link(
         first_at, first = min(timed, key=lambda p: p[0])  # type: ignore[arg-type,return-value]
         assert first_at is not None
         gap = first_at - began
-        when = "in the same minute as" if abs(gap) < timedelta(minutes=1) else (
-            f"{_minutes(gap)} before" if gap > timedelta(0) else f"{_minutes(gap)} after"
+        when = (
+            "in the same minute as"
+            if abs(gap) < timedelta(minutes=1)
+            else (f"{_minutes(gap)} before" if gap > timedelta(0) else f"{_minutes(gap)} after")
         )
         text += f". It came {when} the first effect it explains, at {clock(first_at.isoformat())}"
     others = [label(f) for f in effects]
@@ -166,11 +171,17 @@ _NEEDS = {
 
 
 def render_gap(gap: Gap, passed: Mapping[str, Sequence[_Resolved]] | None = None) -> str:
+    passed = passed or {}
     if gap.need == "corroboration":
         return "No second, independent source corroborates the cause."
+    if gap.need == "complete_logs":
+        who = passed[gap.about][0].fact.subject if gap.about and passed.get(gap.about) else ""
+        return (
+            f"The log query{' of ' + who if who else ''} hit its row limit: the first line it "
+            "returned need not be the first there was."
+        )
     if gap.need == "cause":
         return "No recorded change or failure signature is linked to the symptoms."
-    passed = passed or {}
     what = _NEEDS[gap.need]
     if gap.about and passed.get(gap.about):
         return f"Not established: no {what} of {passed[gap.about][0].fact.subject} were read."

@@ -56,7 +56,11 @@ class FactIndex:
             return FactRef(invocation=invocation, fact=self._rows[(invocation, n)], rows=[n])
         best: tuple[int, str] | None = None
         for inv, prefix, fid in self._paths:
-            if inv == invocation and _within(path, prefix) and (best is None or len(prefix) > best[0]):
+            if (
+                inv == invocation
+                and _within(path, prefix)
+                and (best is None or len(prefix) > best[0])
+            ):
                 best = (len(prefix), fid)
         return FactRef(invocation=invocation, fact=best[1]) if best else None
 

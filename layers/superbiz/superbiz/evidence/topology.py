@@ -54,6 +54,10 @@ def short(name: str) -> str:
         return parts[-1]
     if len(parts) > 1 and parts[0] == "targetgroup":
         return parts[1]
+    if len(parts) == 1 and "." in text:  # a host: its first label when it is a name
+        first = text.split(".")[0]
+        if len(first) >= _MIN_NAME and _PARTS.search(first):
+            return first
     return text
 
 
@@ -119,7 +123,7 @@ class Topology:
 
 def _texts(fact: FactBase) -> list[str]:
     if isinstance(fact, LogSignature):
-        return [fact.template]
+        return [fact.template, *fact.named]
     if isinstance(fact, ChangeFact):
         return [v for v in (fact.before, fact.after) if v]
     if isinstance(fact, ResourceFact):
@@ -138,6 +142,10 @@ def build(facts: Iterable[FactBase]) -> Topology:
         if isinstance(fact, LogSignature):
             topo.join(fact.subject, fact.log_group, "log group owner")
             topo.join(fact.subject, fact.writer.split("/")[0], "log writer")
+            for name in fact.named:
+                if name.startswith("arn:") or "." in name:
+                    # an ARN or a host the lines name is what the writer calls
+                    topo.join(fact.subject, name, "named in the lines")
         elif isinstance(fact, MetricSeries):
             for value in fact.dimensions.values():
                 topo.join(fact.subject, value, "metric dimension")

@@ -8,6 +8,7 @@ template (`sentence`) and its tests (tests/unit/test_facts_<kind>.py).
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Annotated, Any
 
@@ -70,6 +71,22 @@ def facts_of(output: Any) -> list[FactBase]:
         raise FactsInvalid(f"recorded facts do not validate: {exc.error_count()} error(s)") from exc
 
 
+# how far an effect's onset may come before its cause and still be its effect: one
+# period of the effect's metric, or two minutes for a log line (its own clock)
+LOG_TOLERANCE = timedelta(minutes=2)
+
+
+def onset(fact: FactBase) -> datetime | None:
+    """When a fact began: an alarm's first move into ALARM, else its `at`."""
+    when = (fact.entered_alarm_at or fact.at) if isinstance(fact, AlarmState) else fact.at
+    return parse_time(when) if when else None
+
+
+def tolerance(fact: FactBase) -> timedelta:
+    period = fact.period if isinstance(fact, MetricSeries | AlarmState) else None
+    return timedelta(seconds=period) if period else LOG_TOLERANCE
+
+
 def fact_from(value: Any) -> FactBase:
     """One fact from its JSON form."""
     try:
@@ -104,6 +121,8 @@ __all__ = [
     "Transition",
     "fact_by_id",
     "fact_from",
+    "onset",
+    "tolerance",
     "facts_of",
     "parse_time",
 ]

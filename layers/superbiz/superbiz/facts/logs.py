@@ -46,6 +46,11 @@ class LogSignature(FactBase):
     rows: list[int]
     # the failure-signature catalogue entry the lines match (superbiz/signatures.yaml)
     family: str | None = None
+    # resource-like names the lines hold (ARNs, hosts, dashed names), which the template
+    # may have masked: how the run's topology joins the writer to what it calls
+    named: list[str] = []
+    # the query stopped at its row limit: earlier lines may exist
+    query_truncated: bool = False
 
 
 # ------------------------------------------------------------------ writer and level
@@ -165,6 +170,7 @@ class _Group:
     level: str | None
     rows: list[int] = field(default_factory=list)
     families: Counter[str | None] = field(default_factory=Counter)
+    named: list[str] = field(default_factory=list)
 
 
 def extract(params: dict[str, Any], output: dict[str, Any]) -> list[LogSignature]:
@@ -202,6 +208,10 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[LogSignature
             group = groups[(key, cluster_id)] = _Group(log_group, writer, level)
         group.rows.append(index)
         stamps[index] = str(row.get("timestamp") or "")
+        if len(group.named) < MAX_NAMED and not is_instruction_like(message):
+            for name in names_in(message):
+                if name not in group.named and len(group.named) < MAX_NAMED:
+                    group.named.append(name)
         # a line addressed to the agent names no failure, whatever it says
         sig = None if is_instruction_like(message) else detect(message)
         group.families[sig.name if sig else None] += 1
@@ -214,6 +224,7 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[LogSignature
         if into is not group:
             into.rows += group.rows
             into.families.update(group.families)
+            into.named += [n for n in group.named if n not in into.named][:MAX_NAMED]
 
     facts: list[LogSignature] = []
     ordered = sorted(merged.items(), key=lambda item: (-len(item[1].rows), min(item[1].rows)))
@@ -239,9 +250,36 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[LogSignature
                 last_at=times[-1] if times else "",
                 rows=rows,
                 family=family,
+                named=group.named[:MAX_NAMED],
+                query_truncated=bool(output.get("truncated")),
             )
         )
     return facts
+
+
+MAX_NAMED = 12
+# what names a resource in a line: an ARN, a host (letters, a dot, letters), a name of two
+# dashed or underscored parts with a letter (orders-pg15, ledger_svc); never a bare word
+_NAMED = lazy(
+    r"arn:aws[\w-]*:[\w-]+:[\w-]*:\d*:[\w/:.\-]+"
+    r"|\b[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+\.[a-z]{2,}\b"
+    r"|\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+\b",
+    re.IGNORECASE,
+)
+# dashed words that are not names (a log's own vocabulary)
+_NOT_NAMES = frozenset({"user-agent", "x-forwarded-for", "content-type", "read-only", "time-out"})
+
+
+def names_in(message: str) -> list[str]:
+    """The resource-like names a log line holds, in order, once each."""
+    found: list[str] = []
+    for m in _NAMED.finditer(message):
+        name = m.group(0).rstrip(".:/")
+        if name.lower() in _NOT_NAMES or not re.search(r"[a-z]", name, re.I) or len(name) < 5:
+            continue
+        if name not in found:
+            found.append(name)
+    return found
 
 
 def _most_common(families: Counter[str | None]) -> str | None:

@@ -94,7 +94,10 @@ def check(
             detail=detail,
             statement=render_claim(claim, by_id, passed, topology) if rule is None else "",
             facts=[
-                {"invocation": r.ref.invocation, **r.fact.model_dump(mode="json", exclude={"paths"})}
+                {
+                    "invocation": r.ref.invocation,
+                    **r.fact.model_dump(mode="json", exclude={"paths"}),
+                }
                 for r in resolved
             ]
             if rule is None

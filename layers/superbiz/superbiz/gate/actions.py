@@ -4,14 +4,16 @@ knowledge; a gap names only claims that exist."""
 
 from __future__ import annotations
 
-from superbiz.claims import TARGET_KINDS, Claim, ClaimKind, Gap
+from superbiz.claims import RISK, TARGET_KINDS, Claim, ClaimKind, Gap
 from superbiz.gate import rules
 from superbiz.gate.pointers import Resolved, fact_type
 
 Outcome = tuple[str | None, str]
 
 
-def check_action(claim: Claim, by_id: dict[str, Claim], passed: dict[str, list[Resolved]]) -> Outcome:
+def check_action(
+    claim: Claim, by_id: dict[str, Claim], passed: dict[str, list[Resolved]]
+) -> Outcome:
     action = claim.action
     if action is None:
         return rules.SHAPE, "a remediation carries an action"
@@ -23,10 +25,26 @@ def check_action(claim: Claim, by_id: dict[str, Claim], passed: dict[str, list[R
     kind = fact_type(passed[action.target][0].fact)
     if kind not in TARGET_KINDS[action.verb]:
         return rules.TARGET_INVALID, f"{action.verb.value} does not act on a {kind}"
+    if RISK[action.verb] == "high" and not _linked(action.target, by_id, passed):
+        # undoing a change, restarting or failing over answers a cause the report states
+        return (
+            rules.TARGET_INVALID,
+            f"{action.verb.value} acts only on what a passed root cause or hypothesis links",
+        )
     return None, ""
 
 
-def check_support(claim: Claim, by_id: dict[str, Claim], passed: dict[str, list[Resolved]]) -> Outcome:
+def _linked(target: str, by_id: dict[str, Claim], passed: dict[str, list[Resolved]]) -> bool:
+    return any(
+        claim_id in passed and target in (c.cause, *c.explains)
+        for claim_id, c in by_id.items()
+        if c.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS)
+    )
+
+
+def check_support(
+    claim: Claim, by_id: dict[str, Claim], passed: dict[str, list[Resolved]]
+) -> Outcome:
     for support_id in claim.support:
         got = passed.get(support_id)
         if (

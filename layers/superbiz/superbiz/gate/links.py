@@ -7,7 +7,6 @@ started the run; a named family is one the facts show."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
 from superbiz.claims import Claim, ClaimKind
@@ -17,18 +16,16 @@ from superbiz.facts import (
     CAUSE_KINDS,
     EFFECT_KINDS,
     AlarmState,
+    ChangeFact,
     FactBase,
     LogSignature,
     MetricSeries,
-    parse_time,
+    onset,
+    tolerance,
 )
 from superbiz.gate import rules
 from superbiz.gate.pointers import Resolved, fact_type
 
-LOG_TOLERANCE = timedelta(minutes=2)
-# a cause that may be its own effect: a failure's lines, or a saturated series, show the
-# failure itself (a change or a trace edge needs an effect apart from it)
-SELF_EVIDENT = frozenset({"log_signature", "metric_series"})
 # how far from a named service an effect may be and still be what the question asked about
 TRIGGER_HOPS = 2
 
@@ -73,16 +70,6 @@ class Verdict:
     detail: str = ""
 
 
-def onset(fact: FactBase) -> datetime | None:
-    when = fact.entered_alarm_at or fact.at if isinstance(fact, AlarmState) else fact.at
-    return parse_time(when) if when else None
-
-
-def tolerance(fact: FactBase) -> timedelta:
-    period = fact.period if isinstance(fact, MetricSeries | AlarmState) else None
-    return timedelta(seconds=period) if period else LOG_TOLERANCE
-
-
 def _is_trigger(fact: FactBase, trigger: Trigger, topology: Topology) -> bool:
     if isinstance(fact, AlarmState) and trigger.alarm and fact.alarm == trigger.alarm:
         return True
@@ -95,6 +82,13 @@ def _is_trigger(fact: FactBase, trigger: Trigger, topology: Topology) -> bool:
     ):
         return True
     return any(topology.near(fact.subject, s, TRIGGER_HOPS) for s in trigger.named(topology))
+
+
+def _names_its_failure(cause: FactBase, claim: Claim) -> bool:
+    """A known failure's lines may stand as their own effect: a log signature the
+    catalogue names, linked under that very family ("these lines show connection pool
+    exhaustion"). Any other cause explaining itself says nothing."""
+    return isinstance(cause, LogSignature) and bool(cause.family) and claim.family == cause.family
 
 
 def check_link(
@@ -111,7 +105,13 @@ def check_link(
         return Verdict(rules.LINK_INVALID, f"cause {claim.cause} is a {cause_claim.kind.value}")
     cause = passed[claim.cause or ""][0].fact
     if cause.source != "telemetry" or fact_type(cause) not in CAUSE_KINDS:
-        return Verdict(rules.NO_TELEMETRY, f"a {fact_type(cause)} ({cause.source}) cannot be a cause")
+        return Verdict(
+            rules.NO_TELEMETRY, f"a {fact_type(cause)} ({cause.source}) cannot be a cause"
+        )
+    if isinstance(cause, ChangeFact) and cause.failed:
+        return Verdict(
+            rules.LINK_INVALID, f"{cause.id} failed ({cause.error_code}): it changed nothing"
+        )
     effects: list[FactBase] = []
     for effect_id in claim.explains:
         effect_claim = by_id.get(effect_id)
@@ -131,8 +131,11 @@ def check_link(
             effects.append(fact)
     if not effects:
         return Verdict(rules.LINK_INVALID, "a cause must explain at least one effect")
-    if claim.cause in claim.explains and fact_type(cause) not in SELF_EVIDENT:
-        return Verdict(rules.LINK_INVALID, f"a {fact_type(cause)} does not explain itself")
+    if claim.cause in claim.explains and not _names_its_failure(cause, claim):
+        return Verdict(
+            rules.LINK_INVALID,
+            f"{cause.id} explains itself without the failure family its lines show",
+        )
     began = onset(cause)
     if began is None:
         return Verdict(rules.CAUSE_AFTER_EFFECT, f"{cause.id} has no time to order it by")

@@ -95,7 +95,11 @@ def check_observation(claim: Claim, facts: Facts) -> tuple[list[Resolved], list[
         if isinstance(got, tuple):
             return [], [got[0]], got[1]
         if untrusted(got):
-            return [], [rules.UNTRUSTED_INSTRUCTION], f"{ref.fact} carries text addressed to the agent"
+            return (
+                [],
+                [rules.UNTRUSTED_INSTRUCTION],
+                f"{ref.fact} carries text addressed to the agent",
+            )
         absence = fact_type(got.fact) == "absence"
         if (claim.kind is ClaimKind.NEGATIVE) != absence:
             want = "an absence" if claim.kind is ClaimKind.NEGATIVE else "a recorded reading"

@@ -92,7 +92,9 @@ def _signature(verified: list[VerifiedClaim], causes: list[VerifiedClaim]) -> Ca
     for cause in causes:
         linked = [cause.claim.cause or "", *cause.claim.explains]
         signatures = [
-            f for cid in linked for f in (by_id[cid].facts if cid in by_id else [])
+            f
+            for cid in linked
+            for f in (by_id[cid].facts if cid in by_id else [])
             if f.get("type") == "log_signature"
         ]
         chosen = next(
@@ -150,7 +152,11 @@ def case_from_run(trace: RunTrace, duration_ms: int) -> Case | None:
     linked = {
         cid
         for c in [*causes, *remedies]
-        for cid in [c.claim.cause, *c.claim.explains, c.claim.action.target if c.claim.action else None]
+        for cid in [
+            c.claim.cause,
+            *c.claim.explains,
+            c.claim.action.target if c.claim.action else None,
+        ]
         if cid
     }
     plan = latest(trace, PlannerPlan)

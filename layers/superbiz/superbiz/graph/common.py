@@ -81,7 +81,7 @@ def latest_output(trace: RunTrace, output_type: str) -> dict[str, Any] | None:
 
 
 def latest_evidence(trace: RunTrace) -> ExecutorEvidence:
-    """The run's most recent executor_evidence_v2. It is complete by contract:
+    """The run's most recent executor_evidence_v3. It is complete by contract:
     after an evidence retry or another AIOps loop the Executor restates every
     claim it still stands by, so nothing stale reaches the Gatekeeper."""
     return latest(trace, ExecutorEvidence) or ExecutorEvidence()

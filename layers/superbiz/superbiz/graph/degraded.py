@@ -69,7 +69,10 @@ def fallback(event: NodeEvent, deps: Deps) -> GraphState:
     passed = [c for c in gate.claims if c.passed] if gate else []
     if passed:
         # sentences the gate rendered from the facts each claim points at
-        lines += ["### Verified findings (rendered from recorded facts, not yet judged by the Verifier)", ""]
+        lines += [
+            "### Verified findings (rendered from recorded facts, not yet judged by the Verifier)",
+            "",
+        ]
         lines += [f"- {c.statement}" for c in passed]
         lines.append("")
     collected = [inv for inv in trace.invocations if inv.success]

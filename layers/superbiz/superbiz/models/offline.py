@@ -18,7 +18,8 @@ from superbiz.analyzers import Finding
 from superbiz.claims import Action, ActionVerb, Gap
 from superbiz.contracts import ToolCall
 from superbiz.evidence.table import FactIndex
-from superbiz.facts import EFFECT_KINDS
+from superbiz.evidence.topology import build as build_topology
+from superbiz.facts import EFFECT_KINDS, fact_from
 from superbiz.models.base import ModelRequest, ModelResponse, Usage
 from superbiz.node_outputs import (
     Claim,
@@ -335,7 +336,11 @@ class OfflineModel:
             )
             missing.append(Gap(need="corroboration" if cause_found else "cause"))
         else:
-            verdict, score, hint = VerifierVerdict.REJECT, 5, "Nothing verified supports a conclusion."
+            verdict, score, hint = (
+                VerifierVerdict.REJECT,
+                5,
+                "Nothing verified supports a conclusion.",
+            )
         return self._reply(
             _dump(
                 VerifierOutput(
@@ -917,6 +922,10 @@ def build_evidence(
     of the facts covering what it read; the cause links to the effects it explains;
     actions are typed. Nothing here states a value: the gate reads and renders them."""
     index = FactIndex(facts)
+    # the run's topology, as the gate builds it: a cause explains only what it reaches
+    topology = build_topology(
+        fact_from({k: v for k, v in f.items() if k != "invocation"}) for f in facts
+    )
     claims: list[Claim] = []
     made: dict[int, str] = {}  # id(finding) -> the claim observing it
 
@@ -943,10 +952,19 @@ def build_evidence(
     def link(
         kind: ClaimKind, cause: str | None, effects: list[str | None], family: str | None = None
     ) -> str | None:
-        explains = [e for e in dict.fromkeys(effects) if e is not None and _has_onset(first_fact(e))]
+        fact = first_fact(cause)
+        explains = [
+            e
+            for e in dict.fromkeys(effects)
+            if e is not None
+            and (e != cause or bool(family and fact and fact.get("family") == family))
+            and _has_onset(first_fact(e))
+            and fact is not None
+            and topology.near(fact["subject"], first_fact(e)["subject"])  # type: ignore[index]
+            and not _after(fact, first_fact(e))
+        ]
         if cause is None or not explains:
             return None
-        fact = first_fact(cause)
         if family is not None and not any(
             (first_fact(e) or {}).get("family") == family for e in [cause, *explains]
         ):
@@ -1013,28 +1031,31 @@ def build_evidence(
     trigger = changes[0] if changes else None
     twin = _twin_of(trigger, changes[1:]) if trigger is not None else None
     runbooks = [observe(f) for f in by_kind.get("knowledge", [])[:1]]
+    # the other error signatures the run observed: what a cause may explain beside the
+    # symptoms (the gate holds each to time order and the topology)
+    others = [observe(f) for f in signatures[:3]]
     if cause is not None:
         sig = observe(cause)
         family = cause.data.get("signature")
         effects = [observe(e) for e in signatures if e.data.get("effect_of") == family][:2]
+        candidates = [*effects, *others, *symptoms]
+        linked = None
         if trigger is not None and twin is None and not trigger.data.get("restart"):
             change = observe(trigger)
-            linked = link(ClaimKind.ROOT_CAUSE, change, [sig, *effects, *symptoms], family)
-            if linked is None:
-                link(ClaimKind.ROOT_CAUSE, sig, [sig, *effects, *symptoms], family)
-            act(ActionVerb.ROLL_BACK, change)
+            linked = link(ClaimKind.ROOT_CAUSE, change, [sig, *candidates], family)
+            act(ActionVerb.ROLL_BACK if linked else ActionVerb.INSPECT, change)
         else:
-            link(ClaimKind.ROOT_CAUSE, sig, [sig, *effects, *symptoms], family)
             for other in (trigger, twin):
                 if other is not None:
                     act(ActionVerb.INSPECT, observe(other))
+        if linked is None and link(ClaimKind.ROOT_CAUSE, sig, [sig, *candidates], family) is None:
+            gaps.append(Gap(need="cause"))
         act(ActionVerb.INSPECT, sig)
     elif trigger is not None and signatures and not background:
         change = observe(trigger)
-        errors = observe(signatures[0])
-        link(ClaimKind.ROOT_CAUSE, change, [errors, *symptoms])
-        act(ActionVerb.ROLL_BACK, change)
-        act(ActionVerb.INSPECT, errors)
+        linked = link(ClaimKind.ROOT_CAUSE, change, [*others, *symptoms])
+        act(ActionVerb.ROLL_BACK if linked else ActionVerb.INSPECT, change)
+        act(ActionVerb.INSPECT, others[0])
     elif silenced and (not signatures or background):
         top = silenced[0]
         refs = index.refs((c.source_invocation_id, c.raw_path) for c in top.citations)
@@ -1045,20 +1066,38 @@ def build_evidence(
             claims.append(Claim(claim_id=change, kind=ClaimKind.OBSERVATION, facts=[change_ref]))
             silent = f"c{len(claims) + 1}"
             claims.append(Claim(claim_id=silent, kind=ClaimKind.OBSERVATION, facts=metric_refs))
-            link(ClaimKind.ROOT_CAUSE, change, [silent, *symptoms])
-            act(ActionVerb.ROLL_BACK, change)
+            linked = link(ClaimKind.ROOT_CAUSE, change, [silent, *symptoms])
+            act(ActionVerb.ROLL_BACK if linked else ActionVerb.INSPECT, change)
     elif saturated := next((a for a in anomalies if a.data.get("saturated")), None):
         metric = observe(saturated)
-        symptom = observe(signatures[0]) if signatures else None
-        link(ClaimKind.ROOT_CAUSE, metric, [metric, symptom, *symptoms])
+        linked = link(ClaimKind.ROOT_CAUSE, metric, [*others, *symptoms])
         act(ActionVerb.SCALE_UP, metric)
     elif signatures:
-        top = observe(signatures[0])
-        link(ClaimKind.HYPOTHESIS, top, [top, *symptoms])
-        gaps.append(Gap(need="logs", about=top))
+        # a generic signature (timeouts, 5xx) establishes no cause: at most a hypothesis
+        top, family = others[0], signatures[0].data.get("signature")
+        if link(ClaimKind.HYPOTHESIS, top, [*others, *symptoms], family) is None:
+            gaps.append(Gap(need="cause"))
+        else:
+            gaps.append(Gap(need="logs", about=top))
+    truncated = [
+        c.claim_id
+        for c in claims
+        if c.facts
+        and index.fact(c.facts[0]).get("query_truncated")
+        and c.claim_id in {x.cause for x in claims if x.cause}
+    ]
+    gaps += [Gap(need="complete_logs", about=t) for t in truncated[:1]]
     for runbook in runbooks:
         act(ActionVerb.FOLLOW_RUNBOOK, runbook)
     return ExecutorEvidence(claims=claims, gaps=gaps)
+
+
+def _after(cause: dict[str, Any], effect: dict[str, Any] | None) -> bool:
+    """Whether a cause began after an effect's onset by more than the gate allows."""
+    if effect is None or not cause.get("at"):
+        return True
+    began, onset = parse_iso(cause["at"]), parse_iso(effect["at"])
+    return (began - onset).total_seconds() > (effect.get("period") or 120)
 
 
 def _has_onset(fact: dict[str, Any] | None) -> bool:

@@ -71,7 +71,9 @@ def planner(event: NodeEvent, deps: Deps) -> GraphState:
         verdict = latest(trace, VerifierOutput)
         context["retry_context"] = {
             "verdict": verdict.verdict.value if verdict else None,
-            "missing_info": [g.model_dump(mode="json") for g in verdict.missing_info] if verdict else [],
+            "missing_info": [g.model_dump(mode="json") for g in verdict.missing_info]
+            if verdict
+            else [],
             "hint": verdict.retry_context if verdict else "",
         }
     turn = model_turn(

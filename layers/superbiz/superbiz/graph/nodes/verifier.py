@@ -43,4 +43,3 @@ def verifier(event: NodeEvent, deps: Deps) -> GraphState:
     deps.store.update_run(state.run_id, self_evaluation=evaluation)
     state.decision = output.verdict.value
     return state
-
