@@ -121,6 +121,8 @@ def _replay(args: argparse.Namespace) -> int:
         )
     report, _ = replay(run_file, _build_model(args.model), path=str(args.run_file))
     if args.json:
+        for note in report.notices:  # the text report leads with them; JSON holds them too
+            print(f"note: {note}", file=sys.stderr)
         print(report.model_dump_json(indent=2))
     else:
         print(render_replay(report))

@@ -12,6 +12,11 @@
   failed tool result the model can read, so a different model or prompt is
   compared against exactly the evidence of the incident. The report says what
   changed: claims and their Gatekeeper outcomes, verdicts, the answer, tokens.
+- A run recorded under an older contract replays with a notice naming it: an
+  invocation recorded before tools stored their facts (`$.facts`) gets them read
+  from its recorded output (superbiz.facts.extract), as the runner would have; the
+  claims of an `executor_evidence_v2` run (statements with citations) cannot be
+  read as pointers, so they are listed but not compared with the replay's.
 - `scenario_from_run` writes a scenario file (docs/scenarios.md) whose world holds
   what the recorded tools returned, so the incident also runs with live tools.
 """
@@ -31,6 +36,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from superbiz import errors
 from superbiz.cases import InMemoryCaseStore
+from superbiz.claims import CLAIM_CONTRACT, Claim, ClaimKind, ExecutorEvidence
 from superbiz.errors import SuperBizError, ToolError, ToolUnavailable
 from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
 from superbiz.repository import RunRepository
@@ -67,6 +73,9 @@ class RunFile(BaseModel):
     # the session's exchanges before this run, oldest first: {"question", "answer"}
     session_history: list[dict[str, str]] = Field(default_factory=list)
     knowledge_domains: list[str] = Field(default_factory=list)
+    # the claim contract the run was recorded under (None: a file written before it was
+    # recorded; `recorded_contract` reads the run's steps then)
+    claim_contract: str | None = None
 
     @property
     def trace(self) -> RunTrace:
@@ -119,6 +128,7 @@ def export_run(
         invocations=trace.invocations,
         session_history=history,
         knowledge_domains=list(planner.get("knowledge_domains") or []),
+        claim_contract=recorded_contract(trace),
     )
 
 
@@ -143,6 +153,65 @@ def load_run_file(path: Path) -> RunFile:
         return RunFile.model_validate(data)
     except ValidationError as exc:
         raise RunFileError(f"{path}: invalid run file: {exc.errors()[0]['msg']}") from None
+
+
+# ------------------------------------------------------ contracts recorded under
+
+# the Executor's output type and contract before claims pointed at facts
+OLD_EVIDENCE = "executor_evidence_v2"
+
+
+def recorded_contract(trace: RunTrace) -> str:
+    """The claim contract a run was recorded under: `executor_evidence_v2` (claims with
+    statements and citations) or this build's pointer contract."""
+    kinds = {s.output_type for s in trace.steps}
+    gate = trace.run.self_evaluation.get("gatekeeper") or {}
+    if OLD_EVIDENCE in kinds or any("citations" in c for c in gate.get("claims", [])):
+        return OLD_EVIDENCE
+    return str(gate.get("contract") or CLAIM_CONTRACT)
+
+
+def _facts_missing(inv: ToolInvocation) -> bool:
+    return inv.success and isinstance(inv.output, dict) and "facts" not in inv.output
+
+
+def read_missing_facts(run_file: RunFile) -> int:
+    """Give each recorded output that holds no `$.facts` the facts code reads from it
+    (recorded before tools stored them), as the tool runner would have; how many."""
+    from superbiz.facts.extract import extract
+    from superbiz.tools.registry import TOOL_CLASSES
+
+    missing = [inv for inv in run_file.invocations if _facts_missing(inv)]
+    for inv in missing:
+        assert isinstance(inv.output, dict)
+        inv.output["facts"] = extract(
+            inv.tool_name,
+            inv.input_params,
+            inv.output,
+            external=inv.tool_name not in TOOL_CLASSES,
+        )
+    return len(missing)
+
+
+def contract_notices(run_file: RunFile) -> list[str]:
+    """What a replay of this file says about the contract it was recorded under, after
+    reading the facts its outputs lack."""
+    notices = []
+    contract = run_file.claim_contract or recorded_contract(run_file.trace)
+    if contract != CLAIM_CONTRACT:
+        notices.append(
+            f"recorded under {contract} (statement claims); this build checks "
+            f"{CLAIM_CONTRACT}: the original's claims are listed as recorded, not compared "
+            "with the replay's; re-record the run (`superbiz chat --export` or `superbiz "
+            "trace export`) to compare them"
+        )
+    read = read_missing_facts(run_file)
+    if read:
+        notices.append(
+            f"{read} recorded tool output(s) held no facts (recorded before {CLAIM_CONTRACT}): "
+            "their facts were read from the recorded outputs, as the tool runner reads them"
+        )
+    return notices
 
 
 # ------------------------------------------------------ recorded tool answers
@@ -279,6 +348,8 @@ class _RecordedDomains:
 
 class RunSummary(BaseModel):
     run_id: str
+    # the claim contract its claims were made under: claims compare only within one
+    contract: str = CLAIM_CONTRACT
     models: list[str]
     status: str
     final_node: str | None
@@ -304,6 +375,8 @@ class ReplayReport(BaseModel):
     not_recorded: list[dict[str, Any]]
     changes: dict[str, Any]
     identical: bool
+    # what the replay says about the contract the run was recorded under
+    notices: list[str] = Field(default_factory=list)
 
 
 _INV_ID = re.compile(r"\binv_(\d{4})_[0-9a-z]{6}\b")
@@ -317,23 +390,11 @@ def comparable(text: str) -> str:
 
 def summarise_trace(trace: RunTrace) -> RunSummary:
     from superbiz import budget
-    from superbiz.graph.common import latest_evidence
 
     run = trace.run
     gate = run.self_evaluation.get("gatekeeper") or {}
-    outcomes = {c["claim_id"]: c for c in gate.get("claims", [])}
-    claims = []
-    for claim in latest_evidence(trace).claims:
-        outcome = outcomes.get(claim.claim_id, {})
-        claims.append(
-            {
-                "claim_id": claim.claim_id,
-                "kind": claim.kind.value,
-                "statement": claim.statement,
-                "passed": outcome.get("passed"),
-                "rule_ids": outcome.get("rule_ids", []),
-            }
-        )
+    contract = recorded_contract(trace)
+    claims = _statement_claims(gate) if contract == OLD_EVIDENCE else _pointer_claims(trace, gate)
     model_steps = [s for s in trace.steps if s.model and isinstance(s.model_input, dict)]
     counted = sum(
         budget.count_tokens(comparable(json.dumps(s.model_input.get("messages", []))))
@@ -342,6 +403,7 @@ def summarise_trace(trace: RunTrace) -> RunSummary:
     orchestration = run.orchestration_trace or {}
     return RunSummary(
         run_id=run.run_id,
+        contract=contract,
         models=sorted({s.model for s in model_steps if s.model}),
         status=run.status,
         final_node=orchestration.get("final_node"),
@@ -357,8 +419,94 @@ def summarise_trace(trace: RunTrace) -> RunSummary:
     )
 
 
+def _statement_claims(gate: dict[str, Any]) -> list[dict[str, Any]]:
+    """An executor_evidence_v2 run's claims as its Gatekeeper recorded them."""
+    return [
+        {
+            "claim_id": c.get("claim_id", ""),
+            "kind": c.get("kind", ""),
+            "statement": c.get("statement", ""),
+            "points": "",
+            "passed": c.get("passed"),
+            "rule_ids": c.get("rule_ids", []),
+            "key": " ".join(comparable(c.get("statement", "")).lower().split()),
+        }
+        for c in gate.get("claims", [])
+    ]
+
+
+def _pointer_claims(trace: RunTrace, gate: dict[str, Any]) -> list[dict[str, Any]]:
+    """The run's pointer claims with their Gatekeeper outcomes: the sentence code
+    rendered (passed claims), what each points at, and a key that is the same for the
+    same claim in another run (invocation ids masked, linked claims by their content)."""
+    evidence = _latest_pointer_evidence(trace)
+    outcomes = {c["claim_id"]: c for c in gate.get("claims", [])}
+    by_id = {c.claim_id: c for c in evidence.claims}
+    return [
+        {
+            "claim_id": claim.claim_id,
+            "kind": claim.kind.value,
+            "statement": outcomes.get(claim.claim_id, {}).get("statement", ""),
+            "points": _points(claim),
+            "passed": outcomes.get(claim.claim_id, {}).get("passed"),
+            "rule_ids": outcomes.get(claim.claim_id, {}).get("rule_ids", []),
+            "key": _content_key(claim.claim_id, by_id, frozenset()),
+        }
+        for claim in evidence.claims
+    ]
+
+
+def _latest_pointer_evidence(trace: RunTrace) -> ExecutorEvidence:
+    from superbiz.graph.common import latest_output
+
+    parsed = latest_output(trace, "executor_evidence_v3")
+    try:
+        return ExecutorEvidence.model_validate(parsed) if parsed else ExecutorEvidence()
+    except ValidationError:
+        return ExecutorEvidence()
+
+
+def _points(claim: Claim) -> str:
+    """What a claim points at or links, in a line (invocation ids masked)."""
+    if claim.action is not None:
+        return f"{claim.action.verb.value} {claim.action.target}"
+    if claim.cause is not None:
+        family = f" ({claim.family})" if claim.family else ""
+        return f"cause {claim.cause} explains {', '.join(claim.explains)}{family}"
+    return " ".join(
+        comparable(f"{ref.invocation}:{ref.fact}")
+        + (f"[{','.join(str(r) for r in ref.rows)}]" if ref.rows else "")
+        for ref in claim.facts
+    )
+
+
+def _content_key(claim_id: str, by_id: dict[str, Claim], seen: frozenset[str]) -> str:
+    claim = by_id.get(claim_id)
+    if claim is None or claim_id in seen:
+        return f"?{claim_id}"
+    seen = seen | {claim_id}
+
+    def keys(ids: list[str]) -> str:
+        return ", ".join(sorted(_content_key(i, by_id, seen) for i in ids))
+
+    if claim.kind in (ClaimKind.OBSERVATION, ClaimKind.NEGATIVE):
+        inner = " ".join(sorted(_points(claim).split()))
+    elif claim.action is not None:
+        target = _content_key(claim.action.target, by_id, seen)
+        inner = f"{claim.action.verb.value} {target}; {keys(claim.support)}"
+    else:
+        cause = _content_key(claim.cause or "", by_id, seen)
+        inner = f"{cause} -> {keys(claim.explains)}; {claim.family}; {keys(claim.support)}"
+    return f"{claim.kind.value}({inner})"
+
+
+def _said(claim: dict[str, Any]) -> str:
+    """A claim as the replay report shows it: its sentence, else what it points at."""
+    return claim.get("statement") or f"[{claim.get('claim_id')}: {claim.get('points')}]"
+
+
 def _claim_key(claim: dict[str, Any]) -> str:
-    return " ".join(comparable(claim["statement"]).lower().split())
+    return str(claim["key"])
 
 
 def compare(original: RunSummary, replay: RunSummary) -> dict[str, Any]:
@@ -375,13 +523,19 @@ def compare(original: RunSummary, replay: RunSummary) -> dict[str, Any]:
         before, after = getattr(original, field), getattr(replay, field)
         if before != after:
             changes[field] = {"original": before, "replay": after}
-    before_claims = {_claim_key(c): c for c in original.claims}
-    after_claims = {_claim_key(c): c for c in replay.claims}
+    if original.contract != replay.contract:
+        # the claims of another contract say different things: not compared (a notice says so)
+        changes["contract"] = {"original": original.contract, "replay": replay.contract}
+        before_claims: dict[str, Any] = {}
+        after_claims: dict[str, Any] = {}
+    else:
+        before_claims = {_claim_key(c): c for c in original.claims}
+        after_claims = {_claim_key(c): c for c in replay.claims}
     added = [after_claims[k] for k in after_claims if k not in before_claims]
     removed = [before_claims[k] for k in before_claims if k not in after_claims]
     gate_changed = [
         {
-            "statement": after_claims[k]["statement"],
+            "statement": _said(after_claims[k]),
             "original": {
                 "passed": before_claims[k]["passed"],
                 "rules": before_claims[k]["rule_ids"],
@@ -448,6 +602,7 @@ def replay(
     if runtime is None:
         with LocalRuntime(None, model=model) as fresh:
             return replay(run_file, model, runtime=fresh, path=path)
+    notices = contract_notices(run_file)
     answers = RecordedAnswers(run_file.invocations)
     sources = runtime.deps.tool_sources
     saved = (sources.answers, sources.knowledge_base, sources.cases)
@@ -484,6 +639,7 @@ def replay(
         not_recorded=answers.not_recorded,
         changes=changes,
         identical=not changes and not answers.not_recorded,
+        notices=notices,
     )
     return report, result
 
@@ -491,6 +647,7 @@ def replay(
 def render_replay(report: ReplayReport) -> str:
     o, r = report.original, report.replay
     rows = [
+        ("claim contract", o.contract, r.contract),
         ("status", o.status, r.status),
         ("final node", o.final_node, r.final_node),
         ("gatekeeper", o.gatekeeper_verdict, r.gatekeeper_verdict),
@@ -507,6 +664,7 @@ def render_replay(report: ReplayReport) -> str:
         ("models", ",".join(o.models) or "-", ",".join(r.models) or "-"),
     ]
     out = [f"replay of run {o.run_id} ({report.run_file}) as run {r.run_id}", ""]
+    out += [f"note: {n}" for n in report.notices] + ([""] if report.notices else [])
     out.append(f"{'':<26} {'original':<24} replay")
     for name, before, after in rows:
         mark = "" if before == after else "   <- changed"
@@ -521,11 +679,10 @@ def render_replay(report: ReplayReport) -> str:
     claims = report.changes.get("claims")
     if claims:
         for c in claims["added"]:
-            out.append(
-                f"  + claim ({c['kind']}, {'passed' if c['passed'] else 'rejected'}): {c['statement']}"
-            )
+            verdict = "passed" if c["passed"] else "rejected " + ",".join(c["rule_ids"])
+            out.append(f"  + claim ({c['kind']}, {verdict}): {_said(c)}")
         for c in claims["removed"]:
-            out.append(f"  - claim ({c['kind']}): {c['statement']}")
+            out.append(f"  - claim ({c['kind']}): {_said(c)}")
         for c in claims["gate_changed"]:
             out.append(f"  ~ gate {c['original']} -> {c['replay']}: {c['statement']}")
     if "answer" in report.changes:
@@ -618,22 +775,15 @@ def scenario_from_run(run_file: RunFile, scenario_id: str | None = None) -> dict
     alarm_name = (run.alarm or {}).get("name")
     if run.mode != "chat" and alarm_name in alarms and alarms[alarm_name]["state"] == "ALARM":
         trigger = {"alarm": {"name": alarm_name}}
+    read_missing_facts(run_file)
     summary = summarise_trace(run_file.trace)
-    causes = [c["statement"] for c in summary.claims if c["passed"] and c["kind"] == "root_cause"]
-    invocation_tool = {i.invocation_id: i.tool_name for i in run_file.invocations}
-    gate = run.self_evaluation.get("gatekeeper") or {}
-    cited = sorted(
-        {
-            invocation_tool[c["source_invocation_id"]]
-            for claim in gate.get("claims", [])
-            if claim.get("passed")
-            for c in claim.get("citations", [])
-            if c.get("passed") and c.get("source_invocation_id") in invocation_tool
-        }
-    )
+    if summary.contract == OLD_EVIDENCE:
+        causes, cited = _statement_expectation(run_file, summary)
+    else:
+        causes, cited = _pointer_expectation(run_file)
     verdict = summary.verifier_verdict
     expect: dict[str, Any] = {
-        "root_cause": {"any_of": [_cause_phrase(causes[0])]} if causes else {"none": True},
+        "root_cause": {"any_of": causes} if causes else {"none": True},
         "must_cite_tools": cited,
         "verdict_in": [verdict] if verdict else ["PASS", "LOW_CONFID"],
     }
@@ -646,6 +796,67 @@ def scenario_from_run(run_file: RunFile, scenario_id: str | None = None) -> dict
         "world": world,
         "expect": expect,
     }
+
+
+def _pointer_expectation(run_file: RunFile) -> tuple[list[str], list[str]]:
+    """What a correct diagnosis names, from the passed root cause: the failure family
+    it shows and the cause as a report names it; and the tools whose facts the passed
+    claims point at."""
+    from superbiz.facts import FactsInvalid, fact_by_id
+    from superbiz.sentences import label
+    from superbiz.signatures import by_name
+
+    trace = run_file.trace
+    gate = trace.run.self_evaluation.get("gatekeeper") or {}
+    passed = {c["claim_id"]: c for c in gate.get("claims", []) if c.get("passed")}
+    tool_of = {i.invocation_id: i.tool_name for i in run_file.invocations}
+    cited = sorted(
+        {
+            tool_of[f["invocation"]]
+            for c in passed.values()
+            for f in c.get("facts", [])
+            if f.get("invocation") in tool_of
+        }
+    )
+    evidence = _latest_pointer_evidence(trace)
+    by_id = {c.claim_id: c for c in evidence.claims}
+    outputs = {i.invocation_id: i.output for i in run_file.invocations}
+    phrases: list[str] = []
+    for claim in evidence.claims:
+        if claim.kind is not ClaimKind.ROOT_CAUSE or claim.claim_id not in passed:
+            continue
+        family = by_name().get(claim.family) if claim.family else None
+        if family is not None:
+            phrases.append(family.label)
+        cause = by_id.get(claim.cause or "")
+        if cause is not None and cause.facts:
+            ref = cause.facts[0]
+            try:
+                fact = fact_by_id(outputs.get(ref.invocation), ref.fact)
+            except FactsInvalid:
+                fact = None
+            if fact is not None:
+                phrases.append(label(fact)[:120])
+        break
+    return list(dict.fromkeys(phrases)), cited
+
+
+def _statement_expectation(run_file: RunFile, summary: RunSummary) -> tuple[list[str], list[str]]:
+    """The same from an executor_evidence_v2 run: the head of its root-cause statement
+    and the tools its passed citations name."""
+    causes = [c["statement"] for c in summary.claims if c["passed"] and c["kind"] == "root_cause"]
+    tool_of = {i.invocation_id: i.tool_name for i in run_file.invocations}
+    gate = run_file.run.self_evaluation.get("gatekeeper") or {}
+    cited = sorted(
+        {
+            tool_of[c["source_invocation_id"]]
+            for claim in gate.get("claims", [])
+            if claim.get("passed")
+            for c in claim.get("citations", [])
+            if c.get("passed") and c.get("source_invocation_id") in tool_of
+        }
+    )
+    return ([_cause_phrase(causes[0])] if causes else []), cited
 
 
 def _cause_phrase(statement: str) -> str:
