@@ -1,4 +1,5 @@
-"""Secrets in CloudWatch logs never reach the store, and citations match the redacted text."""
+"""Secrets in CloudWatch logs never reach the store, and the facts code reads from an
+output, and the sentences it renders from them, hold the markers, never the secrets."""
 
 from __future__ import annotations
 
@@ -7,16 +8,16 @@ from datetime import UTC, datetime
 import boto3
 import pytest
 
-from superbiz import runs
+from superbiz import gate, runs
 from superbiz.aws import AwsClients
 from superbiz.contracts import StartRunInput, ToolCall, ToolEvent
-from superbiz.graph import gatekeeper
-from superbiz.node_outputs import Citation, Claim, ClaimKind, ExecutorEvidence, GateVerdict
+from superbiz.node_outputs import Claim, ClaimKind, ExecutorEvidence, FactRef, GateVerdict
 from superbiz.records import AlarmClaim, RunRecord, ToolInvocation
 from superbiz.settings import Settings
 from superbiz.store import RunStore, create_table
 from superbiz.tools.base import ToolContext
 from superbiz.tools.runner import execute
+from superbiz_workbench.world import moto_clock
 
 pytestmark = pytest.mark.integration
 
@@ -62,14 +63,17 @@ def logs_with_secrets(aws) -> None:
     logs = aws.logs
     logs.create_log_group(logGroupName=GROUP)
     logs.create_log_stream(logGroupName=GROUP, logStreamName="web/1")
-    logs.put_log_events(
-        logGroupName=GROUP,
-        logStreamName="web/1",
-        logEvents=[
-            {"timestamp": int(datetime.fromisoformat(t).timestamp() * 1000), "message": m}
-            for t, m in LINES
-        ],
-    )
+    # moto refuses events older than 14 days before the real clock: it sees the test's NOW
+    with moto_clock(NOW):
+        response = logs.put_log_events(
+            logGroupName=GROUP,
+            logStreamName="web/1",
+            logEvents=[
+                {"timestamp": int(datetime.fromisoformat(t).timestamp() * 1000), "message": m}
+                for t, m in LINES
+            ],
+        )
+    assert not response.get("rejectedLogEventsInfo"), response
 
 
 def run_tool(store: RunStore, clients: AwsClients, params: dict) -> None:
@@ -80,24 +84,21 @@ def run_tool(store: RunStore, clients: AwsClients, params: dict) -> None:
     execute(event, store, ctx)
 
 
-def claim_citing(invocation_id: str, path: str, excerpt: str) -> ExecutorEvidence:
+def claim_pointing_at(invocation_id: str, fact: str, rows: list[int]) -> ExecutorEvidence:
     return ExecutorEvidence(
         claims=[
             Claim(
                 claim_id="c1",
                 kind=ClaimKind.OBSERVATION,
-                statement="payment-api cannot reach its database",
-                citations=[
-                    Citation(
-                        source_invocation_id=invocation_id, raw_path=path, evidence_excerpt=excerpt
-                    )
-                ],
+                facts=[FactRef(invocation=invocation_id, fact=fact, rows=rows)],
             )
         ]
     )
 
 
-def test_query_logs_output_is_stored_redacted_and_citable(aws, store, logs_with_secrets):
+def test_query_logs_output_is_stored_redacted_and_its_facts_quote_markers(
+    aws, store, logs_with_secrets
+):
     # Given payment-api logs carrying an access key, a password URL, an e-mail and a card
     # When the real query_logs tool runs through the tool runner
     run_tool(store, aws, {"service": "payment-api"})
@@ -123,25 +124,35 @@ def test_query_logs_output_is_stored_redacted_and_citable(aws, store, logs_with_
         "password": 1,
     }
 
-    # When a claim cites the redacted excerpt copied from the stored output
-    path = "$.results[1].message"
-    redacted_excerpt = "postgres://app:[REDACTED:password]@db.internal"
-    verdict = gatekeeper.check(
-        claim_citing(inv.invocation_id, path, redacted_excerpt), trace.invocations
+    # and the facts code read from the output were read after redaction: the signature of
+    # the connection failure holds the marker
+    facts = {f["id"]: f for f in inv.output["facts"]}
+    [connect] = [
+        f for f in facts.values() if f["type"] == "log_signature" and 1 in f.get("rows", [])
+    ]
+    assert "postgres://app:[REDACTED:password]@db.internal" in connect["template"]
+
+    # When a claim points at that signature and quotes the row with the password
+    verdict = gate.check(
+        claim_pointing_at(inv.invocation_id, connect["id"], [1]), trace.invocations
     )
 
-    # Then the Gatekeeper accepts it
-    assert verdict.verdict is GateVerdict.PASS
+    # Then the Gatekeeper accepts it, and the sentence it renders quotes the stored,
+    # redacted line: the report can state the evidence, never the secret
+    assert verdict.verdict is GateVerdict.PASS, verdict.claims[0]
+    statement = verdict.claims[0].statement
+    assert "postgres://app:[REDACTED:password]@db.internal:5432/orders" in statement
+    assert PASSWORD not in statement
 
-    # When a claim quotes the original secret instead
-    original_excerpt = f"postgres://app:{PASSWORD}@db.internal"
-    verdict = gatekeeper.check(
-        claim_citing(inv.invocation_id, path, original_excerpt), trace.invocations
+    # When a claim points at a row that is not a line of that signature
+    other = next(r for r in range(len(messages)) if r not in connect["rows"])
+    verdict = gate.check(
+        claim_pointing_at(inv.invocation_id, connect["id"], [other]), trace.invocations
     )
 
-    # Then it is rejected: the secret is not in the evidence
+    # Then it is rejected: a quote is only ever a recorded line of the fact it names
     assert verdict.verdict is GateVerdict.REJECT
-    assert gatekeeper.EXCERPT_MISMATCH in verdict.claims[0].rule_ids
+    assert verdict.claims[0].rule_ids == ["R3_ROW_NOT_IN_FACT"]
 
 
 def test_tool_error_text_is_redacted_before_it_is_stored(aws, store, logs_with_secrets):
