@@ -109,8 +109,12 @@ def chat_run(base_url: str) -> dict[str, Any]:
 def test_chat_starts_a_run_that_can_be_polled_to_a_cited_answer(chat_run):
     assert chat_run["status"] == "SUCCEEDED"
     assert "deadlock" in chat_run["answer"].lower()
-    assert re.search(r"`inv_\d{4}_\w+`", chat_run["answer"])  # claims cite invocations
-    assert chat_run["self_evaluation"]["gatekeeper"]["verdict"] == "PASS"
+    # the report states each piece of evidence with the recorded fact it comes from
+    assert re.search(r"\[`inv_\d{4}_\w+` `sig\d+`", chat_run["answer"])
+    gate = chat_run["self_evaluation"]["gatekeeper"]
+    assert gate["contract"] == "pointer-claims/1" and gate["claims_passed"] > 0
+    # (the Gatekeeper's verdict on this world is the diagnosis engine's: test_scenarios)
+    assert gate["verdict"] in ("PASS", "PARTIAL")
     assert chat_run["agent_flow"][0] == "StartRun" and chat_run["agent_flow"][-1] == "Finalize"
 
 
