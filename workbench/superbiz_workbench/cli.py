@@ -556,7 +556,9 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     ev_sub.add_parser(
-        "adversarial", help="fabricated citations and prompt injection: the Gatekeeper's catch rate"
+        "adversarial",
+        help="a hostile model's attacks on pointer claims and planted instructions: the "
+        "Gatekeeper's catch rate",
     ).add_argument("--json", action="store_true", help="print the report as one JSON object")
     ev_sub.add_parser(
         "faults", help="inject faults into every node, model, tool and store: runs lost"
