@@ -170,10 +170,15 @@ def test_root_cause_whose_cause_is_only_a_past_case_is_rejected(ctx: ToolContext
 def test_past_case_supports_a_hypothesis_and_a_remediation(ctx: ToolContext) -> None:
     # Given the same outputs
     invocations = _case_and_logs(ctx)
-    # When the case supports a hypothesis about this run's errors and a restart of what
-    # logged them
+    # When the case supports a hypothesis about this run's errors (the known failure its
+    # lines show) and a restart of what logged them
     hypothesis = Claim(
-        claim_id="c3", kind=ClaimKind.HYPOTHESIS, cause="c2", explains=["c2"], support=["c1"]
+        claim_id="c3",
+        kind=ClaimKind.HYPOTHESIS,
+        cause="c2",
+        explains=["c2"],
+        family="db_pool_exhaustion",
+        support=["c1"],
     )
     fix = Claim(
         claim_id="c4",
@@ -200,7 +205,7 @@ def test_this_runs_telemetry_cannot_stand_in_as_support(ctx: ToolContext) -> Non
     fix = Claim(
         claim_id="c4",
         kind=ClaimKind.REMEDIATION,
-        action=Action(verb=ActionVerb.RESTART, target="c2"),
+        action=Action(verb=ActionVerb.INSPECT, target="c2"),
         support=["c2"],
     )
     outcome = gate.check(ExecutorEvidence(claims=[CASE, LOG, fix]), invocations).claims[2]
