@@ -12,6 +12,7 @@ import pytest
 from superbiz import gate
 from superbiz.aws import AwsClients
 from superbiz.errors import ToolInputInvalid, ToolUnavailable, UnknownTool
+from superbiz.facts.extract import extract
 from superbiz.mcp.client import CallOutcome, McpServerUnavailable, RemoteTool, headers_from_secret
 from superbiz.mcp.config import (
     McpConfig,
@@ -23,7 +24,6 @@ from superbiz.mcp.config import (
     split,
 )
 from superbiz.mcp.toolset import WITHHELD, McpArguments, offer_tools, resolve
-from superbiz.facts.extract import extract
 from superbiz.node_outputs import Claim, ClaimKind, ExecutorEvidence, FactRef
 from superbiz.observations import EvidenceSource
 from superbiz.records import ToolInvocation
