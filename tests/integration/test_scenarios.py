@@ -40,8 +40,8 @@ def test_scenario_meets_its_expectations(path):
     assert scored.passed, f"{scenario.id}: {failed}\n\n{result['answer']}"
     # the offline model only cites what it saw
     assert scored.claims_passed == scored.claims_proposed
-    # and the answer check holds its report as written: no honest sentence refused
-    assert result["answer_check"]["rendered_by"] == "composer", result["answer_check"]
+    # and the Composer chose the summary its passed claims bear out
+    assert result["answer_check"]["passed"] is True, result["answer_check"]
     if scenario.world.knowledge:
         # the world's runbooks were found through the real knowledge path and cited
         lookups = [

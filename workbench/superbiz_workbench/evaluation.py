@@ -104,6 +104,73 @@ def concluded(result: dict[str, Any]) -> dict[str, str]:
     }
 
 
+def _root_cause_links(
+    result: dict[str, Any],
+) -> list[tuple[dict[str, Any], list[dict[str, Any]], str | None]]:
+    """Each passed root cause the Verifier allowed: its cause's facts, the facts of what
+    it explains, and the family it names (the links from the recorded evidence, the
+    facts from the gate's outcomes)."""
+    evidence = next(
+        (
+            s["model_output"]["parsed"]
+            for s in reversed(result["trace"]["steps"])
+            if s["output_type"] == "executor_evidence_v3"
+            and not s.get("error")
+            and isinstance(s.get("model_output"), dict)
+            and "parsed" in s["model_output"]
+        ),
+        {"claims": []},
+    )
+    allowed = (result.get("verifier") or {}).get("allowed_claims")
+    facts = {c["claim_id"]: c["facts"] for c in _passed_claims(result)}
+    links = []
+    for claim in evidence["claims"]:
+        if claim["kind"] != "root_cause" or claim["claim_id"] not in facts:
+            continue
+        if allowed is not None and claim["claim_id"] not in allowed:
+            continue
+        for cause in facts.get(claim["cause"], [])[:1]:
+            effects = [f for e in claim["explains"] for f in facts.get(e, [])]
+            links.append((cause, effects, claim.get("family")))
+    return links
+
+
+def _names(fact: dict[str, Any]) -> set[str]:
+    return {
+        str(v).lower()
+        for v in (fact.get("subject"), fact.get("resource"), *(fact.get("resources") or []))
+        if v
+    }
+
+
+def cause_check(expect: Any, result: dict[str, Any]) -> Check:
+    """`expect.cause`: a verified root cause whose linked facts hold every field given."""
+    links = _root_cause_links(result)
+    misses: list[str] = []
+    for cause, effects, family in links:
+        wrong = []
+        if expect.kind and cause.get("type") != expect.kind:
+            wrong.append(f"kind {cause.get('type')}")
+        if expect.resource and expect.resource.lower() not in _names(cause):
+            wrong.append(f"resource {sorted(_names(cause))}")
+        if expect.action and not str(cause.get("action") or "").startswith(expect.action):
+            wrong.append(f"action {cause.get('action')}")
+        shown = {family} | {f.get("family") for f in [cause, *effects]}
+        if expect.family and expect.family not in shown:
+            wrong.append(f"family {sorted(str(f) for f in shown if f)}")
+        if expect.effect and not any(
+            expect.effect.lower()
+            in {str(f.get(k) or "").lower() for k in ("metric", "alarm", "subject")}
+            for f in effects
+        ):
+            wrong.append("effect not among " + str(sorted({f.get("id") for f in effects})))
+        if not wrong:
+            return Check(name="cause", passed=True, detail=f"{cause.get('type')} {cause.get('id')}")
+        misses.append("; ".join(wrong))
+    detail = "no verified root cause" if not links else " | ".join(misses)
+    return Check(name="cause", passed=False, detail=detail)
+
+
 def score(scenario: Any, result: dict[str, Any]) -> ScenarioScore:
     """Apply every `expect` check to one run's JSON view (see cli.run_result)."""
     expect = scenario.expect
@@ -137,18 +204,15 @@ def score(scenario: Any, result: dict[str, Any]) -> ScenarioScore:
             )
         )
 
-    cited_tools = {
-        tool_of.get(c["source_invocation_id"])
-        for claim in passed_claims
-        for c in claim["citations"]
-        if c["passed"]
-    }
+    if expect.cause is not None:
+        checks.append(cause_check(expect.cause, result))
+    cited_tools = {tool_of.get(f["invocation"]) for claim in passed_claims for f in claim["facts"]}
     for tool in expect.must_cite_tools:
         checks.append(
             Check(
                 name=f"cites:{tool}",
                 passed=tool in cited_tools,
-                detail=f"tools cited by verified claims: {sorted(t for t in cited_tools if t)}",
+                detail=f"tools whose facts verified claims point at: {sorted(t for t in cited_tools if t)}",
             )
         )
     claimed = f"{said['claims']} \n{said['summary']} \n{said['actions']}"

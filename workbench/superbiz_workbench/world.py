@@ -623,8 +623,32 @@ class RootCauseExpect(Spec):
         return self
 
 
+class CauseExpect(Spec):
+    """Typed expectations of the verified root cause, scored against the facts it links
+    (docs/scenarios.md, `expect.cause`); every field given must hold."""
+
+    # the kind of the cause's fact
+    kind: Literal["change", "log_signature", "metric_series", "trace_edge"] | None = None
+    # the cause fact's subject, or a resource it names (a change's resource or one it touched)
+    resource: Text | None = None
+    # a change's action (CloudTrail event name, without its API version)
+    action: Text | None = None
+    # the catalogue family the root cause names or its linked log signatures show
+    family: Text | None = None
+    # an effect it explains: a metric's name, an alarm's name or an effect's subject
+    effect: Text | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> CauseExpect:
+        if not any((self.kind, self.resource, self.action, self.family, self.effect)):
+            raise ValueError("give at least one of kind, resource, action, family, effect")
+        return self
+
+
 class Expect(Spec):
     root_cause: RootCauseExpect
+    # typed expectations of the verified root cause's facts (scored beside `root_cause`)
+    cause: CauseExpect | None = None
     must_cite_tools: list[str] = Field(default_factory=list)
     must_not_claim: list[Text] = Field(default_factory=list)
     verdict_in: list[Literal["PASS", "LOW_CONFID", "REJECT"]] = Field(min_length=1)

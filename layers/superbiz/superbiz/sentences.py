@@ -49,7 +49,16 @@ def quote(text: str, limit: int = QUOTE_CHARS) -> str:
 def label(fact: FactBase) -> str:
     """A fact's short name, for links and actions."""
     if isinstance(fact, ChangeFact):
-        values = f" ({fact.before} -> {fact.after})" if fact.before and fact.after else ""
+        if fact.before and fact.after:
+            what = f"{fact.attribute} " if fact.attribute else ""
+            values = f" ({what}{fact.before} -> {fact.after})"
+        elif fact.parameters:
+            # what it set, without what only names the resource again
+            named = {fact.resource, *fact.resources}
+            shown = [f"{k}={v}" for k, v in fact.parameters.items() if v not in named][:4]
+            values = f" ({', '.join(shown)})" if shown else ""
+        else:
+            values = ""
         who = f" by {fact.actor}" if fact.actor else ""
         return f"{fact.action} on {fact.resource}{who} at {clock(fact.at)}{values}"
     if isinstance(fact, LogSignature):
@@ -119,6 +128,9 @@ def link(
         text += f". It came {when} the first effect it explains, at {clock(first_at.isoformat())}"
     others = [label(f) for f in effects]
     text += ". It explains " + "; ".join(others) + "."
+    if family is not None:
+        # what the catalogue says the family means (superbiz/signatures.yaml)
+        text += f" {family.label[:1].upper()}{family.label[1:]}: {family.cause.rstrip('.')}."
     support = [r.fact for s in claim.support for r in passed.get(s, [])]
     if support:
         text += " Supported by " + "; ".join(label(f) for f in support) + "."
