@@ -27,12 +27,12 @@ from superbiz.claims import (
     ExecutorEvidence,
     FactRef,
 )
-from superbiz.facts import CAUSE_KINDS, EFFECT_KINDS, facts_of
+from superbiz.facts import CAUSE_KINDS, EFFECT_KINDS, facts_of, onset, tolerance
 from superbiz.facts.extract import extract
 from superbiz.gate import rules
-from superbiz.facts import onset, tolerance
 from superbiz.records import ToolInvocation
 from superbiz.signatures import by_name
+from superbiz.untrusted import is_instruction_like
 
 EXAMPLES = 25
 _SETTINGS = settings(
@@ -54,6 +54,14 @@ def _observe(claim_id: str, inv: str, fact: str, rows: list[int] | None = None) 
 
 def _passed(result: Any) -> set[str]:
     return result.passed_ids
+
+
+def _speaks_to_the_agent(rec: Recorded, inv: str, fact: Any, rows: list[int]) -> bool:
+    output = next(i.output for i in rec.invocations if i.invocation_id == inv)
+    texts = [getattr(fact, "template", ""), getattr(fact, "passage", ""), fact.subject]
+    quoted = rows or (fact.rows[:1] if fact.type == "log_signature" else [])
+    texts += [output["results"][r].get("message", "") for r in quoted]
+    return any(is_instruction_like(t) for t in texts if t)
 
 
 def _foreign_change(at: str, seq: int) -> ToolInvocation:
@@ -139,6 +147,10 @@ def check_properties(
         )
         result = rec.check([claim])
         counted(f"pass:{fact.type}")
+        if _speaks_to_the_agent(rec, inv, fact, rows):
+            # a planted instruction (a world's injected lines) is never evidence (R6)
+            assert result.claims[0].rule_ids == [rules.UNTRUSTED_INSTRUCTION], result.claims[0]
+            return
         assert "o1" in _passed(result), (fact.type, fact.id, result.claims[0])
         assert result.claims[0].statement
 
@@ -174,6 +186,8 @@ def check_properties(
         result = rec.check([Claim(claim_id="o1", kind=kind, facts=[ref])])
         counted(f"moved:{move}")
         [outcome] = result.claims
+        if move in ("kind", "row") and _speaks_to_the_agent(rec, inv, fact, []):
+            owed = outcome.rule_ids[0] if outcome.rule_ids else owed  # R6 may come first
         assert not outcome.passed and outcome.rule_ids == [owed], (move, fact.id, outcome)
         assert outcome.statement == ""
 

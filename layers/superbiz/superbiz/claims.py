@@ -9,7 +9,6 @@ The shapes keep to the structured-output subset of the OpenAI API: no unions of
 objects, every property present (null or [] when unused).
 """
 
-
 from enum import StrEnum
 from typing import Literal
 

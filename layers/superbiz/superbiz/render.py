@@ -64,6 +64,10 @@ def render_report(
     summary = SUMMARIES[fitting]
     if causes:
         summary = f"{summary} {causes[0].statement.split('. ')[0].rstrip('.')}."
+    hypotheses = by_kind.get("hypothesis", [])
+    if by_kind.get("root_cause") and hypotheses:
+        # a root cause (the failure) beside a possible trigger the records do not establish
+        summary += f" {hypotheses[0].statement.split('. ')[0].rstrip('.')}."
     evidence = [c.statement + refs(c) for c in by_kind.get("observation", [])]
     checked = [c.statement + refs(c) for c in by_kind.get("negative", [])]
     actions = [c.statement for c in by_kind.get("remediation", [])]

@@ -25,7 +25,7 @@ from superbiz.facts import (
 )
 from superbiz.facts.base import clock
 from superbiz.facts.extract import sentence
-from superbiz.signatures import by_name
+from superbiz.signatures import by_name, deploys
 
 QUOTE_CHARS = 200
 
@@ -66,9 +66,10 @@ def label(fact: FactBase) -> str:
             f"the {quote(fact.template, 180)} lines of {fact.writer} (from {clock(fact.first_at)})"
         )
     if isinstance(fact, MetricSeries):
-        return f"{fact.metric} of {fact.subject}" + (
-            f" (onset {clock(fact.onset_at)})" if fact.onset_at else ""
-        )
+        text = f"{fact.metric} of {fact.subject}"
+        if saturated(fact):
+            text += f", saturated at a peak of {fact.peak:g} %"
+        return text + (f" (onset {clock(fact.onset_at)})" if fact.onset_at else "")
     if isinstance(fact, AlarmState):
         return f"alarm {fact.alarm}"
     if isinstance(fact, TraceEdge):
@@ -80,6 +81,20 @@ def label(fact: FactBase) -> str:
     if isinstance(fact, Absence):
         return f"the search of {fact.tool}"
     return fact.subject
+
+
+# a utilisation series at or above this peak has no headroom left
+SATURATION_PERCENT = 85.0
+_UTILISATION = ("utilization", "utilisation", "cpu")
+
+
+def saturated(fact: MetricSeries) -> bool:
+    """A CPU or memory utilisation series whose peak left no headroom (a derived reading)."""
+    return (
+        any(word in fact.metric.lower() for word in _UTILISATION)
+        and fact.peak is not None
+        and fact.peak >= SATURATION_PERCENT
+    )
 
 
 def _minutes(delta: timedelta) -> str:
@@ -153,9 +168,16 @@ _VERBS: dict[ActionVerb, str] = {
 def action(claim: Claim, passed: Mapping[str, Sequence[_Resolved]]) -> str:
     assert claim.action is not None
     target = passed[claim.action.target][0].fact
-    text = _VERBS[claim.action.verb].format(label=label(target), subject=target.subject)
+    template = _VERBS[claim.action.verb]
+    if isinstance(target, ChangeFact) and not deploys(target.action, _detail(target)):
+        template = "Revert {label}."  # a setting, a rule, a key: undone, not rolled back
+    text = template.format(label=label(target), subject=target.subject)
     risk = RISK[claim.action.verb]
     return text + (" (high risk: a person confirms it first)" if risk == "high" else "")
+
+
+def _detail(change: ChangeFact) -> str:
+    return ", ".join(f"{k}={v}" for k, v in change.parameters.items()) or (change.attribute or "")
 
 
 def render_claim(

@@ -82,7 +82,8 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[MetricSeries
         MetricSeries(
             id="met1",
             subject=dimension_subject(dimensions) or namespace,
-            at=summary.get("onset_at"),
+            # when it began: when a count went silent (traffic that stopped), else its onset
+            at=summary.get("silent_from") or summary.get("onset_at"),
             paths=["$.summary", "$.points"],
             namespace=namespace,
             metric=str(output.get("metric_name") or params.get("metric_name") or ""),

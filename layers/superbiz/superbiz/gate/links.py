@@ -6,6 +6,7 @@ started the run; a named family is one the facts show."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ from superbiz.facts import (
 )
 from superbiz.gate import rules
 from superbiz.gate.pointers import Resolved, fact_type
+from superbiz.signatures import by_name, operation
 
 # how far from a named service an effect may be and still be what the question asked about
 TRIGGER_HOPS = 2
@@ -91,6 +93,24 @@ def _names_its_failure(cause: FactBase, claim: Claim) -> bool:
     return isinstance(cause, LogSignature) and bool(cause.family) and claim.family == cause.family
 
 
+def _mechanism(cause: FactBase, effects: list[FactBase], claim: Claim) -> bool:
+    """A hypothesis may rest on the catalogue where the records join nothing: a change of
+    an event the named family's entry says can produce it (`triggered_by`: a NAT gateway
+    deleted, a rule revoked, a key disabled; never a deploy, which acts on its own
+    service), before log lines that show that family. Shared infrastructure changes
+    name no service; the report says it is not established."""
+    if claim.kind is not ClaimKind.HYPOTHESIS or not isinstance(cause, ChangeFact):
+        return False
+    entry = by_name().get(claim.family or "")
+    if entry is None or not any(
+        isinstance(f, LogSignature) and f.family == claim.family for f in effects
+    ):
+        return False
+    return any(
+        t != "deploy" and re.fullmatch(t, operation(cause.action)) for t in entry.triggered_by
+    )
+
+
 def check_link(
     claim: Claim,
     by_id: dict[str, Claim],
@@ -147,7 +167,9 @@ def check_link(
             f"{cause.id} at {cause.at} is after the onset of {first.id} at {first_at.isoformat()}",
         )
     for effect in effects:
-        if not topology.near(cause.subject, effect.subject):
+        if not topology.near(cause.subject, effect.subject) and not _mechanism(
+            cause, effects, claim
+        ):
             return Verdict(
                 rules.OFF_TOPOLOGY,
                 f"{cause.subject} is not on the path of {effect.subject} in this run's records",

@@ -950,18 +950,32 @@ def build_evidence(
         return index.fact(claim.facts[0]) if claim and claim.facts else None
 
     def link(
-        kind: ClaimKind, cause: str | None, effects: list[str | None], family: str | None = None
+        kind: ClaimKind,
+        cause: str | None,
+        effects: list[str | None],
+        family: str | None = None,
+        reach: bool = True,
     ) -> str | None:
         fact = first_fact(cause)
+        def fits(e: str) -> bool:
+            """Every fact of the effect began, no earlier than the cause allows, and
+            is on the cause's path (unless the catalogue is to bear the link)."""
+            claim = next((c for c in claims if c.claim_id == e), None)
+            facts_of_e = [index.fact(r) for r in claim.facts] if claim else []
+            return bool(facts_of_e) and all(
+                _has_onset(f)
+                and not _after(fact, f)  # type: ignore[arg-type]
+                and (not reach or topology.near(fact["subject"], f["subject"]))  # type: ignore[index]
+                for f in facts_of_e
+            )
+
         explains = [
             e
             for e in dict.fromkeys(effects)
             if e is not None
-            and (e != cause or bool(family and fact and fact.get("family") == family))
-            and _has_onset(first_fact(e))
             and fact is not None
-            and topology.near(fact["subject"], first_fact(e)["subject"])  # type: ignore[index]
-            and not _after(fact, first_fact(e))
+            and (e != cause or bool(family and fact.get("family") == family))
+            and fits(e)
         ]
         if cause is None or not explains:
             return None
@@ -1043,7 +1057,12 @@ def build_evidence(
         if trigger is not None and twin is None and not trigger.data.get("restart"):
             change = observe(trigger)
             linked = link(ClaimKind.ROOT_CAUSE, change, [sig, *candidates], family)
-            act(ActionVerb.ROLL_BACK if linked else ActionVerb.INSPECT, change)
+            # a change the records join to nothing (shared infrastructure) may still be
+            # what the catalogue says produces this failure: a hypothesis, not a cause
+            possible = linked or link(
+                ClaimKind.HYPOTHESIS, change, [sig, *candidates], family, reach=False
+            )
+            act(ActionVerb.ROLL_BACK if possible else ActionVerb.INSPECT, change)
         else:
             for other in (trigger, twin):
                 if other is not None:
