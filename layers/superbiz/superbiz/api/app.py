@@ -775,7 +775,8 @@ class ReviewRequest(Model):
     remove_actions: list[Annotated[str, Field(min_length=1, max_length=2000)] | int] | None = Field(
         None,
         max_length=50,
-        description="amend: the actions to strike, by exact text or number (from 1)",
+        description="amend: the actions to strike, by action id (the remediation claim's), "
+        "number (from 1) or exact text",
     )
 
 
