@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from superbiz.aws import AwsClients
 from superbiz.contracts import GraphState, NodeEvent, RunMode, StartRunInput
 from superbiz.deps import Deps
+from superbiz.facts.extract import extract
 from superbiz.graph.common import record_code_step
 from superbiz.graph.nodes.gatekeeper import gatekeeper_node
 from superbiz.graph.nodes.start_run import start_run
@@ -20,7 +21,6 @@ from superbiz.graph.routes import Route
 from superbiz.memory_store import InMemoryRunStore
 from superbiz.models.base import ChatModel
 from superbiz.models.offline import OfflineModel
-from superbiz.facts.extract import extract
 from superbiz.node_outputs import Action, ActionVerb, Claim, ClaimKind, ExecutorEvidence, FactRef
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
 from superbiz.settings import Settings
@@ -131,9 +131,7 @@ REAL_FACT = "sig1"
 FABRICATED_FACT = "sig9"
 
 
-def gated(
-    run: Run, *, real: int = 1, fabricated: int = 0, actions: list[ActionVerb] | None = None
-):
+def gated(run: Run, *, real: int = 1, fabricated: int = 0, actions: list[ActionVerb] | None = None):
     """The logs call, the Executor's evidence (`real` observations of the fact it
     recorded, `fabricated` of one it never did, and `actions` on the first real one)
     and the Gatekeeper's verdict on it."""

@@ -957,6 +957,7 @@ def build_evidence(
         reach: bool = True,
     ) -> str | None:
         fact = first_fact(cause)
+
         def fits(e: str) -> bool:
             """Every fact of the effect began, no earlier than the cause allows, and
             is on the cause's path (unless the catalogue is to bear the link)."""
