@@ -110,7 +110,7 @@ def _root_cause_links(
     """Each passed root cause the Verifier allowed: its cause's facts, the facts of what
     it explains, and the family it names (the links from the recorded evidence, the
     facts from the gate's outcomes)."""
-    evidence = next(
+    evidence: dict[str, Any] = next(
         (
             s["model_output"]["parsed"]
             for s in reversed(result["trace"]["steps"])
@@ -163,7 +163,7 @@ def cause_check(expect: Any, result: dict[str, Any]) -> Check:
             in {str(f.get(k) or "").lower() for k in ("metric", "alarm", "subject")}
             for f in effects
         ):
-            wrong.append("effect not among " + str(sorted({f.get("id") for f in effects})))
+            wrong.append("effect not among " + str(sorted({str(f.get("id")) for f in effects})))
         if not wrong:
             return Check(name="cause", passed=True, detail=f"{cause.get('type')} {cause.get('id')}")
         misses.append("; ".join(wrong))

@@ -10,13 +10,13 @@ objects, every property present (null or [] when unused).
 """
 
 from enum import StrEnum
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field, field_validator
 
 from superbiz.contracts import Contract
 
-CLAIM_CONTRACT = "pointer-claims/1"
+CLAIM_CONTRACT: Final = "pointer-claims/1"
 
 
 class ClaimKind(StrEnum):

@@ -65,15 +65,17 @@ def check(
     outcome: dict[str, ClaimOutcome] = {}
     root_causes = 0
     for claim in sorted(evidence.claims, key=lambda c: _ORDER[c.kind]):
-        rule, detail, resolved = None, "", []
+        rule: str | None = None
+        detail = ""
+        resolved: list[Resolved] = []
         if (why := _shape(claim)) is not None:
             rule, detail = rules.SHAPE, why
         elif claim.kind in (ClaimKind.OBSERVATION, ClaimKind.NEGATIVE):
             resolved, failed, detail = check_observation(claim, facts)
             rule = failed[0] if failed else None
         elif claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS):
-            verdict = check_link(claim, by_id, passed, topology, trigger)
-            rule, detail = verdict.rule, verdict.detail
+            link = check_link(claim, by_id, passed, topology, trigger)
+            rule, detail = link.rule, link.detail
             if rule is None and claim.support:
                 rule, detail = check_support(claim, by_id, passed)
             if rule is None and claim.kind is ClaimKind.ROOT_CAUSE:

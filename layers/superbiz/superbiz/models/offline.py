@@ -1094,11 +1094,11 @@ def build_evidence(
         act(ActionVerb.SCALE_UP, metric)
     elif signatures:
         # a generic signature (timeouts, 5xx) establishes no cause: at most a hypothesis
-        top, family = others[0], signatures[0].data.get("signature")
-        if link(ClaimKind.HYPOTHESIS, top, [*others, *symptoms], family) is None:
+        leading, family = others[0], signatures[0].data.get("signature")
+        if link(ClaimKind.HYPOTHESIS, leading, [*others, *symptoms], family) is None:
             gaps.append(Gap(need="cause"))
         else:
-            gaps.append(Gap(need="logs", about=top))
+            gaps.append(Gap(need="logs", about=leading))
     truncated = [
         c.claim_id
         for c in claims
@@ -1121,7 +1121,7 @@ def _after(cause: dict[str, Any], effect: dict[str, Any] | None) -> bool:
 
 
 def _has_onset(fact: dict[str, Any] | None) -> bool:
-    return bool(fact) and bool(fact.get("at")) and fact["type"] in EFFECT_KINDS  # type: ignore[index]
+    return fact is not None and bool(fact.get("at")) and fact["type"] in EFFECT_KINDS
 
 
 # how close two changes alike must be to count as twins no failing line tells apart
