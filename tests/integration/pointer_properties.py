@@ -191,13 +191,15 @@ def check_properties(
         assert not outcome.passed and outcome.rule_ids == [owed], (move, fact.id, outcome)
         assert outcome.statement == ""
 
-    causes = [(i, f) for i, f in rec.facts if f.type in CAUSE_KINDS and f.source == "telemetry"]
+    # what a claim may honestly point at: telemetry that speaks to no agent
+    clean = [(i, f) for i, f in rec.facts if not _speaks_to_the_agent(rec, i, f, [])]
+    causes = [(i, f) for i, f in clean if f.type in CAUSE_KINDS and f.source == "telemetry"]
     effects = [
         (i, f)
-        for i, f in rec.facts
+        for i, f in clean
         if f.type in EFFECT_KINDS and f.source == "telemetry" and onset(f) is not None
     ]
-    knowledge = [(i, f) for i, f in rec.facts if f.source != "telemetry" and f.type != "absence"]
+    knowledge = [(i, f) for i, f in clean if f.source != "telemetry" and f.type != "absence"]
 
     @_SETTINGS
     @given(st.sampled_from(effects or [None]), st.integers(1, 240))

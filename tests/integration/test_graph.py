@@ -50,7 +50,7 @@ def scripted(**script: list[Any]) -> ScriptedModel:
 
 
 def evidence_json(*claims: dict[str, Any]) -> dict[str, Any]:
-    return {"content": {"claims": list(claims), "missing_info": [], "recommended_actions": []}}
+    return {"content": {"claims": list(claims), "gaps": []}}
 
 
 def test_pass_path_names_root_cause_with_checked_citations(diagnose):
@@ -87,11 +87,21 @@ def test_pass_path_names_root_cause_with_checked_citations(diagnose):
 def test_tool_outputs_are_recorded_before_the_model_reasons_over_them(diagnose):
     result = diagnose()
     steps = result["trace"]["steps"]
-    evidence_step = next(s for s in steps if s["output_type"] == "executor_evidence_v2")
+    evidence_step = next(s for s in steps if s["output_type"] == "executor_evidence_v3")
     seen_by_model = json.dumps(evidence_step["model_input"])
     for inv in result["trace"]["invocations"]:
         assert inv["invocation_id"] in seen_by_model
-        assert inv["evidence_refs"], inv
+    # and every recorded fact was in the Executor's fact table, by invocation and id
+    prompt = " ".join(str(m.get("content")) for m in evidence_step["model_input"]["messages"])
+    recorded = [
+        (inv["invocation_id"], f["id"])
+        for inv in result["trace"]["invocations"]
+        if inv["success"]
+        for f in inv["output"].get("facts", [])
+    ]
+    assert recorded
+    for invocation, fact in recorded:
+        assert re.search(rf'"invocation":\s*"{invocation}",\s*"id":\s*"{fact}"', prompt)
 
 
 def test_trace_records_orchestration_and_prompt_versions(diagnose, runtime):
@@ -140,15 +150,8 @@ def test_gatekeeper_reject_routes_to_fallback_with_safe_answer(diagnose):
     fake = evidence_json(
         {
             "claim_id": "c1",
-            "kind": "root_cause",
-            "statement": "The disk is full on the database host.",
-            "citations": [
-                {
-                    "source_invocation_id": "inv_0001_ffffff",
-                    "raw_path": "$.results[0].message",
-                    "evidence_excerpt": "No space left on device",
-                }
-            ],
+            "kind": "observation",
+            "facts": [{"invocation": "inv_0001_ffffff", "fact": "sig1", "rows": []}],
         }
     )
     result = diagnose(scripted(executor=[fake]))
@@ -158,25 +161,24 @@ def test_gatekeeper_reject_routes_to_fallback_with_safe_answer(diagnose):
     assert result["final_node"] == "Fallback"
     assert result["status"] == "DEGRADED"
     assert result["orchestration_trace"]["termination_reason"] == "gatekeeper_reject"
-    assert "disk is full" not in result["answer"].lower()
+    assert "sig1" not in result["answer"]
     assert "Suggested manual next steps" in result["answer"]
     assert "Verifier" not in result["orchestration_trace"]["transitions"]
 
 
 class FabricatingModel(OfflineModel):
-    """The offline model plus one claim whose excerpt the cited output never contained."""
+    """The offline model plus one claim pointing at a fact its invocation never recorded."""
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         response = super().complete(request)
         if request.role == "executor" and response.content and not response.tool_calls:
             evidence = json.loads(response.content)
-            real = evidence["claims"][0]["citations"][0]
+            real = evidence["claims"][0]["facts"][0]
             evidence["claims"].append(
                 {
                     "claim_id": "fab",
-                    "kind": "root_cause",
-                    "statement": "An expired TLS certificate breaks the payment gateway.",
-                    "citations": [{**real, "evidence_excerpt": "x509: certificate has expired"}],
+                    "kind": "observation",
+                    "facts": [{**real, "fact": "sig99", "rows": []}],
                 }
             )
             response.content = json.dumps(evidence)
@@ -188,9 +190,9 @@ def test_fabricated_claim_is_dropped_and_the_rest_answered(diagnose):
     gate = result["gatekeeper"]
     assert gate["verdict"] == "PARTIAL"
     fab = next(c for c in gate["claims"] if c["claim_id"] == "fab")
-    assert not fab["passed"] and "R4_EXCERPT_MISMATCH" in fab["rule_ids"]
+    assert not fab["passed"] and fab["rule_ids"] == ["R3_FACT_NOT_FOUND"]
     assert result["final_node"] == "Composer"
-    assert "certificate" not in result["answer"].lower()
+    assert "sig99" not in result["answer"]
     assert "connection pool" in result["answer"].lower()
 
 
@@ -279,7 +281,7 @@ def test_model_prompt_is_bounded_while_full_outputs_stay_citable(diagnose):
 
     result = diagnose()
     evidence_step = next(
-        s for s in result["trace"]["steps"] if s["output_type"] == "executor_evidence_v2"
+        s for s in result["trace"]["steps"] if s["output_type"] == "executor_evidence_v3"
     )
     prompt_tokens = budget.count_tokens(json.dumps(evidence_step["model_input"]["messages"]))
     full_tokens = sum(
@@ -297,7 +299,7 @@ def test_skills_are_disclosed_progressively(diagnose):
     steps = result["trace"]["steps"]
     kinds = [s["output_type"] for s in steps]
     # (a run that ends without these steps shows what it did instead)
-    assert "planner_plan" in kinds and "executor_evidence_v2" in kinds, (
+    assert "planner_plan" in kinds and "executor_evidence_v3" in kinds, (
         f"run {result['status']} via {result['final_node']}: steps {kinds}, "
         f"execution {result['execution']['status']}"
     )
@@ -305,7 +307,7 @@ def test_skills_are_disclosed_progressively(diagnose):
         next(s for s in steps if s["output_type"] == "planner_plan")["model_input"]
     )
     final_input = json.dumps(
-        next(s for s in steps if s["output_type"] == "executor_evidence_v2")["model_input"]
+        next(s for s in steps if s["output_type"] == "executor_evidence_v3")["model_input"]
     )
     # the Planner sees skill metadata only, never a playbook body
     assert "5xx-spike" in plan_input and "## Steps" not in plan_input

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
 from evidence_support import diagnose
 
 from superbiz.analyzers import findings
@@ -254,16 +253,10 @@ def test_errors_logged_long_before_the_change_are_not_named_the_cause():
     # Then the failure that was there before the change is not the cause, nor a hypothesis
     linked = [c for c in found.passed() if c.cause is not None]
     assert all(found.fact(c.cause)["type"] != "log_signature" for c in linked)
-    # and the PutRule the silence follows is observed, for a person to inspect
-    assert ("inspect", "PutRule") in [(v.value, f.get("action")) for v, f in found.actions]
+    # and the PutRule the silence follows is what is undone
+    assert ("roll_back", "PutRule") in [(v.value, f.get("action")) for v, f in found.actions]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the new engine links no cause to a silence: the silent MatchedEvents series "
-    "records silent_from but no onset, and its subject is the event bus, not the rule, so "
-    "neither the offline link nor the gate (L1) takes it as the effect of the PutRule",
-)
 def test_the_silence_is_pinned_on_the_change_it_follows():
     # Given the same neighbour's 503s, PutRule and silence
     silent = _metric("inv_m1", "MatchedEvents", "shipment-dispatched-to-notifier", 37)

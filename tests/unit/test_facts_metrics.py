@@ -117,12 +117,13 @@ def test_a_flat_series_states_its_window_and_a_silent_one_when_it_stopped():
         dimensions={"FunctionName": "shipment-notifier"},
     )
     fact = series(asked, output)
-    # Then it is flat, about the function, and stopped at the end of its last period
+    # Then it is flat, about the function, and stopped at the end of its last period:
+    # the silence is when it began (what a cause of it must precede)
     assert (fact.direction, fact.subject, fact.onset_at, fact.at) == (
         "flat",
         "shipment-notifier",
         None,
-        None,
+        fact.silent_from,
     )
     assert fact.silent_from == "2026-11-20T09:50:00Z"
     text = sentence(fact)

@@ -206,7 +206,9 @@ def score(scenario: Any, result: dict[str, Any]) -> ScenarioScore:
 
     if expect.cause is not None:
         checks.append(cause_check(expect.cause, result))
-    cited_tools = {tool_of.get(f["invocation"]) for claim in passed_claims for f in claim["facts"]}
+    cited_tools = {
+        tool_of.get(f["invocation"]) for claim in passed_claims for f in claim.get("facts", [])
+    }
     for tool in expect.must_cite_tools:
         checks.append(
             Check(
