@@ -46,8 +46,9 @@ def quote(text: str, limit: int = QUOTE_CHARS) -> str:
     return '"' + (text if len(text) <= limit else text[: limit - 1] + "…") + '"'
 
 
-def label(fact: FactBase) -> str:
-    """A fact's short name, for links and actions."""
+def label(fact: FactBase, around: Sequence[FactBase] = ()) -> str:
+    """A fact's short name, for links and actions. `around`: the facts it is linked with;
+    a change names first what it set that they show (the table its lines fail on)."""
     if isinstance(fact, ChangeFact):
         if fact.before and fact.after:
             what = f"{fact.attribute} " if fact.attribute else ""
@@ -55,7 +56,12 @@ def label(fact: FactBase) -> str:
         elif fact.parameters:
             # what it set, without what only names the resource again
             named = {fact.resource, *fact.resources}
-            shown = [f"{k}={v}" for k, v in fact.parameters.items() if v not in named][:4]
+            seen = " ".join(_text_of(f) for f in around)
+            telling = sorted(
+                ((k, v) for k, v in fact.parameters.items() if v not in named),
+                key=lambda kv: kv[1] not in seen,  # what the linked lines show first
+            )
+            shown = [f"{k}={v}" for k, v in telling][:4]
             values = f" ({', '.join(shown)})" if shown else ""
         else:
             values = ""
@@ -97,6 +103,12 @@ def saturated(fact: MetricSeries) -> bool:
     )
 
 
+def _text_of(fact: FactBase) -> str:
+    if isinstance(fact, LogSignature):
+        return " ".join([fact.template, *fact.named])
+    return " ".join(str(v) for v in getattr(fact, "dimensions", {}).values())
+
+
 def _minutes(delta: timedelta) -> str:
     seconds = int(delta.total_seconds())
     if abs(seconds) < 60:
@@ -128,7 +140,7 @@ def link(
         "Root cause" if claim.kind is ClaimKind.ROOT_CAUSE else "Possible cause (not established)"
     )
     family = by_name().get(claim.family) if claim.family else None
-    text = f"{lead}: {label(cause)}"
+    text = f"{lead}: {label(cause, effects)}"
     if family is not None:
         text += f", showing {family.label}"
     if timed and began is not None:

@@ -74,7 +74,8 @@ def read_detail(detail: str) -> tuple[dict[str, str], str | None, str | None, st
     parameters: dict[str, str] = {}
     change: tuple[str | None, str, str] | None = None
     for part in split_top(text):
-        keyed = _KEY.match(part)
+        # a group's label before its first parameter: "environment: RETURNS_TABLE=x"
+        keyed = _KEY.match(part) or _KEY.match(part.split(": ", 1)[-1])
         if keyed and len(parameters) < PARAMETERS:
             parameters[keyed[1]] = bounded(keyed[2].strip(), PARAMETER_CHARS)
         if change is None:
