@@ -95,19 +95,25 @@ def _names_its_failure(cause: FactBase, claim: Claim) -> bool:
 
 def _mechanism(cause: FactBase, effects: list[FactBase], claim: Claim) -> bool:
     """A hypothesis may rest on the catalogue where the records join nothing: a change of
-    an event the named family's entry says can produce it (`triggered_by`: a NAT gateway
-    deleted, a rule revoked, a key disabled; never a deploy, which acts on its own
-    service), before log lines that show that family. Shared infrastructure changes
+    an event the named family's entry, or an upstream family it is an effect of, says can
+    produce it (`triggered_by`: a NAT gateway deleted, a rule revoked, a key disabled;
+    never a deploy, which acts on its own service), before log lines that show the family. Shared infrastructure changes
     name no service; the report says it is not established."""
     if claim.kind is not ClaimKind.HYPOTHESIS or not isinstance(cause, ChangeFact):
         return False
-    entry = by_name().get(claim.family or "")
+    catalogue = by_name()
+    entry = catalogue.get(claim.family or "")
     if entry is None or not any(
         isinstance(f, LogSignature) and f.family == claim.family for f in effects
     ):
         return False
+    # the family itself, or an upstream failure it is a typical effect of (pool errors
+    # after a network rule that drops the database's port)
+    upstream = [entry, *(catalogue[name] for name in entry.effect_of if name in catalogue)]
     return any(
-        t != "deploy" and re.fullmatch(t, operation(cause.action)) for t in entry.triggered_by
+        t != "deploy" and re.fullmatch(t, operation(cause.action))
+        for e in upstream
+        for t in e.triggered_by
     )
 
 

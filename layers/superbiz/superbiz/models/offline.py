@@ -1065,9 +1065,14 @@ def build_evidence(
             )
             act(ActionVerb.ROLL_BACK if possible else ActionVerb.INSPECT, change)
         else:
+            # twins (alike, seconds apart, the lines naming neither) or a restart: each is
+            # a possible trigger for a person to look into, none the established cause
             for other in (trigger, twin):
                 if other is not None:
-                    act(ActionVerb.INSPECT, observe(other))
+                    possible = observe(other)
+                    if twin is not None:
+                        link(ClaimKind.HYPOTHESIS, possible, [sig, *candidates], family, reach=False)
+                    act(ActionVerb.INSPECT, possible)
         if linked is None and link(ClaimKind.ROOT_CAUSE, sig, [sig, *candidates], family) is None:
             gaps.append(Gap(need="cause"))
         act(ActionVerb.INSPECT, sig)
