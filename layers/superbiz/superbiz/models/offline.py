@@ -1071,7 +1071,9 @@ def build_evidence(
                 if other is not None:
                     possible = observe(other)
                     if twin is not None:
-                        link(ClaimKind.HYPOTHESIS, possible, [sig, *candidates], family, reach=False)
+                        link(
+                            ClaimKind.HYPOTHESIS, possible, [sig, *candidates], family, reach=False
+                        )
                     act(ActionVerb.INSPECT, possible)
         if linked is None and link(ClaimKind.ROOT_CAUSE, sig, [sig, *candidates], family) is None:
             gaps.append(Gap(need="cause"))
