@@ -66,7 +66,9 @@ def label(fact: FactBase, around: Sequence[FactBase] = ()) -> str:
         else:
             values = ""
         who = f" by {fact.actor}" if fact.actor else ""
-        return f"{fact.action} on {fact.resource}{who} at {clock(fact.at)}{values}"
+        others = [r for r in fact.resources if r != fact.resource][:3]
+        also = f" (also {', '.join(others)})" if others else ""
+        return f"{fact.action} on {fact.resource}{also}{who} at {clock(fact.at)}{values}"
     if isinstance(fact, LogSignature):
         return (
             f"the {quote(fact.template, 180)} lines of {fact.writer} (from {clock(fact.first_at)})"
