@@ -28,6 +28,7 @@ from superbiz.facts import (
     ResourceFact,
     TraceEdge,
 )
+from superbiz.facts.base import short_name
 
 # how far apart a cause's and an effect's subjects may be and still be on one path
 MAX_HOPS = 3
@@ -42,19 +43,16 @@ def key(name: str) -> str:
 
 
 def short(name: str) -> str:
-    """The telling part of a resource name: an ARN's last part, an ALB's name
-    (`app/payment-alb/50dc…` → `payment-alb`), a log group's last part."""
-    text = name.strip()
-    if text.startswith("arn:"):
-        text = re.split(r"[:/]", text)[-1] or text
+    """The telling part of a name: what a person calls a resource (`facts.base.short_name`:
+    an ALB's or target group's name, an ARN's resource), a log group's last part, a
+    host's first label when that is a name."""
+    text = short_name(name)
+    if text != name.strip():
+        return text
     parts = [p for p in text.split("/") if p]
-    if len(parts) == 3 and parts[0] in {"app", "net", "gwy"}:
-        return parts[1]
     if parts and text.startswith("/"):
         return parts[-1]
-    if len(parts) > 1 and parts[0] == "targetgroup":
-        return parts[1]
-    if len(parts) == 1 and "." in text:  # a host: its first label when it is a name
+    if len(parts) == 1 and "." in text:
         first = text.split(".")[0]
         if len(first) >= _MIN_NAME and _PARTS.search(first):
             return first
