@@ -18,9 +18,9 @@ from superbiz.contracts import NO_EVIDENCE_PATH
 from superbiz.errors import ToolUnavailable
 from superbiz.settings import Settings
 from superbiz.tools.base import ToolContext, ToolSources
+from superbiz.tools.change_records import ChangeSource
 from superbiz.tools.changes import (
     Change,
-    ChangeSource,
     CloudTrailChangeSource,
     RecentChangesInput,
     RecentChangesTool,

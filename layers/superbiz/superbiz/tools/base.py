@@ -19,7 +19,7 @@ from superbiz.settings import Settings
 if TYPE_CHECKING:  # annotations only: the tools import this module
     from superbiz.cases import CaseStore
     from superbiz.knowledge.service import KnowledgeBase
-    from superbiz.tools.changes import ChangeSource
+    from superbiz.tools.change_records import ChangeSource
 
 
 class ToolInput(Schema):

@@ -10,22 +10,25 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any, ClassVar, Protocol
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.times import parse_iso
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
-from superbiz.tools.common import iso_ms, sdk_call
+from superbiz.tools.change_records import (
+    DETAIL_CHARS,
+    ERROR_MESSAGE_CHARS,
+    Change,
+    bounded,
+)
+from superbiz.tools.common import sdk_call
 
 LOOKUP_PAGE_SIZE = 50  # LookupEvents' maximum
 MAX_LOOKUP_PAGES = 20  # LookupEvents allows 2 calls/s per account and region: stay bounded
-DETAIL_CHARS = 300
 DETAIL_VALUE_CHARS = 80
-ERROR_MESSAGE_CHARS = 300
 MAX_RESOURCES = 20  # per change, as CloudTrail's Resources rarely name more
 # more implicated names than this: one window scan instead of a lookup per name
 MAX_RESOURCE_LOOKUPS = 6
@@ -57,76 +60,6 @@ _RESOURCE_KEYS = (
     "repositoryName",
     "cluster",
 )
-
-
-@dataclass(frozen=True)
-class Change:
-    """One write to the environment: who changed what, when, and whether it failed.
-
-    `resource` is the main resource; `resources` everything the event names (CloudTrail's
-    Resources, or the request's identifying parameters), `resource` first.
-    """
-
-    t: datetime
-    source: str
-    event: str
-    resource: str
-    user: str = ""
-    detail: str = ""
-    resources: tuple[str, ...] = ()
-    error_code: str | None = None
-    error_message: str | None = None
-
-    @classmethod
-    def of(cls, value: Any) -> Change:
-        """From a Change or anything shaped like one (a scenario's ChangeSpec), bounded
-        exactly as a CloudTrail event is."""
-        if isinstance(value, Change):
-            return value
-        resources = list(getattr(value, "resources", None) or [])
-        error_code = getattr(value, "error_code", None)
-        error_message = getattr(value, "error_message", None)
-        return cls(
-            t=_utc(value.t),
-            source=value.source,
-            event=value.event,
-            resource=value.resource,
-            user=value.user or "",
-            detail=_bounded(value.detail or "", DETAIL_CHARS),
-            resources=tuple(dict.fromkeys([value.resource, *resources])),
-            error_code=error_code or None,
-            error_message=_bounded(error_message, ERROR_MESSAGE_CHARS) if error_message else None,
-        )
-
-    @property
-    def failed(self) -> bool:
-        return self.error_code is not None
-
-    def touched(self) -> tuple[str, ...]:
-        return self.resources or (self.resource,)
-
-    def as_output(self) -> dict[str, Any]:
-        return {
-            "t": iso_ms(self.t),
-            "source": self.source,
-            "event": self.event,
-            "resource": self.resource,
-            "resources": list(self.touched()),
-            "user": self.user,
-            "detail": self.detail,
-            "error_code": self.error_code,
-            "error_message": self.error_message,
-        }
-
-
-def _bounded(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-class ChangeSource(Protocol):
-    def lookup(
-        self, start: datetime, end: datetime, resources: Sequence[str] = ()
-    ) -> list[Change]: ...
 
 
 class StaticChangeSource:
@@ -235,7 +168,7 @@ def change_from_event(event: dict[str, Any]) -> Change:
     error = record.get("errorCode") or None
     message = record.get("errorMessage") or None
     if error:  # an attempted change that failed is still worth seeing, marked as such
-        detail = _bounded(f"FAILED {error}" + (f"; {detail}" if detail else ""), DETAIL_CHARS)
+        detail = bounded(f"FAILED {error}" + (f"; {detail}" if detail else ""), DETAIL_CHARS)
     stamp = event.get("EventTime") or record.get("eventTime")
     return Change(
         t=_utc(stamp if isinstance(stamp, datetime) else parse_iso(str(stamp))),
@@ -246,7 +179,7 @@ def change_from_event(event: dict[str, Any]) -> Change:
         detail=detail,
         resources=tuple(resources),
         error_code=str(error) if error else None,
-        error_message=_bounded(str(message), ERROR_MESSAGE_CHARS) if message else None,
+        error_message=bounded(str(message), ERROR_MESSAGE_CHARS) if message else None,
     )
 
 
