@@ -34,7 +34,7 @@ OPEN_LOG_GROUPS_WARNING = (
     "account and region, including logs that hold customer data or secrets, and any of them can "
     "end up quoted in an answer. Set it to the prefixes of the services the agent diagnoses, "
     """for example -c logGroupPrefixes='["/ecs/payment", "/aws/lambda/payment"]' """
-    "(README: 'Which log groups query_logs reads')."
+    "(docs/deploying.md: 'Which log groups query_logs reads')."
 )
 
 

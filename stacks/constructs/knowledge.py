@@ -4,7 +4,7 @@ function that indexes runbooks uploaded to the bucket's knowledge/ prefix.
 Why a managed domain and not OpenSearch Serverless: the library keys every chunk by its own id
 (`_id = chunk_id`) so that re-ingesting a document replaces its chunks; Serverless *vector*
 collections reject client-chosen ids. A one-node t3.small domain is also about a seventh of the
-Serverless floor (README: "Cost floor").
+Serverless floor (docs/deploying.md: "Cost floor").
 """
 
 from __future__ import annotations

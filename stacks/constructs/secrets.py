@@ -15,8 +15,8 @@ class ModelSecret(Construct):
     def __init__(self, scope: Construct, id: str, *, removal_policy: RemovalPolicy) -> None:
         super().__init__(scope, id)
         # Created with a random placeholder; the operator puts the real key in after deploying
-        # (README: "Put the model key in the secret"). The library accepts a plain string or
-        # JSON with "api_key".
+        # (docs/deploying.md: "Put the model key in the secret"). The library accepts a plain
+        # string or JSON with "api_key".
         self.secret = secretsmanager.Secret(
             self,
             "ModelApiKey",
@@ -29,7 +29,7 @@ class ModelSecret(Construct):
             "AwsSolutions-SMG4",
             "The secret holds a third-party model provider's API key, issued in that provider's "
             "console; Secrets Manager has no rotation function that could mint a new one. Rotate "
-            "it there and `put-secret-value` here (README).",
+            "it there and `put-secret-value` here (docs/deploying.md).",
         )
 
     def grant_read(self, grantee: iam.IGrantable) -> None:

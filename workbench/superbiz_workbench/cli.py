@@ -521,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     mcp_serve.add_argument("--world", type=Path, help="scenario file (default: the demo world)")
     mcp_serve.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
     mcp_serve.add_argument(
-        "--mcp-config", help="MCP servers the agent itself may use (file or document; README)"
+        "--mcp-config", help="MCP servers the agent may use (file or document; docs/tools.md)"
     )
 
     ev = sub.add_parser("eval", help="measure diagnosis and retrieval quality")

@@ -12,7 +12,7 @@ vector scores min-max over the list (a cosine has no useful floor of its
 own: the k-th nearest chunk of a small corpus is still similar); a chunk
 absent from a list gets 0 from it. A convex combination of normalised scores
 keeps how far apart two candidates are, which ranks throw away: on the same
-candidate lists of the runbook corpus (README, "Knowledge base") it ranks the
+candidate lists of the runbook corpus (docs/knowledge.md) it ranks the
 right runbook first for 0.972 / 0.920 of the 72 / 50 descriptions, against
 0.944 / 0.820 for reciprocal-rank fusion (Bruch et al., "An Analysis of
 Fusion Functions for Hybrid Retrieval", 2023, find the same).

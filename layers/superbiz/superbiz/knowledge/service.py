@@ -53,7 +53,7 @@ EMBED_BATCH = 64
 # Names are at recall@1 1.0 from 0.7 up. Plain words: measured from 0.25 to 0.5 on all
 # seven dev sets with the symptom vocabulary (superbiz.knowledge.lexical): recall@1 is flat
 # from 0.35 to 0.45 on every set, 0.3 and 0.5 lose held-out descriptions; 0.4 is the middle
-# (README, "Knowledge base").
+# (docs/knowledge.md).
 NAME_LEXICAL_SHARE = 0.8
 PLAIN_LEXICAL_SHARE = 0.4
 LEXICAL_LEAD = 1.5
