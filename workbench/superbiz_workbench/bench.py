@@ -137,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         print()
         bench_floor(args.import_rounds)
         print()
+        bench_api_resolver(args.import_rounds)
+        print()
         imports = bench_imports(args.import_rounds, args.baseline)
         print()
         roots = {"now": REPO_ROOT} | (
@@ -523,6 +525,71 @@ def bench_floor(repeats: int = 7) -> None:
         "  (measured by: python -m superbiz_workbench.bench; a part alone includes what it "
         "shares with the others)"
     )
+
+
+# the API handler's resolver: its own (superbiz.api.resolver) against Powertools' REST
+# resolver with validation and OpenAPI, each over the floor, and the handler itself
+_POWERTOOLS_RESOLVER = (
+    "from aws_lambda_powertools.event_handler import APIGatewayRestResolver; "
+    "APIGatewayRestResolver(enable_validation=True)"
+)
+API_RESOLVERS = {
+    "floor": f"import {_FLOOR}",
+    "floor + superbiz.api.resolver": (
+        f"import {_FLOOR}; from superbiz.api.resolver import RestResolver; RestResolver()"
+    ),
+    "floor + Powertools APIGatewayRestResolver": f"import {_FLOOR}; {_POWERTOOLS_RESOLVER}",
+    "API handler (functions.api)": "import functions.api",
+    "API handler + Powertools resolver": f"import functions.api; {_POWERTOOLS_RESOLVER}",
+}
+
+
+def bench_api_resolver(repeats: int = 7) -> dict[str, float]:
+    """The API handler's import with its own resolver and with Powertools' (the figure that
+    keeps `superbiz.api.resolver`, docs/architecture.md "The API's resolver"): fresh
+    processes, Lambda-like environment, calibrated, interleaved with a bare `import boto3`."""
+    import subprocess
+    import sys
+
+    probe = _CALIBRATION + (
+        "c = time.process_time(); import boto3; {body}; c = time.process_time() - c; "
+        + _AFTER
+        + "; print(c * 1000, _unit_ms)"
+    )
+    variants = {"bare": "pass", **API_RESOLVERS}
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "functions"], cwd=REPO_ROOT, check=True
+    )
+    samples = {name: _empty() for name in variants}
+    for name in _interleaved(list(variants), repeats, seed=36):
+        done = subprocess.run(
+            [sys.executable, "-c", probe.format(body=variants[name])],
+            cwd=REPO_ROOT,
+            env=_tree_env(REPO_ROOT),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        ms, unit_ms = done.stdout.split()
+        samples[name].add(float(ms), float(unit_ms))
+    bare = samples["bare"]
+    ratios = {name: samples[name].over(bare) for name in API_RESOLVERS}
+    own = ratios["floor + superbiz.api.resolver"] - ratios["floor"]
+    library = ratios["floor + Powertools APIGatewayRestResolver"] - ratios["floor"]
+    print(
+        f"the API handler's resolver, over a bare `import boto3` ({bare.median_ms:.0f} ms CPU), "
+        "medians, calibrated:"
+    )
+    for name, ratio in ratios.items():
+        print(f"  {name:<52} {ratio:>5.2f}x")
+    print(
+        f"  a resolver over the floor: its own {own:+.2f}x, Powertools' {library:+.2f}x; "
+        f"the API handler on Powertools' would be about "
+        f"{ratios['API handler (functions.api)'] - own + library:.2f}x (budget {BUDGET}x)"
+    )
+    print("  (measured by: python -m superbiz_workbench.bench; one fresh process per sample)")
+    return ratios
 
 
 # the third-party packages the dependency layer ships that every handler imports
