@@ -69,8 +69,13 @@ $(LAYER_DIR)/.built: $(LAYER_REQS) $(LAYER_SDISTS) | $(STAMP)
 	@du -sh $(LAYER_DIR) | sed 's/^/dependency layer (unzipped): /'
 	@touch $@
 
+# The context as `cdk synth` takes it; the log groups query_logs reads must be named:
+# make synth CONTEXT="-c logGroupPrefixes=/ecs/payment,/aws/lambda/payment"
+# (or -c allowAllLogGroups=true, knowingly: docs/security.md)
+CONTEXT ?=
+
 synth: $(STAMP) layer
-	$(BIN)/python app.py
+	$(BIN)/python app.py $(CONTEXT)
 
 clean:
 	rm -rf $(VENV) cdk.out build .pytest_cache .ruff_cache .mypy_cache

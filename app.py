@@ -41,9 +41,22 @@ def build_app(
     return app, stack
 
 
+def cli_context(argv: list[str]) -> dict[str, str]:
+    """`-c key=value` arguments, as `cdk synth` takes them (`make synth CONTEXT=...`)."""
+    context: dict[str, str] = {}
+    pairs = iter(argv)
+    for arg in pairs:
+        pair = next(pairs, "") if arg in ("-c", "--context") else ""
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"expected -c key=value, got {' '.join([arg, pair]).strip()!r}")
+        context[key] = value
+    return context
+
+
 if __name__ == "__main__":
     try:
-        build_app()[0].synth()
+        build_app(context=cli_context(sys.argv[1:]))[0].synth()
     except (DependenciesLayerMissing, ConfigError) as exc:
         print(f"synth failed: {exc}", file=sys.stderr)
         sys.exit(2)

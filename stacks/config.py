@@ -40,6 +40,14 @@ _RETENTION = {
 }
 
 
+LOG_GROUPS_UNSCOPED = (
+    "context 'logGroupPrefixes' is {prefixes}, which lets query_logs read every log group of "
+    "the account and region. Name the log groups of the services the agent diagnoses, for "
+    """example -c logGroupPrefixes='["/ecs/payment", "/aws/lambda/payment"]', or pass """
+    "-c allowAllLogGroups=true to grant every log group knowingly (docs/security.md)"
+)
+
+
 class ConfigError(ValueError):
     """A context value is invalid; the message names the key and what it accepts."""
 
@@ -52,8 +60,10 @@ class DeploymentConfig:
     role_models: dict[str, str] = field(default_factory=dict)
     # another OpenAI-compatible endpoint (None: api.openai.com)
     openai_base_url: str | None = None
-    # log group name prefixes query_logs may read; empty: every log group of the account/region
+    # log group name prefixes query_logs may read; empty (or "*", "/") is every log group of
+    # the account and region, which synthesis refuses unless allow_all_log_groups says so
     log_group_prefixes: tuple[str, ...] = ()
+    allow_all_log_groups: bool = False
     # only alarms whose name starts with one of these start a run; empty: every alarm
     alarm_name_prefixes: tuple[str, ...] = ()
     knowledge: KnowledgeBackend = "opensearch"
@@ -105,6 +115,7 @@ class DeploymentConfig:
             role_models=_role_models(get("roleModels")),
             openai_base_url=_text(get("openaiBaseUrl"), "openaiBaseUrl", None),
             log_group_prefixes=_prefixes(get("logGroupPrefixes"), "logGroupPrefixes"),
+            allow_all_log_groups=_flag(get("allowAllLogGroups"), "allowAllLogGroups"),
             alarm_name_prefixes=_prefixes(get("alarmNamePrefixes"), "alarmNamePrefixes"),
             knowledge=_choice(get("knowledge"), "knowledge", KNOWLEDGE_BACKENDS),
             opensearch_instance_type=_text(
@@ -163,6 +174,8 @@ class DeploymentConfig:
             raise ConfigError("context 'openSearchDataNodes' must be at least 1")
         if self.run_retention_days < 1:
             raise ConfigError("context 'runRetentionDays' must be at least 1 day")
+        if self.log_groups_open and not self.allow_all_log_groups:
+            raise ConfigError(LOG_GROUPS_UNSCOPED.format(prefixes=list(self.log_group_prefixes)))
 
 
 def _text(value: Any, key: str, default: str | None) -> Any:
@@ -180,6 +193,14 @@ def _integer(value: Any, key: str, default: int) -> int:
         return int(value)
     except (TypeError, ValueError):
         raise ConfigError(f"context {key!r} must be an integer, got {value!r}") from None
+
+
+def _flag(value: Any, key: str) -> bool:
+    if value is None or value == "" or value is False or value == "false":
+        return False
+    if value is True or value == "true":
+        return True
+    raise ConfigError(f"context {key!r} must be true or false, got {value!r}")
 
 
 def _choice(value: Any, key: str, choices: tuple[str, ...]) -> Any:

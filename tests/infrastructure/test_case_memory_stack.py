@@ -9,14 +9,14 @@ import pytest
 
 from stacks import constants as c
 from superbiz.cases import CASES_PK, INSIGHTS_PK, PROPOSALS_PK
-from tests.infrastructure.test_stack import Synthesised, _actions, _synthesise
+from tests.infrastructure.test_stack import ALL_LOG_GROUPS, Synthesised, _actions, _synthesise
 
 pytestmark = pytest.mark.infrastructure
 
 
 @pytest.fixture(scope="module")
 def synth(tmp_path_factory: pytest.TempPathFactory) -> Synthesised:
-    return _synthesise(tmp_path_factory)
+    return _synthesise(tmp_path_factory, **ALL_LOG_GROUPS)
 
 
 def _table_statements(synth: Synthesised, module: str) -> list[dict]:

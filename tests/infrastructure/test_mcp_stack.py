@@ -12,7 +12,13 @@ import pytest
 
 from stacks import constants as c
 from stacks.config import ConfigError, DeploymentConfig
-from tests.infrastructure.test_stack import Synthesised, _actions, _synthesise, _task_states
+from tests.infrastructure.test_stack import (
+    ALL_LOG_GROUPS,
+    Synthesised,
+    _actions,
+    _synthesise,
+    _task_states,
+)
 
 pytestmark = pytest.mark.infrastructure
 
@@ -32,7 +38,7 @@ SERVERS = [
 
 @pytest.fixture(scope="module")
 def synth(tmp_path_factory: pytest.TempPathFactory) -> Synthesised:
-    return _synthesise(tmp_path_factory, mcpServers=json.dumps(SERVERS))
+    return _synthesise(tmp_path_factory, mcpServers=json.dumps(SERVERS), **ALL_LOG_GROUPS)
 
 
 def _environment(synth: Synthesised, module: str) -> dict[str, Any]:
@@ -115,7 +121,7 @@ def test_only_startrun_and_the_mcp_function_know_the_servers(synth: Synthesised)
 )
 def test_bad_mcp_servers_fail_synthesis_naming_the_key(servers: list, message: str) -> None:
     # Given an MCP server configuration a deployment cannot use
-    app = cdk.App(context={"mcpServers": json.dumps(servers)})
+    app = cdk.App(context={"mcpServers": json.dumps(servers), "allowAllLogGroups": "true"})
     # Then synthesis fails naming the context key and what is wrong
     with pytest.raises(ConfigError, match="mcpServers") as err:
         DeploymentConfig.from_context(app.node)

@@ -25,7 +25,11 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (layer_dir / "python" / "placeholder.txt").write_text("built by make layer\n")
     _, stack = build_app(
         outdir=str(tmp_path_factory.mktemp("cdk.out")),
-        context={"dependenciesLayerDir": str(layer_dir)},
+        context={
+            "dependenciesLayerDir": str(layer_dir),
+            "logGroupPrefixes": "[]",
+            "allowAllLogGroups": "true",
+        },
     )
     return dict(Template.from_stack(stack).to_json())
 

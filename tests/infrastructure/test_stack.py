@@ -217,6 +217,11 @@ def _task_states(states: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return tasks
 
 
+# Every synthesis names its log groups: the stack refuses none (docs/security.md). The open
+# one is chosen knowingly, as an operator would.
+ALL_LOG_GROUPS = {"logGroupPrefixes": "[]", "allowAllLogGroups": "true"}
+
+
 def _synthesise(tmp_path_factory: pytest.TempPathFactory, **context: Any) -> Synthesised:
     # A stand-in for the built dependency layer (`make layer` needs PyPI; these tests do not).
     layer_dir = tmp_path_factory.mktemp("dependencies-layer")
@@ -234,7 +239,7 @@ def _synthesise(tmp_path_factory: pytest.TempPathFactory, **context: Any) -> Syn
 
 @pytest.fixture(scope="module")
 def synth(tmp_path_factory: pytest.TempPathFactory) -> Synthesised:
-    return _synthesise(tmp_path_factory)
+    return _synthesise(tmp_path_factory, **ALL_LOG_GROUPS)
 
 
 @pytest.fixture(scope="module")
@@ -833,8 +838,10 @@ def test_open_log_group_prefixes_warn_at_synthesis(
 def test_open_log_group_prefixes_are_announced_on_stderr(
     prefixes: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # Given an operator's context that leaves the log groups open
-    stack = cdk.Stack(cdk.App(context={"logGroupPrefixes": prefixes}), "Open")
+    # Given an operator's context that leaves the log groups open, knowingly
+    stack = cdk.Stack(
+        cdk.App(context={"logGroupPrefixes": prefixes, "allowAllLogGroups": "true"}), "Open"
+    )
     # When the stack's check runs
     warn_if_log_groups_open(stack, DeploymentConfig.from_context(stack.node))
     # Then the operator sees it on stderr as well as in the CDK output
@@ -1143,12 +1150,59 @@ def test_context_sets_models_and_retention(configured: Synthesised) -> None:
 )
 def test_invalid_context_fails_with_the_key_named(key: str, value: str, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=key):
-        build_app(outdir=str(tmp_path), context={key: value})
+        build_app(outdir=str(tmp_path), context={key: value, **ALL_LOG_GROUPS})
 
 
 def test_synth_without_the_dependency_layer_says_how_to_build_it(tmp_path: Path) -> None:
     with pytest.raises(DependenciesLayerMissing, match="make layer"):
-        build_app(outdir=str(tmp_path), context={"dependenciesLayerDir": str(tmp_path / "none")})
+        build_app(
+            outdir=str(tmp_path),
+            context={"dependenciesLayerDir": str(tmp_path / "none"), **ALL_LOG_GROUPS},
+        )
+
+
+@pytest.mark.parametrize(
+    "context",
+    [{}, {"logGroupPrefixes": "[]"}, {"logGroupPrefixes": '["*"]'}, {"logGroupPrefixes": "/"}],
+)
+def test_synth_without_log_group_prefixes_fails_saying_how_to_set_them(
+    context: dict[str, str], tmp_path: Path
+) -> None:
+    # Given a deployment that names no log groups (cdk.json's default) and does not say
+    # it wants them all
+    # When it is synthesised
+    with pytest.raises(ConfigError) as raised:
+        build_app(outdir=str(tmp_path), context=context)
+    # Then synthesis fails, saying how to scope them or how to open them knowingly
+    message = str(raised.value)
+    assert "-c logGroupPrefixes=" in message
+    assert "-c allowAllLogGroups=true" in message
+
+
+def test_app_py_exits_2_naming_log_group_prefixes(tmp_path: Path) -> None:
+    # Given `python app.py` (make synth, cdk synth) with no context
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CDK_")}
+    done = subprocess.run(
+        [sys.executable, "app.py"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        env={**env, "CDK_OUTDIR": str(tmp_path)},
+        timeout=120,
+    )
+    # Then it exits 2 with the message, not a traceback
+    assert done.returncode == 2, done.stderr
+    assert "logGroupPrefixes" in done.stderr and "allowAllLogGroups=true" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_allow_all_log_groups_must_be_a_boolean(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="allowAllLogGroups"):
+        build_app(outdir=str(tmp_path), context={"allowAllLogGroups": "yes"})
 
 
 def test_dependency_layer_requirements_cover_the_runtime_dependencies() -> None:
@@ -1213,9 +1267,13 @@ def test_cdk_json_context_is_valid_and_matches_the_defaults() -> None:
     # Given the context the cdk CLI reads from cdk.json
     context = json.loads((REPO_ROOT / "cdk.json").read_text())["context"]
     # When it is parsed as the stack parses it
-    config = DeploymentConfig.from_context(cdk.App(context=context).node)
-    # Then it is the documented default deployment
-    assert config == DeploymentConfig()
+    # Then it names no log groups, so the operator must (or open them all knowingly)
+    with pytest.raises(ConfigError, match="logGroupPrefixes"):
+        DeploymentConfig.from_context(cdk.App(context=context).node)
+    opened = {**context, "allowAllLogGroups": True}
+    config = DeploymentConfig.from_context(cdk.App(context=opened).node)
+    # and otherwise it is the documented default deployment
+    assert config == DeploymentConfig(allow_all_log_groups=True)
 
 
 # -- human review
