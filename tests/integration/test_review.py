@@ -279,3 +279,68 @@ def test_a_waiting_run_whose_execution_ended_is_closed_on_read(runtime):
     # Then it is closed FAILED with a non-empty answer, not left waiting forever
     assert run["status"] == "FAILED" and run["answer"]
     assert run["orchestration_trace"]["termination_reason"] == "execution_failed"
+
+
+REQUESTER = "arn:aws:iam::123456789012:role/oncall-alice"
+
+
+def chat_as(runtime: LocalRuntime, principal: str | None) -> str:
+    """Start a chat run through the API as `principal` (None: the one local identity)."""
+    runtime.use_model(OfflineModel())
+    event = proxy_event(
+        "POST", "/api/chat", {"Content-Type": "application/json"}, json.dumps({"message": QUESTION})
+    )
+    if principal:
+        event["requestContext"]["identity"]["userArn"] = principal
+    response = runtime.invoke("api", event)
+    assert response["statusCode"] == 202, response["body"]
+    return str(json.loads(response["body"])["run_id"])
+
+
+def test_the_requester_cannot_decide_their_own_review(runtime, review_on):
+    # Given a run Alice requested that waits for confirmation of a roll back
+    review_on("high_risk")
+    run_id = chat_as(runtime, REQUESTER)
+    assert wait_for_status(runtime, run_id, (WAITING, *FINISHED)).status == WAITING
+    # When Alice approves it herself, with or without the local runtime's flag
+    code, body = post_review(runtime, run_id, {"decision": "approve"}, principal=REQUESTER)
+    # Then she is refused, told why, and the run still waits
+    assert code == 403 and body["error"] == "review_by_requester", body
+    assert REQUESTER in body["message"] and "four eyes" in body["message"]
+    code, body = post_review(
+        runtime, run_id, {"decision": "approve", "self_approve": True}, principal=REQUESTER
+    )
+    assert code == 403 and body["error"] == "self_approve_refused", body
+    assert "local runtime" in body["message"]
+    assert runtime.store.get_run(run_id).status == WAITING
+    # When another reviewer approves
+    code, body = post_review(runtime, run_id, {"decision": "approve"}, principal=REVIEWER)
+    # Then the decision stands, with both principals recorded
+    assert code == 200, body
+    assert body["principal"] == REVIEWER and body["requester"] == REQUESTER
+    assert body["self_approved"] is False
+    run = runtime.store.get_run(run_id)
+    assert run.self_evaluation["review"]["requester"] == REQUESTER
+    assert run.self_evaluation["review"]["principal"] == REVIEWER
+
+
+def test_the_local_identity_self_approves_only_with_the_flag(runtime, review_on):
+    # Given a run the local identity requested (superbiz serve) that waits for review
+    review_on("high_risk")
+    run_id = chat_as(runtime, None)
+    assert wait_for_status(runtime, run_id, (WAITING, *FINISHED)).status == WAITING
+    # When the same identity approves without saying it approves its own run
+    code, body = post_review(runtime, run_id, {"decision": "approve"})
+    # Then it is refused, naming the flag
+    assert code == 403 and body["error"] == "review_by_requester", body
+    assert "--self-approve" in body["message"]
+    # When it passes the flag
+    code, body = post_review(runtime, run_id, {"decision": "approve", "self_approve": True})
+    # Then the decision is recorded as self-approved, and the report says so
+    assert code == 200 and body["self_approved"] is True, body
+    assert body["principal"] == body["requester"] == "local"
+    arn = runtime.store.get_run(run_id).execution_arn
+    assert arn and runtime.wait(arn) == "SUCCEEDED"
+    run = runtime.store.get_run(run_id)
+    assert run.self_evaluation["review"]["self_approved"] is True
+    assert "approved by local (self-approved)" in run.self_evaluation["review"]["why"]

@@ -172,6 +172,7 @@ def _review(args: argparse.Namespace) -> int:
         decision,
         comment=args.comment,
         remove_actions=[review.as_number(a) for a in args.amend] if args.amend else None,
+        self_approve=args.self_approve,
     )
     if code == 200:
         removed = "; ".join(body.get("removed_actions", [])) or "none"
@@ -490,6 +491,12 @@ def main(argv: list[str] | None = None) -> int:
         "review lists, e.g. c10), its number in the review (from 1), or its exact text",
     )
     review.add_argument("--comment", default="", help="why (required to reject)")
+    review.add_argument(
+        "--self-approve",
+        action="store_true",
+        help="decide a run you requested (the local runtime has one identity); recorded as "
+        "self-approved. In AWS the requester never decides",
+    )
     review.add_argument(
         "--api", default=None, help="the API's base URL (default http://127.0.0.1:8765)"
     )

@@ -133,7 +133,11 @@ class ReviewRecord(Schema):
     requested_at: str
     deadline: str
     decision: str | None = None  # approve | reject | amend
-    principal: str | None = None
+    principal: str | None = None  # who decided
+    # who asked for the run (its session's owner; None: an alarm run); the decider is
+    # someone else unless the local runtime's one identity self-approved
+    requester: str | None = None
+    self_approved: bool = False
     comment: str = ""
     remove_actions: list[str] = Field(default_factory=list)
     decided_at: str | None = None

@@ -67,6 +67,14 @@ class ReviewConflict(SuperBizError):
         self.code = code
 
 
+class ReviewForbidden(SuperBizError):
+    """This principal may not decide this review (HTTP 403); `code` says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class ReviewInputInvalid(SuperBizError):
     """A decision that names something wrong (HTTP 400); `field` names it."""
 
@@ -236,10 +244,21 @@ def decide(
     decision: Decision,
     comment: str = "",
     remove_actions: list[str | int] | None = None,
+    one_identity: bool = False,
+    self_approve: bool = False,
 ) -> ReviewRecord:
     """Record the decision, then return the run's token to Step Functions. Raises
-    ReviewConflict (409), ReviewInputInvalid (400) or ReviewUnavailable (503)."""
+    ReviewForbidden (403), ReviewConflict (409), ReviewInputInvalid (400) or
+    ReviewUnavailable (503).
+
+    Four eyes: the decider is not the run's requester. `one_identity` is the local runtime,
+    where every caller is the same identity: there a self-decision needs `self_approve` and
+    is recorded as self-approved; elsewhere `self_approve` is refused."""
     run = deps.store.get_run(run_id)  # RunNotFound: 404
+    requester = _requester(deps, run.session_id)
+    self_approved = _check_four_eyes(
+        run_id, requester, principal, one_identity=one_identity, self_approve=self_approve
+    )
     review = deps.store.get_review(run_id)
     if review is None:
         raise ReviewConflict(
@@ -263,6 +282,8 @@ def decide(
             "status": "DECIDED",
             "decision": decision,
             "principal": principal,
+            "requester": requester,
+            "self_approved": self_approved,
             "comment": comment.strip(),
             "remove_actions": struck,
             "decided_at": utcnow_iso(),
@@ -282,6 +303,45 @@ def decide(
     deps.store.update_run(run_id, self_evaluation=evaluation)
     _send(deps, decided)
     return decided
+
+
+def _requester(deps: EntryDeps, session_id: str) -> str | None:
+    """Who asked for the run: its session's owner (None: the system opened it, an alarm)."""
+    session = deps.store.get_session(session_id)
+    return session.principal if session is not None else None
+
+
+def _check_four_eyes(
+    run_id: str,
+    requester: str | None,
+    principal: str,
+    *,
+    one_identity: bool,
+    self_approve: bool,
+) -> bool:
+    """Whether this decision is a self-approval; raises ReviewForbidden when it may not be."""
+    if self_approve and not one_identity:
+        raise ReviewForbidden(
+            "self_approve_refused",
+            "self_approve is accepted only by the local runtime, where every caller is one "
+            f"identity; here {principal} is an IAM identity, and another reviewer decides",
+        )
+    if requester is None or requester != principal:
+        return False
+    if not one_identity:
+        raise ReviewForbidden(
+            "review_by_requester",
+            f"{principal} requested run {run_id!r} and may not decide its review: another "
+            "principal with the reviewer policy decides (four eyes)",
+        )
+    if not self_approve:
+        raise ReviewForbidden(
+            "review_by_requester",
+            f"run {run_id!r} was requested by the local identity, which is also deciding: "
+            "pass --self-approve (body field self_approve: true) to decide it yourself; the "
+            "decision is recorded as self-approved",
+        )
+    return True
 
 
 def _decided(run_id: str, review: ReviewRecord) -> str:
@@ -362,6 +422,8 @@ def _reopen(deps: Any, review: ReviewRecord) -> None:
             "status": "PENDING",
             "decision": None,
             "principal": None,
+            "requester": None,
+            "self_approved": False,
             "comment": "",
             "remove_actions": [],
             "decided_at": None,
@@ -418,6 +480,8 @@ def apply(event: NodeEvent, deps: Deps) -> GraphState:
 
 def _decided_report(review: ReviewRecord, final: FinalAnswer) -> tuple[ReviewOutcome, FinalAnswer]:
     who = review.principal or "a reviewer"
+    if review.self_approved:
+        who += " (self-approved)" if review.decision != "reject" else " (the requester)"
     base = {
         "principal": review.principal,
         "comment": review.comment,

@@ -67,6 +67,7 @@ def send_decision(
     *,
     comment: str = "",
     remove_actions: list[str | int] | None = None,
+    self_approve: bool = False,
     timeout: float = 30.0,
 ) -> tuple[int, dict[str, Any]]:
     """POST the decision to a running API (`superbiz serve`, or API Gateway's URL)."""
@@ -76,6 +77,8 @@ def send_decision(
     body: dict[str, Any] = {"decision": decision, "comment": comment}
     if remove_actions:
         body["remove_actions"] = remove_actions
+    if self_approve:
+        body["self_approve"] = True
     request = urllib.request.Request(
         f"{api.rstrip('/')}/api/runs/{run_id}/review",
         data=json.dumps(body).encode(),

@@ -778,12 +778,19 @@ class ReviewRequest(Model):
         description="amend: the actions to strike, by action id (the remediation claim's), "
         "number (from 1) or exact text",
     )
+    self_approve: bool = Field(
+        False,
+        description="the local runtime only (one identity): decide a run you requested; "
+        "recorded as self-approved. In AWS the requester never decides (403)",
+    )
 
 
 class ReviewView(Model):
     run_id: str
     decision: str
     principal: str
+    requester: str | None = Field(None, description="who asked for the run (None: an alarm)")
+    self_approved: bool = False
     comment: str
     removed_actions: list[str]
     decided_at: str
@@ -812,11 +819,13 @@ def _review_body() -> ReviewRequest:
     "/api/runs/<runId>/review",
     summary="Decide on a report that waits for human review",
     description="Approve, amend (strike actions) or reject a report in AWAITING_REVIEW. "
-    "In AWS only principals allowed to review may call it (its own IAM policy). A run "
+    "In AWS only principals allowed to review may call it (its own IAM policy), and never "
+    "the run's requester (four eyes). A run "
     "that is not waiting, a second decision or a review whose wait has ended is a 409.",
     responses={
         200: {"description": "decided: the run publishes the report"},
         400: {"description": "the body is wrong (the field is named)"},
+        403: {"description": "the requester decides (four eyes), or self_approve in AWS"},
         409: {"description": "not waiting for review, already decided, or the wait ended"},
     },
 )
@@ -826,17 +835,23 @@ def post_review(run_id: Annotated[str, Path(alias="runId")]) -> Response[ReviewV
     deps = _deps()
     _valid_id("run", run_id)
     body = _review_body()
+    principal = _principal()
     try:
         decided = review.decide(
             deps,
             run_id,
-            principal=_principal(),
+            principal=principal,
             decision=body.decision,
             comment=body.comment,
             remove_actions=body.remove_actions,
+            # no IAM identity: the local runtime (in AWS every method is SigV4-signed)
+            one_identity=principal == LOCAL_PRINCIPAL,
+            self_approve=body.self_approve,
         )
     except RunNotFound:
         raise ApiError(404, "run_not_found", f"no run with id {run_id!r}") from None
+    except review.ReviewForbidden as exc:
+        raise ApiError(403, exc.code, str(exc)) from None
     except review.ReviewInputInvalid as exc:
         raise ApiError(400, "invalid_review", str(exc)) from None
     except review.ReviewConflict as exc:
@@ -851,6 +866,8 @@ def post_review(run_id: Annotated[str, Path(alias="runId")]) -> Response[ReviewV
             run_id=run_id,
             decision=decided.decision or body.decision,
             principal=decided.principal or "",
+            requester=decided.requester,
+            self_approved=decided.self_approved,
             comment=decided.comment,
             removed_actions=decided.remove_actions,
             decided_at=decided.decided_at or "",
