@@ -1,7 +1,7 @@
 """`superbiz`: run diagnoses on the embedded local runtime.
 
 superbiz demo [--json] [--review [approve|reject|amend]]
-superbiz chat MESSAGE --world FILE [--session-id ID] [--json]
+superbiz chat MESSAGE --world FILE [--session-id ID] [--json] [--html FILE]
 superbiz serve [--port P] [--world FILE] [--review]
 superbiz review RUN_ID --approve | --reject --comment TEXT | --amend ACTION [ACTION ...] [--api URL]
 superbiz alarm --world FILE [--alarm NAME] [--json]
@@ -9,7 +9,8 @@ superbiz eval diagnosis --scenarios DIR [--json]
 superbiz eval retrieval --corpus DIR --queries FILE.jsonl [--mode hybrid|bm25|dense|all] [--json]
 superbiz kb ingest PATH [--index-dir D]
 superbiz kb search QUERY [--top-k K] [--json] [--index-dir D]
-superbiz trace export --run-id ID --out FILE
+superbiz trace export --run-id ID [--out FILE] [--html FILE]
+superbiz runs list | show RUN_ID [--html FILE]
 superbiz replay --run-file FILE [--model M] [--json]
 superbiz scenario from-run --run-file FILE --out FILE.yaml [--id ID]
 superbiz eval adversarial [--json]
@@ -29,6 +30,9 @@ from typing import Any
 
 from superbiz.errors import ScenarioError, SuperBizError
 from superbiz_workbench.local.report import DEMO_WORLD, render_report, run_result
+
+# where local runs are kept (superbiz_workbench.page.archive), beside the case file
+RUNS_DIR = Path(".superbiz") / "runs"
 
 
 def _build_model(spec: str | None) -> Any:
@@ -59,6 +63,7 @@ def _run_world(world: Path, message: str | None, args: argparse.Namespace) -> in
             outcome = runtime.run(message, session_id=args.session_id)
             question = message
         result = run_result(runtime, outcome)
+        _keep(runtime, outcome.run_id, scenario, args)
         if getattr(args, "export", None):
             _export_local(runtime, outcome.run_id, scenario, args.export)
     if args.json:
@@ -79,8 +84,20 @@ def _export_local(runtime: Any, run_id: str, scenario: Any, out: Path) -> None:
     print(f"exported run {run_id} to {out}", file=sys.stderr)
 
 
+def _keep(runtime: Any, run_id: str, scenario: Any, args: argparse.Namespace) -> None:
+    """A local run is kept for `superbiz runs`; with --html its page is written too."""
+    from superbiz_workbench.page.commands import keep_local_run
+
+    keep_local_run(runtime.store, run_id, scenario, runs_dir=args.runs_dir, html=args.html)
+
+
 def _trace_export(args: argparse.Namespace) -> int:
-    """A run from the configured DynamoDB table (and S3 bucket) into a run file."""
+    """A run from the configured DynamoDB table (and S3 bucket) into a run file, a page
+    (docs/run-page.md) or both."""
+    if args.out is None and args.html is None:
+        raise ValueError(
+            "trace export writes a run file (--out FILE), a page (--html FILE) or both"
+        )
     from superbiz.deps import build_deps
     from superbiz.settings import get_settings
     from superbiz_workbench.replay import export_run, write_run_file
@@ -92,10 +109,19 @@ def _trace_export(args: argparse.Namespace) -> int:
     deps = build_deps(settings, model=_NoModel())
     source = {"kind": "dynamodb", "table": settings.table_name, "region": settings.region}
     run_file = export_run(deps.store, args.run_id, source=source)
-    write_run_file(run_file, args.out)
+    written = []
+    if args.out is not None:
+        write_run_file(run_file, args.out)
+        written.append(str(args.out))
+    if args.html is not None:
+        from superbiz_workbench.page import write_run_page
+
+        write_run_page(run_file, args.html)
+        written.append(f"{args.html} (page)")
     print(
         f"exported run {args.run_id} ({len(run_file.steps)} steps, "
-        f"{len(run_file.invocations)} tool invocations) from {settings.table_name} to {args.out}"
+        f"{len(run_file.invocations)} tool invocations) from {settings.table_name} to "
+        + " and ".join(written)
     )
     return 0
 
@@ -459,6 +485,12 @@ def main(argv: list[str] | None = None) -> int:
             metavar="FILE",
             help="case memory kept in FILE across runs (e.g. .superbiz/cases.json)",
         )
+        command.add_argument(
+            "--html", type=Path, metavar="FILE", help="also write the run as a page (one HTML file)"
+        )
+        command.add_argument(
+            "--runs-dir", type=Path, default=RUNS_DIR, help=f"where runs are kept ({RUNS_DIR})"
+        )
 
     serve = sub.add_parser(
         "serve", help="serve the REST API over HTTP on loopback, on the local runtime"
@@ -512,6 +544,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     alarm.add_argument("--json", action="store_true", help="print the run as one JSON object")
     alarm.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
+    alarm.add_argument(
+        "--html", type=Path, metavar="FILE", help="also write the run as a page (one HTML file)"
+    )
+    for command in (alarm, serve):
+        command.add_argument(
+            "--runs-dir", type=Path, default=RUNS_DIR, help=f"where runs are kept ({RUNS_DIR})"
+        )
 
     mcp = sub.add_parser("mcp", help="the agent over the Model Context Protocol")
     mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
@@ -577,11 +616,27 @@ def main(argv: list[str] | None = None) -> int:
         "export", help="write a run from the configured DynamoDB table to a run file"
     )
     export.add_argument("--run-id", required=True, help="the run to export")
-    export.add_argument("--out", required=True, type=Path, help="run file to write (JSON)")
+    export.add_argument("--out", type=Path, help="run file to write (JSON)")
+    export.add_argument(
+        "--html", type=Path, metavar="FILE", help="the run as a page to write (one HTML file)"
+    )
     export.add_argument("--table", help="DynamoDB table (default: SUPERBIZ_TABLE_NAME)")
     export.add_argument(
         "--bucket", help="S3 bucket of large outputs (default: SUPERBIZ_BUCKET_NAME)"
     )
+
+    runs_cmd = sub.add_parser("runs", help="runs kept on this machine (demo, chat, alarm)")
+    runs_sub = runs_cmd.add_subparsers(dest="runs_command", required=True)
+    runs_list = runs_sub.add_parser("list", help="newest first: status, verdicts, route")
+    runs_list.add_argument("--json", action="store_true", help="print the list as JSON")
+    runs_show = runs_sub.add_parser("show", help="one run's report, path, tool calls and gates")
+    runs_show.add_argument("run_id", metavar="RUN_ID")
+    runs_show.add_argument("--json", action="store_true", help="print the run as JSON")
+    runs_show.add_argument("--html", type=Path, metavar="FILE", help="also write its page")
+    for command in (runs_list, runs_show):
+        command.add_argument(
+            "--runs-dir", type=Path, default=RUNS_DIR, help=f"where runs are kept ({RUNS_DIR})"
+        )
 
     rep = sub.add_parser(
         "replay", help="re-run a recorded run with every tool answered from the recording"
@@ -649,7 +704,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "demo" and args.review:
             from superbiz_workbench.local import review as local_review
 
-            return local_review.demo(args.review, _build_model(args.model), args.json)
+            return local_review.demo(
+                args.review,
+                _build_model(args.model),
+                args.json,
+                keep=lambda runtime, run_id, scenario: _keep(runtime, run_id, scenario, args),
+            )
         if args.command == "demo":
             return _run_world(DEMO_WORLD, None, args)
         if args.command == "review":
@@ -659,8 +719,21 @@ def main(argv: list[str] | None = None) -> int:
 
             model = _build_model(args.model)
             if args.command == "serve":
-                return commands.serve(args.world, args.host, args.port, model, review=args.review)
-            return commands.alarm(args.world, args.alarm, args.json, model)
+                return commands.serve(
+                    args.world,
+                    args.host,
+                    args.port,
+                    model,
+                    review=args.review,
+                    runs_dir=args.runs_dir,
+                )
+            return commands.alarm(
+                args.world,
+                args.alarm,
+                args.json,
+                model,
+                keep=lambda runtime, run_id, scenario: _keep(runtime, run_id, scenario, args),
+            )
         if args.command == "mcp":
             return _mcp_serve(args)
         if args.command == "kb":
@@ -673,6 +746,10 @@ def main(argv: list[str] | None = None) -> int:
             return _eval_faults(args)
         if args.command == "trace":
             return _trace_export(args)
+        if args.command == "runs":
+            from superbiz_workbench.page.commands import runs
+
+            return runs(args)
         if args.command == "replay":
             return _replay(args)
         if args.command == "scenario":

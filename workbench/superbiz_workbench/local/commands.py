@@ -13,16 +13,25 @@ from superbiz.errors import SuperBizError
 from superbiz_workbench.local.report import DEMO_WORLD, render_report, run_result
 from superbiz_workbench.local.runtime import LocalRuntime, RunOutcome
 from superbiz_workbench.local.server import ApiServer
+from superbiz_workbench.page.archive import DEFAULT_RUNS_DIR
 from superbiz_workbench.world import load_scenario
 
 
-def serve(world: Path | None, host: str, port: int, model: Any, *, review: bool = False) -> int:
+def serve(
+    world: Path | None,
+    host: str,
+    port: int,
+    model: Any,
+    *,
+    review: bool = False,
+    runs_dir: Path = DEFAULT_RUNS_DIR,
+) -> int:
     path = world or DEMO_WORLD
     scenario = load_scenario(path)
     print(f"Seeding local AWS from {path}...", file=sys.stderr)
     with LocalRuntime(scenario, model=model, review=review) as runtime:
         try:
-            server = ApiServer(runtime, host=host, port=port)
+            server = ApiServer(runtime, host=host, port=port, runs_dir=runs_dir)
         except OSError as exc:
             raise SuperBizError(
                 f"cannot listen on {host}:{port}: {exc.strerror or exc} (choose another --port)"
@@ -32,7 +41,8 @@ def serve(world: Path | None, host: str, port: int, model: Any, *, review: bool 
             f"SuperBizAgent API on {base} (world {scenario.id}; Ctrl-C stops it)\n"
             f"  curl -s -X POST '{base}/api/chat?wait=20' -H 'Content-Type: application/json' "
             f'-d \'{{"message": "{scenario.trigger_message()[:60]}"}}\'\n'
-            f"  curl -s {base}/api/openapi.json",
+            f"  curl -s {base}/api/openapi.json\n"
+            f"  runs in a browser: {base}/runs",
             flush=True,
         )
         if review:
@@ -82,7 +92,8 @@ def fire_alarm(runtime: Any, scenario: Any, name: str | None) -> dict[str, Any]:
     }
 
 
-def alarm(world: Path, name: str | None, as_json: bool, model: Any) -> int:
+def alarm(world: Path, name: str | None, as_json: bool, model: Any, keep: Any = None) -> int:
+    """`keep(runtime, run_id, scenario)` keeps the finished run (the runs archive, --html)."""
     scenario = load_scenario(world)
     if not as_json:
         print(f"Seeding local AWS from {world} and firing the alarm trigger...", file=sys.stderr)
@@ -105,6 +116,8 @@ def alarm(world: Path, name: str | None, as_json: bool, model: Any) -> int:
         result["aiops_rule_evaluation"] = evaluation.get("aiops_rule_evaluation")
         result["notification"] = evaluation.get("notification")
         result["notifications"] = runtime.notifications()
+        if keep is not None:
+            keep(runtime, outcome.run_id, scenario)
     if as_json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
         return 0

@@ -134,8 +134,9 @@ def high_risk_ids(review: dict[str, Any]) -> list[str | int]:
     return named
 
 
-def demo(decision: str, model: Any, as_json: bool) -> int:
-    """`superbiz demo --review`: the demo incident waits for review, and a reviewer decides."""
+def demo(decision: str, model: Any, as_json: bool, keep: Any = None) -> int:
+    """`superbiz demo --review`: the demo incident waits for review, and a reviewer decides.
+    `keep(runtime, run_id, scenario)` keeps the finished run (the runs archive, --html)."""
     from superbiz_workbench.local.report import DEMO_WORLD, render_report, run_result
     from superbiz_workbench.local.runtime import RunOutcome
     from superbiz_workbench.world import load_scenario
@@ -165,6 +166,8 @@ def demo(decision: str, model: Any, as_json: bool) -> int:
         outcome = RunOutcome(run_id, session_id, arn, status, time.perf_counter() - started)
         result = run_result(runtime, outcome)
         result["review"] = runtime.store.get_run(run_id).self_evaluation.get("review")
+        if keep is not None:
+            keep(runtime, run_id, scenario)
     if as_json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:

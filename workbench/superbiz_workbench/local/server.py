@@ -14,10 +14,13 @@ import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from superbiz_workbench.local.runtime import ACCOUNT, LocalRuntime
+from superbiz_workbench.page.archive import DEFAULT_RUNS_DIR, RunArchive
+from superbiz_workbench.page.served import PageResponse, RunPages
 
 MAX_READ = 8 * 1024 * 1024  # API Gateway's own payload limit is 10 MB
 
@@ -79,8 +82,16 @@ class _Server(ThreadingHTTPServer):
 class ApiServer:
     """The API on `host:port` (port 0: any free port) over a running LocalRuntime."""
 
-    def __init__(self, runtime: LocalRuntime, host: str = "127.0.0.1", port: int = 8765) -> None:
+    def __init__(
+        self,
+        runtime: LocalRuntime,
+        host: str = "127.0.0.1",
+        port: int = 8765,
+        runs_dir: Path = DEFAULT_RUNS_DIR,
+    ) -> None:
         self.runtime = runtime
+        # GET /runs and /runs/{id}: the run pages (docs/run-page.md), not the API
+        self.pages = RunPages(runtime.store, RunArchive(runs_dir))
         self.httpd = _Server((host, port), self._handler_class())
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -136,6 +147,8 @@ class ApiServer:
                     body,
                     source_ip=self.client_address[0],
                 )
+                if self._page(event):
+                    return
                 try:
                     result = server.runtime.invoke("api", event)
                 except Exception as exc:  # what API Gateway returns when the Lambda fails
@@ -152,6 +165,30 @@ class ApiServer:
                     if key.lower() not in ("content-length", "connection"):
                         self.send_header(key, value)
                 self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+
+            def _page(self, event: dict[str, Any]) -> bool:
+                from superbiz.api.app import caller_principal  # reason: the API's own rule
+
+                page = server.pages.answer(self.command, event["path"], caller_principal(event))
+                if page is not None:
+                    self._send_page(page)
+                return page is not None
+
+            def _send_page(self, page: PageResponse) -> None:
+                data = page.body.encode("utf-8")
+                self.send_response(page.status)
+                for key, value in (
+                    ("Content-Type", "text/html; charset=utf-8"),
+                    ("Content-Security-Policy", page.policy),
+                    ("X-Content-Type-Options", "nosniff"),
+                    ("Referrer-Policy", "no-referrer"),
+                    ("Cache-Control", "no-store"),
+                    ("Content-Length", str(len(data))),
+                ):
+                    self.send_header(key, value)
                 self.end_headers()
                 if self.command != "HEAD":
                     self.wfile.write(data)

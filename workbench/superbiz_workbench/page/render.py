@@ -111,3 +111,8 @@ def runs_list_html(rows: list[Any], *, caller: str, where: str) -> str:
 
 def runs_list_policy() -> str:
     return _assets(False).policy + "; frame-ancestors 'none'"
+
+
+def message_html(text: str) -> str:
+    """A page that says one thing (no such run; another caller's run)."""
+    return _env().get_template("message.html").render(text=text, assets=_assets(False))
