@@ -92,6 +92,10 @@ class InMemoryRunStore:
         self._put_if_absent({"PK": session_pk(session_id), "SK": "META", **to_item(record)})
         return SessionRecord.model_validate(from_item(self.items[(session_pk(session_id), "META")]))
 
+    def get_session(self, session_id: str) -> SessionRecord | None:
+        item = self.items.get((session_pk(session_id), "META"))
+        return SessionRecord.model_validate(from_item(item)) if item is not None else None
+
     def session_run_ids(self, session_id: str) -> list[str]:
         return [i["run_id"] for i in self._partition(session_pk(session_id), "RUN#")]
 
