@@ -617,3 +617,79 @@ def test_oversized_tool_parameters_never_enter_the_execution_state(runtime):
             if isinstance(details, dict):
                 for key in ("input", "output"):
                     assert len(str(details.get(key, ""))) < 20_000
+
+
+# ------------------------------------------------------------------ case memory
+
+
+def _case_of(runtime: LocalRuntime, case_id: str, run_id: str) -> None:
+    from superbiz.cases import Case, CaseSignature, DynamoCaseStore
+
+    DynamoCaseStore(runtime.clients.table(runtime.settings.table_name)).put_new(
+        Case(
+            case_id=case_id,
+            run_id=run_id,
+            services=["inventory-api"],
+            signature=CaseSignature(id="db_deadlock"),
+            root_cause=[f"the root cause {case_id} found"],
+        )
+    )
+
+
+def _system_run(runtime: LocalRuntime, run_id: str, session_id: str, *, session: bool) -> None:
+    from superbiz.records import RunRecord
+
+    if session:
+        runtime.store.ensure_session(session_id)  # as StartRun opens an alarm's session
+    runtime.store.create_run(
+        RunRecord(
+            run_id=run_id,
+            session_id=session_id,
+            mode="aiops_targeted",
+            query="inventory-api-5xx",
+            started_at="2026-11-29T10:40:00Z",
+        )
+    )
+
+
+def test_a_case_is_readable_by_whoever_may_read_its_source_run(runtime, alice_run):
+    # Given a case from Alice's chat, one from an alarm run (no owner), one whose source
+    # run is unknown and one whose run names a session nobody has
+    _case_of(runtime, "case_alice-chat", alice_run["run_id"])
+    _system_run(runtime, "aiops-case-run", "aiops-case-session", session=True)
+    _case_of(runtime, "case_alarm", "aiops-case-run")
+    _case_of(runtime, "case_no-run", "never-ran")
+    _system_run(runtime, "lost-session-run", "lost-session", session=False)
+    _case_of(runtime, "case_no-session", "lost-session-run")
+
+    def listed(principal: str, query: str = "") -> set[str]:
+        status, body = call(runtime, "GET", f"/api/cases{query}", principal=principal)
+        assert status == 200, body
+        return {c["case_id"] for c in body["cases"]} & {
+            "case_alice-chat",
+            "case_alarm",
+            "case_no-run",
+            "case_no-session",
+        }
+
+    # When Alice and Bob list the cases (newest first, or matched by service)
+    # Then Alice sees her chat's and the alarm's; Bob only the alarm's; nobody the others
+    for query in ("", "?service=inventory-api", "?q=root+cause"):
+        assert listed(ALICE, query) == {"case_alice-chat", "case_alarm"}, query
+        assert listed(BOB, query) == {"case_alarm"}, query
+    # When Bob asks for Alice's case by id: it does not exist for him
+    status, body = call(runtime, "GET", "/api/cases/case_alice-chat", principal=BOB)
+    assert status == 404 and body["error"] == "case_not_found", body
+    assert "root cause" not in json.dumps(body)
+    # while Alice reads it, and both read the alarm's
+    status, body = call(runtime, "GET", "/api/cases/case_alice-chat", principal=ALICE)
+    assert status == 200 and body["source_run_id"] == alice_run["run_id"]
+    assert call(runtime, "GET", "/api/cases/case_alarm", principal=BOB)[0] == 200
+    # and a case whose run or session is unknown is nobody's
+    for case_id in ("case_no-run", "case_no-session"):
+        for who in (ALICE, BOB):
+            assert call(runtime, "GET", f"/api/cases/{case_id}", principal=who)[0] == 404
+    # as is the run whose session is unknown, and its trace
+    for path in ("/api/runs/lost-session-run", "/api/runs/lost-session-run/steps/1"):
+        status, body = call(runtime, "GET", path, principal=BOB)
+        assert status == 404 and body["error"] == "session_not_found", (path, body)

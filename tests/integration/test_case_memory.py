@@ -12,6 +12,7 @@ import pytest
 from superbiz import evolution
 from superbiz.cases import Case, CaseSignature, DynamoCaseStore, case_id_for
 from superbiz.models.offline import OfflineModel
+from superbiz.records import RunRecord
 from superbiz_workbench.local.report import DEMO_WORLD
 from superbiz_workbench.local.runtime import LocalRuntime
 from superbiz_workbench.local.server import proxy_event
@@ -105,8 +106,19 @@ def _api(runtime: LocalRuntime, method: str, path: str, body: object = None) -> 
 def test_feedback_review_and_an_accepted_skill_through_the_api() -> None:
     with LocalRuntime(load_scenario(DEMO_WORLD), model=OfflineModel()) as runtime:
         cases = DynamoCaseStore(runtime.clients.table(runtime.settings.table_name))
-        # Given two past cases of the pool signature on payment-api, mined into a proposal
+        # Given two past cases of the pool signature on payment-api (from alarm runs, which
+        # every caller may read), mined into a proposal
         for n in (1, 2):
+            runtime.store.ensure_session(f"aiops-past-{n}")
+            runtime.store.create_run(
+                RunRecord(
+                    run_id=f"past-{n}",
+                    session_id=f"aiops-past-{n}",
+                    mode="aiops_targeted",
+                    query="payment-api-5xx",
+                    started_at="2026-11-29T10:00:00Z",
+                )
+            )
             cases.put_new(
                 Case(
                     case_id=f"case_past-{n}",

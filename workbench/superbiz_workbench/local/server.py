@@ -170,7 +170,7 @@ class ApiServer:
                     self.wfile.write(data)
 
             def _page(self, event: dict[str, Any]) -> bool:
-                from superbiz.api.app import caller_principal  # reason: the API's own rule
+                from superbiz.api.identity import caller_principal  # reason: the API's own rule
 
                 page = server.pages.answer(self.command, event["path"], caller_principal(event))
                 if page is not None:

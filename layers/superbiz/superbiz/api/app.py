@@ -36,6 +36,7 @@ from superbiz.aiops import (
 )
 from superbiz.alarm_payloads import PAYLOAD_SHAPES, parse_alarm_payloads
 from superbiz.api.cases import router as cases_router
+from superbiz.api.identity import LOCAL_PRINCIPAL, caller_principal, session_readable
 from superbiz.api.resolver import JSON, Path, Query, RequestValidationError, Response, RestResolver
 from superbiz.contracts import RunMode, StartRunInput
 from superbiz.deps import EntryDeps, get_entry_deps
@@ -50,8 +51,6 @@ ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
 _ID = re.compile(ID_PATTERN)
 # JSON bodies nested deeper than this are refused before anything parses them
 MAX_JSON_DEPTH = 32
-# the caller where API Gateway passes no IAM identity (superbiz serve on loopback)
-LOCAL_PRINCIPAL = "local"
 ALARM_SESSION_PREFIX = "aiops-"
 # a trace page stays far below Lambda's 6 MB response limit: outputs and model
 # inputs larger than INLINE_LIMIT are links, and a page stops at PAGE_BYTES
@@ -221,34 +220,16 @@ def _deps() -> EntryDeps:
     return get_entry_deps()
 
 
-def caller_principal(event: dict[str, Any]) -> str:
-    """Who is calling: API Gateway's IAM identity, else the one local identity."""
-    context = event.get("requestContext")
-    identity = context.get("identity") if isinstance(context, dict) else None
-    if not isinstance(identity, dict):
-        return LOCAL_PRINCIPAL
-    arn = identity.get("userArn")
-    if isinstance(arn, str) and arn:
-        return arn[:512]
-    caller = identity.get("caller")
-    account = identity.get("accountId") or (context or {}).get("accountId")
-    if isinstance(caller, str) and caller:
-        return f"{account}:{caller}"[:512] if account else caller[:512]
-    return LOCAL_PRINCIPAL
-
-
 def _principal() -> str:
     return caller_principal(app.current_event.raw_event)
 
 
-def _readable(session: SessionRecord | None, principal: str) -> bool:
-    """A session the system opened (no principal) is readable by every caller."""
-    return session is None or session.principal in (None, principal)
-
-
-def _check_read(deps: EntryDeps, session_id: str) -> SessionRecord | None:
+def _check_read(deps: EntryDeps, session_id: str) -> SessionRecord:
+    """The session, if this caller may read it; an unknown one is nobody's (404)."""
     session = deps.store.get_session(session_id)
-    if not _readable(session, _principal()):
+    if session is None:
+        raise ApiError(404, "session_not_found", f"no session with id {session_id!r}")
+    if not session_readable(session, _principal()):
         raise ApiError(
             403, "session_forbidden", f"session {session_id!r} belongs to another caller"
         )
@@ -327,14 +308,18 @@ def _trace(
             return RunTrace(run=run, steps=[], invocations=[], alarms=deps.store.run_alarms(run_id))
         return deps.store.get_trace(run_id, load_outputs=load_outputs)
 
+    starting = False
     try:
         trace = load()
     except RunNotFound:
         pending = _starting(deps, run_id)
         if pending is None:
             raise ApiError(404, "run_not_found", f"no run with id {run_id!r}") from None
-        trace = pending
-    _check_read(deps, trace.run.session_id)
+        trace, starting = pending, True
+    # a run whose execution started before StartRun opened its (alarm) session: a chat's
+    # session is opened before its execution starts, so this one is every caller's
+    if not (starting and deps.store.get_session(trace.run.session_id) is None):
+        _check_read(deps, trace.run.session_id)
     if trace.run.status in OPEN_STATUSES and reconcile_run(deps, trace.run) is not None:
         trace = load()
     return trace
@@ -554,8 +539,6 @@ def get_session(session_id: Annotated[str, Path(alias="sessionId")]) -> SessionV
     deps = _deps()
     _valid_id("session", session_id)
     session = _check_read(deps, session_id)
-    if session is None:
-        raise ApiError(404, "session_not_found", f"no session with id {session_id!r}")
     views = []
     for run_id in deps.store.session_run_ids(session_id):
         run = deps.store.get_run(run_id)

@@ -1,14 +1,22 @@
 """Case memory over the API (docs/architecture.md, "Case memory"): past cases, a person's
 review of one, the latest mining report, and the skill proposals a person accepts before
-any run uses them. Included in the API's resolver (`superbiz.api.app`)."""
+any run uses them. Included in the API's resolver (`superbiz.api.app`).
+
+A case follows its source run: a caller sees the cases of the runs they may read (their
+own chats' and every alarm run's), and a case whose run is unknown to nobody. Reviewing a
+case and accepting a proposal change what later runs are shown: in AWS only principals
+with the reviewers' policy and tag may call them (docs/security.md)."""
 
 import json
+import sys
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import ConfigDict, Field, model_validator
 
 from superbiz import cases as cases_lib
 from superbiz import evolution
+from superbiz.api.identity import caller_principal, run_readable
 from superbiz.api.resolver import JSON, Path, Query, Response, Router
 from superbiz.cases import Case, CaseNotFound, CaseStatus, DynamoCaseStore, SkillProposal
 from superbiz.deps import get_entry_deps
@@ -112,6 +120,21 @@ def _store() -> DynamoCaseStore:
     return DynamoCaseStore(deps.clients.table(deps.settings.table_name))
 
 
+def _readable_by_caller() -> Callable[[Case], bool]:
+    """Whether the caller may read a case: they may read its source run (one read of each
+    run per request)."""
+    store = get_entry_deps().store
+    principal = caller_principal(router.current_event.raw_event)
+    seen: dict[str, bool] = {}
+
+    def readable(case: Case) -> bool:
+        if case.run_id not in seen:
+            seen[case.run_id] = run_readable(store, case.run_id, principal)
+        return seen[case.run_id]
+
+    return readable
+
+
 def _error(status: int, code: str, message: str) -> Response[Any]:
     return Response(
         status_code=status,
@@ -156,22 +179,25 @@ def list_cases(
     q: Annotated[str | None, Query(max_length=500, description="free text to match")] = None,
 ) -> CaseListView:
     store = _store()
+    readable = _readable_by_caller()
     if (service and service.strip()) or (q and q.strip()):
         matches = cases_lib.recommend(
-            store, service=service, signature=None, text=q, limit=LIST_LIMIT
+            store, service=service, signature=None, text=q, limit=sys.maxsize
         )
+        mine = [m for m in matches if readable(m.case)][:LIST_LIMIT]
         return CaseListView(
-            cases=[case_view(m.case) for m in matches],
-            why={m.case.case_id: m.why for m in matches},
+            cases=[case_view(m.case) for m in mine],
+            why={m.case.case_id: m.why for m in mine},
         )
     every = sorted(store.list_cases(), key=lambda c: c.created_at, reverse=True)
-    return CaseListView(cases=[case_view(c) for c in every[:LIST_LIMIT]])
+    return CaseListView(cases=[case_view(c) for c in every if readable(c)][:LIST_LIMIT])
 
 
 @router.get("/api/cases/<caseId>", summary="One past case with its weight history")
 def get_case(case_id: Annotated[str, Path(alias="caseId", max_length=200)]) -> Response[Any]:
     case = _store().get(case_id)
-    if case is None:
+    # another caller's case is as unknown as a missing one: its id says nothing
+    if case is None or not _readable_by_caller()(case):
         return _error(404, "case_not_found", f"no case with id {case_id!r}")
     return Response(200, JSON, case_view(case).model_dump_json())
 
@@ -215,11 +241,7 @@ def accept_proposal(
     proposal_id: Annotated[str, Path(alias="proposalId", max_length=200)],
 ) -> Response[Any]:
     # who accepted it: the caller's IAM identity as API Gateway states it
-    context = router.current_event.raw_event.get("requestContext")
-    identity = context.get("identity") if isinstance(context, dict) else None
-    if not isinstance(identity, dict):
-        identity = {}
-    by = str(identity.get("userArn") or identity.get("caller") or "local")[:512]
+    by = caller_principal(router.current_event.raw_event)
     try:
         accepted = evolution.accept(_store(), proposal_id, by=by)
     except CaseNotFound as exc:
