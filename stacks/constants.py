@@ -270,6 +270,13 @@ API_ROUTES: dict[str, tuple[str, ...]] = {
 # from API_ROUTES. A principal reviews when IAM allows it (the reviewers' managed policy) and
 # it carries the reviewer tag; the API's resource policy denies every other caller.
 REVIEW_ROUTE = "/api/runs/{runId}/review"
+# The other decisions that change what later runs are shown take the same policy and tag:
+# a case's review and accepting a mined skill proposal (their methods are in API_ROUTES).
+REVIEWER_ROUTES: tuple[tuple[str, str], ...] = (
+    ("POST", REVIEW_ROUTE),
+    ("POST", "/api/cases/{caseId}/review"),
+    ("POST", "/api/skills/proposals/{proposalId}/accept"),
+)
 REVIEWERS_POLICY_NAME = "superbiz-reviewers"
 REVIEWER_TAG_KEY = "superbiz-reviewer"
 REVIEWER_TAG_VALUE = "true"

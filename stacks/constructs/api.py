@@ -4,6 +4,8 @@ are ingested from the bucket's knowledge/ prefix, and the API's role may only se
 
 from __future__ import annotations
 
+import re
+
 from aws_cdk import RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_dynamodb as dynamodb
@@ -287,7 +289,8 @@ class Api(Construct):
         """Deciding a review: its own resource and policy. IAM authorises it like every
         method; the reviewers' managed policy grants it, and the API's resource policy
         denies it to any caller without the reviewer tag, so a broad execute-api grant
-        does not make its holder a reviewer."""
+        does not make its holder a reviewer. A case's review and accepting a skill
+        proposal (c.REVIEWER_ROUTES) are reviewers' decisions the same way."""
         resource = self.rest_api.root.resource_for_path(c.REVIEW_ROUTE)
         resource.add_method(
             "POST",
@@ -297,17 +300,21 @@ class Api(Construct):
             request_parameters={"method.request.path.runId": True},
             request_models={"application/json": model},
         )
-        method_path = c.REVIEW_ROUTE.replace("{runId}", "*")
+        methods = [(method, re.sub(r"\{[^}]+\}", "*", path)) for method, path in c.REVIEWER_ROUTES]
         self.reviewers_policy = iam.ManagedPolicy(
             self,
             "ReviewersPolicy",
             managed_policy_name=c.REVIEWERS_POLICY_NAME,
-            description="Decide SuperBizAgent reviews (POST /api/runs/{runId}/review); the "
-            f"principal must also carry the tag {c.REVIEWER_TAG_KEY}={c.REVIEWER_TAG_VALUE}",
+            description="Decide SuperBizAgent reviews (POST /api/runs/{runId}/review), review "
+            "cases and accept skill proposals; the principal must also carry the tag "
+            f"{c.REVIEWER_TAG_KEY}={c.REVIEWER_TAG_VALUE}",
             statements=[
                 iam.PolicyStatement(
                     actions=["execute-api:Invoke"],
-                    resources=[self.rest_api.arn_for_execute_api("POST", method_path, "*")],
+                    resources=[
+                        self.rest_api.arn_for_execute_api(method, path, "*")
+                        for method, path in methods
+                    ],
                 )
             ],
         )
@@ -317,7 +324,7 @@ class Api(Construct):
                 principals=[iam.AnyPrincipal()],
                 actions=["execute-api:Invoke"],
                 # the API's own ARN in the shorthand its resource policy accepts (no cycle)
-                resources=[f"execute-api:/*/POST{method_path}"],
+                resources=[f"execute-api:/*/{method}{path}" for method, path in methods],
                 conditions={
                     "StringNotEquals": {
                         f"aws:PrincipalTag/{c.REVIEWER_TAG_KEY}": c.REVIEWER_TAG_VALUE
@@ -326,13 +333,15 @@ class Api(Construct):
             )
         )
         stack = Stack.of(self)
-        acknowledge(
-            self.reviewers_policy,
-            "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:"
-            f"<AWS::AccountId>:<{_logical_id(stack, self.rest_api)}>/*/POST{method_path}]",
-            "Reviewers decide on any run's review: run ids are minted at run time, so the grant "
-            "is this one method of this API on every run (and every stage).",
-        )
+        for method, path in methods:
+            acknowledge(
+                self.reviewers_policy,
+                "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:"
+                f"<AWS::AccountId>:<{_logical_id(stack, self.rest_api)}>/*/{method}{path}]",
+                "Reviewers decide on any run's review, case or skill proposal: their ids are "
+                "minted at run time, so the grant is this one method of this API on every id "
+                "(and every stage).",
+            )
 
 
 def _logical_id(stack: Stack, construct: Construct) -> str:

@@ -1339,12 +1339,36 @@ def test_deciding_a_review_is_its_own_iam_resource_for_tagged_reviewers(
     ]
     [statement] = policy["PolicyDocument"]["Statement"]
     assert statement["Action"] == "execute-api:Invoke" and statement["Effect"] == "Allow"
-    assert json.dumps(statement["Resource"]).endswith('/*/POST/api/runs/*/review"]]}')
+    assert json.dumps(statement["Resource"][0]).endswith('/*/POST/api/runs/*/review"]]}')
     # And the API's resource policy denies the method to any caller without the tag
     [api] = synth.resources("AWS::ApiGateway::RestApi").values()
     [deny] = api["Properties"]["Policy"]["Statement"]
     assert deny["Effect"] == "Deny" and deny["Action"] == "execute-api:Invoke"
-    assert deny["Resource"] == "execute-api:/*/POST/api/runs/*/review"
+    assert "execute-api:/*/POST/api/runs/*/review" in deny["Resource"]
+    assert deny["Condition"] == {
+        "StringNotEquals": {f"aws:PrincipalTag/{c.REVIEWER_TAG_KEY}": c.REVIEWER_TAG_VALUE}
+    }
+
+
+def test_reviewing_a_case_and_accepting_a_skill_need_the_reviewer_policy(
+    synth: Synthesised,
+) -> None:
+    # Given the two case-memory decisions that change what every later run is shown
+    decisions = ["/api/cases/*/review", "/api/skills/proposals/*/accept"]
+    # Then the reviewers' managed policy grants them ...
+    [policy] = [
+        p["Properties"]
+        for p in synth.resources("AWS::IAM::ManagedPolicy").values()
+        if p["Properties"].get("ManagedPolicyName") == c.REVIEWERS_POLICY_NAME
+    ]
+    [statement] = policy["PolicyDocument"]["Statement"]
+    granted = json.dumps(statement["Resource"])
+    assert all(f'/*/POST{path}"' in granted for path in decisions), granted
+    # ... and the API's resource policy denies them to every caller without the tag
+    [api] = synth.resources("AWS::ApiGateway::RestApi").values()
+    [deny] = api["Properties"]["Policy"]["Statement"]
+    assert deny["Effect"] == "Deny"
+    assert {f"execute-api:/*/POST{path}" for path in decisions} <= set(deny["Resource"])
     assert deny["Condition"] == {
         "StringNotEquals": {f"aws:PrincipalTag/{c.REVIEWER_TAG_KEY}": c.REVIEWER_TAG_VALUE}
     }
