@@ -225,7 +225,6 @@ NEGATIVES = [
     "order 110105199913450021 done",  # 18 digits, no such birth date
     "deployed v2.14.1 (build 1.22.3-rc.1) on node v18.17.0",
     "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 deployed",
-    f"cache key {AWS_SECRET} evicted",  # 40 base64 characters, but no secret label
     "ts=1732096512000 epoch=1732096512 bytes=15000000000 count=13",
     "tz Asia/Shanghai +08:00 offset +0800 at 2026-11-20",
     "Bearer authentication failed: token expired",

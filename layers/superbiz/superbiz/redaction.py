@@ -96,6 +96,7 @@ class _Rule:
     hints: tuple[str, ...] = ()  # lower-case substrings; the rule runs only if one occurs
     digits: bool = False  # the rule runs only if the text has a _DIGIT_SHAPES match
     pick: Callable[[re.Match[str]], Span | None] = _value_span
+    shape: re.Pattern[str] | None = None  # the rule runs only if the text has this shape
 
 
 # ------------------------------------------------------------------ validators
@@ -165,6 +166,45 @@ def _cn_mobile_span(m: re.Match[str]) -> Span | None:
 
 
 # ------------------------------------------------------------- value checks
+
+# detect-secrets' limit for base64 strings: an AWS secret access key (40 characters of
+# a 64-letter alphabet) scores about 4.7-5.1; a camel-cased name or a path scores less
+BASE64_ENTROPY_LIMIT = 4.5
+
+
+@lru_cache(maxsize=1)
+def _base64_entropy() -> Callable[[str], float]:
+    # reason: detect-secrets loads with the first text that has a key's shape
+    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+
+    return Base64HighEntropyString(limit=BASE64_ENTROPY_LIMIT).calculate_shannon_entropy
+
+
+def _high_entropy(m: re.Match[str]) -> Span | None:
+    """Key material by shape and entropy, with no label to say so."""
+    span = _value_span(m)
+    if span is None:
+        return None
+    return span if _base64_entropy()(m.string[span[0] : span[1]]) >= BASE64_ENTROPY_LIMIT else None
+
+
+class _Detectors(_Lazy):
+    """The fixed-shape token patterns of detect-secrets' plugins, as one pattern."""
+
+    def __init__(self, *plugins: tuple[str, str]) -> None:
+        super().__init__("")
+        self.plugins = plugins
+
+    @cached_property
+    def compiled(self) -> re.Pattern[str]:
+        import importlib
+
+        sources = []
+        for module, name in self.plugins:
+            plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
+            sources += [f"(?:{p.pattern})" for p in plugin().denylist]
+        return re.compile("|".join(sources))
+
 
 # values that stand for "no secret here": placeholders, templates, states
 _PLACEHOLDER = re.compile(
@@ -257,6 +297,18 @@ def _jwt_span(m: re.Match[str]) -> Span | None:
 _LABEL_END = r"""\\?["']?[ \t]*(?:=>|[:=])[ \t]*"""
 
 
+# An unquoted value runs to the end of the value as its format delimits it: whitespace
+# (a log line, YAML, a header), a `;`, `,` or `&` that starts the next `key=` pair
+# (`a=1;b=2`, `{pw: x, user: y}`) or ends a clause (`pw: x, retry`); in a query string
+# (the label follows `?` or `&`) every `&` ends it. Otherwise those characters are part
+# of it: `passwd: Tr0ub4dor&3xyz`.
+_UNQUOTED_VALUE = r"""(?:
+    [^\s;,&"'<>\\]
+  | \\(?!["'])
+  | (?(query)(?!&))[;,&](?=[^\s;,&"'<>\\])(?![\w.-]+[ \t]*(?:=|:(?!//)))
+)+"""
+
+
 def _key_value(keys: str, not_after: str = r"\w.-") -> _Lazy:
     """`<...key> = value` with the value double-, single-, escaped- or un-quoted.
 
@@ -264,12 +316,12 @@ def _key_value(keys: str, not_after: str = r"\w.-") -> _Lazy:
     `password_reset_count=3` and `secret_arn=...` are not secrets; it must not
     follow a character of `not_after`."""
     return _Lazy(
-        rf"""(?<![{not_after}])(?P<k>[\w.-]*?(?:{keys})){_LABEL_END}
+        rf"""(?:(?<=[?&])(?P<query>))?(?<![{not_after}])(?P<k>[\w.-]*?(?:{keys})){_LABEL_END}
         (?:
             "(?P<v>{_NOT_MARKER}(?:[^"\\\r\n]|\\.)+)"
           | '(?P<v2>{_NOT_MARKER}[^'\r\n]+)'
           | \\"(?P<v3>{_NOT_MARKER}(?:[^"\\\r\n]|\\(?!")[^\r\n])+)\\"
-          | (?P<v4>{_NOT_MARKER}(?:[^\s;,&"'<>\\]|\\(?!["']))+)
+          | (?P<v4>{_NOT_MARKER}{_UNQUOTED_VALUE})
         )""",
         re.IGNORECASE | re.VERBOSE,
     )
@@ -376,7 +428,7 @@ _RULES: tuple[_Rule, ...] = (
         _Lazy(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
         hints=("akia", "asia"),
     ),
-    # 40 base64 characters count only after a secret-ish label: a bare git SHA is not a key
+    # 40 base64 characters after a secret-ish label, whatever they are
     _Rule(
         "aws_secret_key",
         _Lazy(
@@ -384,6 +436,44 @@ _RULES: tuple[_Rule, ...] = (
             rf"""{_LABEL_END}\\?["']?(?P<v>[A-Za-z0-9/+]{{40}})(?![A-Za-z0-9/+=])"""
         ),
         hints=("secret",),
+    ),
+    # ...and with no label, by shape and entropy: mixed case and a digit or sign (a hex
+    # git SHA has no capital), and random (a path or a camel-cased name is not)
+    _Rule(
+        "aws_secret_key",
+        _Lazy(_AWS_SECRET_40),
+        pick=_high_entropy,
+        shape=re.compile(r"[A-Za-z0-9/+]{40}"),
+    ),
+    # tokens whose shape names their issuer, as detect-secrets' detectors know them
+    _Rule(
+        "api_key",
+        _Detectors(
+            ("sendgrid", "SendGridDetector"),
+            ("pypi_token", "PypiTokenDetector"),
+            ("gitlab_token", "GitLabTokenDetector"),
+            ("square_oauth", "SquareOAuthDetector"),
+            ("mailchimp", "MailchimpDetector"),
+            ("azure_storage_key", "AzureStorageKeyDetector"),
+        ),
+        hints=(
+            "sg.",
+            "pypi-",
+            "glpat-",
+            "gldt-",
+            "glft-",
+            "glsoat-",
+            "glrt-",
+            "gr1348941",
+            "glcbt-",
+            "glimt-",
+            "glptt-",
+            "glagent-",
+            "gloas-",
+            "sq0csp-",
+            "-us",
+            "accountkey=",
+        ),
     ),
     # Authorization of any scheme: a known scheme's credentials, whatever they are
     # (a token, or Digest/AWS4 `k=v, ...` parameters); an unknown scheme's if they
@@ -581,6 +671,8 @@ def _redact_text(text: str, counts: Counter[str]) -> str:
                 digit_shapes = _DIGIT_SHAPES.search(text) is not None
             if not digit_shapes:
                 continue
+        if rule.shape is not None and rule.shape.search(text) is None:
+            continue
         text = _apply(rule, text, counts)
     return text
 

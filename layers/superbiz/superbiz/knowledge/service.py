@@ -40,6 +40,7 @@ from superbiz.knowledge.lexical import (
     symptom_expansion,
     symptom_words,
 )
+from superbiz.redaction import redact_text
 from superbiz.schema import Schema
 
 SearchMode = Literal["hybrid", "bm25", "dense"]
@@ -250,7 +251,7 @@ class KnowledgeBase:
         fused = fused[:top_k]
         return [
             SearchHit(
-                chunk=by_id[f.chunk_id],
+                chunk=redacted(by_id[f.chunk_id]),
                 score=f.score,
                 raw_score=f.raw_score,
                 score_label=f.score_label,
@@ -267,6 +268,18 @@ class KnowledgeBase:
 
     def count(self) -> int:
         return self.index.count()
+
+
+def redacted(chunk: Chunk) -> Chunk:
+    """A chunk as every reader of the knowledge base gets it (the search tool, the
+    prompts, `/api/search`, `superbiz kb search`): a runbook that pastes a credential
+    does not pass it on. Search is the one way out of the index, so this is the one place."""
+    fields = {"title": chunk.title, "text": chunk.text}
+    changed = {k: redact_text(v)[0] for k, v in fields.items()}
+    crumb = [redact_text(h)[0] for h in chunk.heading_path]
+    if changed == fields and crumb == chunk.heading_path:
+        return chunk
+    return chunk.model_copy(update={**changed, "heading_path": crumb})
 
 
 def dense_query(query: str) -> str:
