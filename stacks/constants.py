@@ -47,6 +47,18 @@ TABLE_TTL_ATTRIBUTE = "expires_at"
 TOOL_OUTPUT_PREFIX = "runs/"
 # Runbooks uploaded here are indexed by the knowledge ingestion function (Settings default).
 KNOWLEDGE_UPLOAD_PREFIX = "knowledge/"
+# Only this role (created by the stack, assumable by the account's principals that IAM
+# allows to) may write or delete under KNOWLEDGE_UPLOAD_PREFIX: the bucket policy denies
+# these actions there to every other principal, however broad its own s3 grant.
+KNOWLEDGE_ADMIN_ROLE_NAME = "superbiz-knowledge-admin"
+KNOWLEDGE_WRITE_ACTIONS = (
+    "s3:PutObject",
+    "s3:PutObjectAcl",
+    "s3:PutObjectTagging",
+    "s3:DeleteObject",
+    "s3:DeleteObjectVersion",
+    "s3:RestoreObject",
+)
 
 # Environment variables read by the library's Settings model (prefix SUPERBIZ_).
 ENV_TABLE_NAME = "SUPERBIZ_TABLE_NAME"

@@ -150,6 +150,7 @@ class SuperBizStack(Stack):
         CfnOutput(self, "StateMachineArn", value=self.diagnosis.state_machine.state_machine_arn)
         CfnOutput(self, "TableName", value=self.storage.table.table_name)
         CfnOutput(self, "ArtifactsBucketName", value=self.storage.bucket.bucket_name)
+        CfnOutput(self, "KnowledgeAdminRoleArn", value=self.storage.knowledge_admin.role_arn)
         CfnOutput(self, "ModelKeySecretArn", value=self.secret.secret.secret_arn)
         CfnOutput(self, "NotificationTopicArn", value=self.notifications.topic.topic_arn)
         CfnOutput(self, "DashboardName", value=self.monitoring.dashboard.dashboard_name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from aws_cdk import ArnFormat, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
@@ -27,6 +29,7 @@ class Storage(Construct):
         self._run_retention_days = run_retention_days
         self.table = self._build_table()
         self.bucket = self._build_bucket()
+        self.knowledge_admin = self._build_knowledge_admin(self.bucket)
         self.logs_key = self._build_logs_key()
 
     def _build_table(self) -> dynamodb.Table:
@@ -74,6 +77,52 @@ class Storage(Construct):
             "would duplicate that trail.",
         )
         return bucket
+
+    def _build_knowledge_admin(self, bucket: s3.Bucket) -> iam.Role:
+        """The one principal that feeds the knowledge base. A runbook under knowledge/ is
+        quoted under Actions, so a principal with account-wide s3:PutObject must not be
+        able to write one: the bucket policy denies writes there to every other principal
+        (`aws:PrincipalArn` is the role's ARN for each of its sessions)."""
+        prefix = f"{c.KNOWLEDGE_UPLOAD_PREFIX}*"
+        role = iam.Role(
+            self,
+            "KnowledgeAdminRole",
+            role_name=c.KNOWLEDGE_ADMIN_ROLE_NAME,
+            assumed_by=iam.AccountRootPrincipal(),
+            description="Uploads and deletes SuperBizAgent runbooks under knowledge/ in the "
+            "artifacts bucket (the only principal the bucket policy lets write there)",
+        )
+        role.add_to_policy(
+            iam.PolicyStatement(
+                actions=[*c.KNOWLEDGE_WRITE_ACTIONS, "s3:GetObject"],
+                resources=[bucket.arn_for_objects(prefix)],
+            )
+        )
+        role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["s3:ListBucket"],
+                resources=[bucket.bucket_arn],
+                conditions={"StringLike": {"s3:prefix": [prefix]}},
+            )
+        )
+        bucket.add_to_resource_policy(
+            iam.PolicyStatement(
+                effect=iam.Effect.DENY,
+                principals=[iam.AnyPrincipal()],
+                actions=list(c.KNOWLEDGE_WRITE_ACTIONS),
+                resources=[bucket.arn_for_objects(prefix)],
+                conditions={"ArnNotEquals": {"aws:PrincipalArn": role.role_arn}},
+            )
+        )
+        stack = Stack.of(self)
+        cfn_bucket = cast(s3.CfnBucket, bucket.node.default_child)
+        acknowledge(
+            role,
+            f"AwsSolutions-IAM5[Resource::<{stack.get_logical_id(cfn_bucket)}.Arn>/{prefix}]",
+            "Knowledge admins upload and delete any runbook under knowledge/: documents are "
+            "named by whoever writes them, so the grant is the prefix.",
+        )
+        return role
 
     def _build_logs_key(self) -> kms.Key:
         """Customer key for the CloudWatch log groups: Logs cannot encrypt with an AWS key."""

@@ -656,6 +656,42 @@ def test_bucket_is_encrypted_private_and_tls_only(synth: Synthesised) -> None:
     )
 
 
+def test_only_the_knowledge_admin_role_may_write_runbooks(synth: Synthesised) -> None:
+    # Given the role the stack creates for knowledge admins
+    [(role_id, role)] = [
+        (k, r)
+        for k, r in synth.resources("AWS::IAM::Role").items()
+        if r["Properties"].get("RoleName") == c.KNOWLEDGE_ADMIN_ROLE_NAME
+    ]
+    # Then the bucket policy denies every write under knowledge/ to any other principal,
+    # whatever its own s3 grant says (a Deny wins over any Allow)
+    [policy] = synth.resources("AWS::S3::BucketPolicy").values()
+    [deny] = [
+        s
+        for s in policy["Properties"]["PolicyDocument"]["Statement"]
+        if s["Effect"] == "Deny" and "s3:PutObject" in s["Action"]
+    ]
+    assert deny["Principal"] == {"AWS": "*"}
+    assert {"s3:PutObject", "s3:DeleteObject"} <= set(deny["Action"])
+    assert deny["Resource"]["Fn::Join"][1][-1] == f"/{c.KNOWLEDGE_UPLOAD_PREFIX}*"
+    assert deny["Condition"] == {
+        "ArnNotEquals": {"aws:PrincipalArn": {"Fn::GetAtt": [role_id, "Arn"]}}
+    }
+    # And the role itself may write there, and only there
+    [write] = [s for s in synth.role_statements(role_id) if "s3:PutObject" in _actions([s])]
+    assert write["Resource"]["Fn::Join"][1][-1] == f"/{c.KNOWLEDGE_UPLOAD_PREFIX}*"
+    # And operators are told which role to assume
+    assert synth.json["Outputs"]["KnowledgeAdminRoleArn"]["Value"] == {
+        "Fn::GetAtt": [role_id, "Arn"]
+    }
+    # And no function of the stack writes runbooks (they would be refused)
+    for fn in synth.own_functions().values():
+        role_of_fn = fn["Properties"]["Role"]["Fn::GetAtt"][0]
+        for statement in synth.role_statements(role_of_fn):
+            if "s3:PutObject" in _actions([statement]):
+                assert c.KNOWLEDGE_UPLOAD_PREFIX not in json.dumps(statement["Resource"])
+
+
 def test_every_log_group_is_encrypted_and_expires(synth: Synthesised) -> None:
     groups = synth.resources("AWS::Logs::LogGroup")
     # one per function, the state machine's, the API's access log, three of the domain

@@ -1,15 +1,25 @@
 """Every knowledge chunk says who or what ingested it and when: the uploader of an S3
-object (from the event), or the local caller; an unchanged re-upload keeps it."""
+object (from the event), or the local caller; an unchanged re-upload keeps it. The
+report shows the uploader beside every runbook it quotes."""
 
 from __future__ import annotations
 
 import hashlib
 import io
+from datetime import UTC, datetime
 from typing import Any
 
+from superbiz.aws import AwsClients
+from superbiz.claims import Action, ActionVerb, Claim, ClaimKind
+from superbiz.facts import knowledge as knowledge_facts
 from superbiz.knowledge.base import Candidate, Chunk
 from superbiz.knowledge.s3_ingest import S3KnowledgeIngestor, parse_event
-from superbiz.knowledge.service import KnowledgeBase
+from superbiz.knowledge.service import KnowledgeBase, SearchHit
+from superbiz.node_outputs import ComposerChoice, VerifiedClaim
+from superbiz.render import render_report
+from superbiz.settings import Settings
+from superbiz.tools.base import ToolContext, ToolSources
+from superbiz.tools.knowledge import LookupKnowledgeInput, LookupKnowledgeTool
 
 RUNBOOK = "# Pool exhaustion\n\n## Fix\nRaise maximumPoolSize and restart the pods.\n"
 
@@ -119,3 +129,74 @@ def test_local_ingestion_is_stamped_too():
     kb.ingest_text("inline/pool.md", "Pool", RUNBOOK, ingested_by="world:demo")
     chunk = next(iter(index.chunks.values()))
     assert chunk.ingested_by == "world:demo" and chunk.ingested_at.endswith("Z")
+
+
+def test_the_report_shows_who_uploaded_each_runbook_it_quotes():
+    # Given a runbook uploaded under knowledge/ by a principal the S3 event names
+    index = Index()
+    kb = KnowledgeBase(index, Embedder())
+    ingestor = S3KnowledgeIngestor(kb, Bucket({"knowledge/runbooks/pool.md": RUNBOOK.encode()}))
+    ingestor.ingest(parse_event(_event("AWS:AROAEXAMPLE:mallory", "2026-11-29T09:00:00.000Z")))
+    hits = [
+        SearchHit(chunk=c, score=0.9, raw_score=1.0, score_label="high")
+        for c in index.chunks.values()
+    ]
+
+    class Listed:
+        def count(self) -> int:
+            return len(hits)
+
+        def domains(self) -> list[str]:
+            return []
+
+        def search(self, query: str, top_k: int = 5) -> list[SearchHit]:
+            return hits[:top_k]
+
+    # When lookup_knowledge returns it and its facts are read
+    ctx = ToolContext(
+        run_id="r1",
+        now=datetime(2026, 11, 30, tzinfo=UTC),
+        clients=AwsClients(),
+        settings=Settings(),
+        sources=ToolSources(knowledge_base=Listed()),
+    )
+    output = LookupKnowledgeTool().run(LookupKnowledgeInput(query="pool exhausted"), ctx).output
+    [ref] = knowledge_facts.extract({}, output)
+    assert ref.uploaded_by == "s3:AWS:AROAEXAMPLE:mallory"
+    # and a remediation cites the passage as support
+    fact = {**ref.model_dump(mode="json"), "invocation": "inv-1"}
+    passage = VerifiedClaim(
+        claim=Claim(claim_id="c1", kind=ClaimKind.OBSERVATION),
+        statement="The runbook Pool exhaustion says to raise maximumPoolSize.",
+        facts=[fact],
+    )
+    action = VerifiedClaim(
+        claim=Claim(claim_id="c2", kind=ClaimKind.REMEDIATION, support=["c1"]),
+        statement="Raise maximumPoolSize of payment-api.",
+    )
+    # and another action follows the runbook (its target)
+    follow = VerifiedClaim(
+        claim=Claim(
+            claim_id="c3",
+            kind=ClaimKind.REMEDIATION,
+            action=Action(verb=ActionVerb.FOLLOW_RUNBOOK, target="c1"),
+        ),
+        statement="Follow the runbook Pool exhaustion.",
+    )
+    report, _ = render_report(
+        [passage, action, follow],
+        ComposerChoice(summary="not_established"),
+        verdict="PASS",
+        score=80,
+    )
+    # Then the report names the uploader beside the runbook, under Evidence and Actions
+    actions = report.answer_markdown.split("## Actions")[1].split("## Gaps")[0]
+    evidence = report.answer_markdown.split("## Evidence")[1].split("## Actions")[0]
+    named = "runbook `runbooks/pool.md` uploaded by s3:AWS:AROAEXAMPLE:mallory"
+    assert named in evidence
+    assert actions.count(named) == 2, actions
+    # while the actions themselves, as a reviewer amends them, are unchanged
+    assert report.sections.actions == [
+        "Raise maximumPoolSize of payment-api.",
+        "Follow the runbook Pool exhaustion.",
+    ]

@@ -70,7 +70,7 @@ def _passed_claims(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in gate.get("claims", []) if c["passed"]]
 
 
-_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|`[^`]*`')
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|`[^`]*`| _\(runbook [^\n]*?\)_')
 _SUMMARY = re.compile(r"\*\*Summary:\*\*(.*)", re.IGNORECASE)
 
 

@@ -42,6 +42,25 @@ def refs(claim: VerifiedClaim) -> str:
     return f" [{'; '.join(pairs)}]" if pairs else ""
 
 
+def provenance(claim: VerifiedClaim, claims: Sequence[VerifiedClaim] = ()) -> str:
+    """Who put each runbook the claim quotes, or the claims it cites (support, an
+    action's target) quote, into the knowledge base: a runbook is advice its uploader wrote, and the reader
+    weighs it by who that was (docs/security.md)."""
+    action = claim.claim.action
+    cited = {*claim.claim.support, *([action.target] if action else [])}
+    supporting = [c for c in claims if c.claim_id in cited]
+    books: dict[str, str] = {}
+    for fact in [f for c in (claim, *supporting) for f in c.facts]:
+        if fact.get("type") == "knowledge_ref" and fact.get("source") == "knowledge":
+            by = str(fact.get("uploaded_by") or "") or "an unrecorded uploader"
+            books.setdefault(str(fact.get("document") or fact.get("title") or "?"), by)
+    if not books:
+        return ""
+    return (
+        " _(" + "; ".join(f"runbook `{doc}` uploaded by {by}" for doc, by in books.items()) + ")_"
+    )
+
+
 def render_report(
     claims: Sequence[VerifiedClaim],
     choice: ComposerChoice,
@@ -71,6 +90,11 @@ def render_report(
     evidence = [c.statement + refs(c) for c in by_kind.get("observation", [])]
     checked = [c.statement + refs(c) for c in by_kind.get("negative", [])]
     actions = [c.statement for c in by_kind.get("remediation", [])]
+    # the report's lines: each beside the uploader of any runbook it quotes
+    quoted = {
+        kind: [provenance(c, claims) for c in by_kind.get(kind, [])]
+        for kind in ("observation", "negative", "remediation")
+    }
     gap_lines = list(gaps)
     if rejected:
         gap_lines.append(
@@ -79,13 +103,17 @@ def render_report(
         )
     lines = [LOW_CONFIDENCE_NOTE, ""] if low_confidence else []
     lines += [f"**Summary:** {summary}", "", "## Root cause", ""]
-    lines += [f"- {c.statement}" for c in causes] or ["- Not established."]
+    lines += [f"- {c.statement}{provenance(c, claims)}" for c in causes] or ["- Not established."]
     lines += ["", "## Evidence", ""]
-    lines += [f"- {e}" for e in evidence] or ["- No verified observation."]
+    lines += [f"- {e}{q}" for e, q in zip(evidence, quoted["observation"], strict=True)] or [
+        "- No verified observation."
+    ]
     if checked:
-        lines += ["", "Checked with no matching data:"] + [f"- {c}" for c in checked]
+        lines += ["", "Checked with no matching data:"] + [
+            f"- {e}{q}" for e, q in zip(checked, quoted["negative"], strict=True)
+        ]
     lines += ["", "## Actions", ""]
-    lines += [f"- {a}" for a in actions] or [
+    lines += [f"- {a}{q}" for a, q in zip(actions, quoted["remediation"], strict=True)] or [
         "- Continue the investigation manually from the gaps below."
     ]
     lines += ["", "## Gaps", ""]

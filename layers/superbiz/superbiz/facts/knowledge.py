@@ -25,6 +25,8 @@ class KnowledgeRef(FactBase):
     score: float | None = None
     # a past case's remediation steps (bounded)
     remediation: list[str] = []
+    # who put the runbook into the knowledge base (an S3 uploader's principal, "world:...")
+    uploaded_by: str = ""
 
 
 def _score(value: Any) -> float | None:
@@ -42,6 +44,7 @@ def _hit(index: int, hit: dict[str, Any]) -> KnowledgeRef:
         document=str(hit.get("source") or hit.get("doc_id") or title),
         passage=bounded(hit["text"], PASSAGE_CHARS),
         score=_score(hit.get("score")),
+        uploaded_by=bounded(str(hit.get("uploaded_by") or ""), TITLE_CHARS),
     )
 
 

@@ -124,6 +124,8 @@ class LookupKnowledgeTool:
                     "rawScore": round(h.raw_score, 4),
                     "scoreLabel": h.score_label,
                     "text": h.chunk.text,
+                    # who wrote it into the knowledge base: the report shows it beside it
+                    "uploaded_by": h.chunk.ingested_by,
                 }
                 for h in kept
             ],
