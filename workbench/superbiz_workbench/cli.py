@@ -19,6 +19,9 @@ superbiz eval faults [--json]
 
 Each subcommand imports what it needs when it runs, so `superbiz --help` and
 `superbiz kb search` do not load the local runtime, the suites or the embedder.
+
+A subcommand given bad input, or without AWS credentials where it reads AWS, exits 2
+with one line naming what is wrong (tests/integration/test_cli_errors.py).
 """
 
 from __future__ import annotations
@@ -193,8 +196,11 @@ def _review(args: argparse.Namespace) -> int:
     from superbiz_workbench.local import review
 
     decision = "approve" if args.approve else "reject" if args.reject else "amend"
+    api = args.api or review.DEFAULT_API
+    if not api.startswith(("http://", "https://")):
+        raise ValueError(f"--api {api!r} is not an http(s) URL (e.g. {review.DEFAULT_API})")
     code, body = review.send_decision(
-        args.api or review.DEFAULT_API,
+        api,
         args.run_id,
         decision,
         comment=args.comment,
@@ -496,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
     serve = sub.add_parser(
         "serve", help="serve the REST API over HTTP on loopback, on the local runtime"
     )
-    serve.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free)")
+    serve.add_argument("--port", type=_port, default=8765, help="port (default 8765; 0: any free)")
     serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     serve.add_argument("--world", type=Path, help="scenario file (default: the demo world)")
     serve.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
@@ -564,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
         "--transport", choices=("stdio", "http"), default="stdio", help="default stdio"
     )
     mcp_serve.add_argument("--host", default="127.0.0.1", help="http: address (default loopback)")
-    mcp_serve.add_argument("--port", type=int, default=8766, help="http: port (default 8766)")
+    mcp_serve.add_argument("--port", type=_port, default=8766, help="http: port (default 8766)")
     mcp_serve.add_argument("--world", type=Path, help="scenario file (default: the demo world)")
     mcp_serve.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
     mcp_serve.add_argument(
@@ -766,6 +772,52 @@ def main(argv: list[str] | None = None) -> int:
     except (SuperBizError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        aws = _aws_error(exc)
+        if aws is None:
+            raise
+        print(f"error: {aws}", file=sys.stderr)
+        return 2
+
+
+def _aws_error(exc: Exception) -> str | None:
+    """What an AWS SDK error means to the person who ran the command, or None for any
+    other error. botocore is looked at only if a subcommand loaded it."""
+    if "botocore" not in sys.modules:
+        return None
+    from botocore import exceptions as aws
+
+    if isinstance(exc, aws.NoCredentialsError | aws.PartialCredentialsError):
+        return (
+            f"no AWS credentials ({exc}): this command reads the deployed stack; configure "
+            "credentials (AWS_PROFILE, `aws configure sso`, or AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY) and try again"
+        )
+    if isinstance(exc, aws.NoRegionError):
+        return "no AWS region: set AWS_REGION (or SUPERBIZ_REGION) and try again"
+    if isinstance(exc, aws.EndpointConnectionError):
+        return f"cannot reach AWS ({exc}): check the region and the network"
+    if isinstance(exc, aws.ClientError):
+        error = exc.response.get("Error", {})
+        return f"AWS refused the call: {error.get('Code', '?')}: {error.get('Message', exc)}"
+    if isinstance(exc, aws.BotoCoreError):
+        return f"AWS call failed: {exc}"
+    return None
+
+
+def _port(text: str) -> int:
+    """A TCP port for argparse: 0 (any free one) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0-65535)")
+    return port
 
 
 if __name__ == "__main__":

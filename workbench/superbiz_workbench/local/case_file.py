@@ -13,12 +13,28 @@ from superbiz.cases import Case, InMemoryCaseStore, MiningReport, SkillProposal
 DEFAULT_CASE_FILE = Path(".superbiz") / "cases.json"
 
 
+def _read(path: Path) -> dict[str, dict[str, object]]:
+    """The case file's three tables; a file that is not one says so, naming itself."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not a case file (invalid JSON: {exc})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a case file (not UTF-8 text)") from None
+    tables = ("cases", "proposals", "reports")
+    if not isinstance(data, dict) or not all(isinstance(data.get(t, {}), dict) for t in tables):
+        raise ValueError(
+            f"{path}: not a case file (want an object of {', '.join(tables)}, each an object)"
+        )
+    return {t: data.get(t, {}) for t in tables}
+
+
 class JsonCaseStore(InMemoryCaseStore):
     def __init__(self, path: Path) -> None:
         super().__init__()
         self.path = Path(path)
         if self.path.exists():
-            data = json.loads(self.path.read_text(encoding="utf-8") or "{}")
+            data = _read(self.path)
             self._cases = {k: json.dumps(v) for k, v in data.get("cases", {}).items()}
             self._proposals = {k: json.dumps(v) for k, v in data.get("proposals", {}).items()}
             self._reports = {k: json.dumps(v) for k, v in data.get("reports", {}).items()}

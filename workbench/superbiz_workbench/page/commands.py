@@ -63,6 +63,8 @@ def runs(args: Any) -> int:
     """`superbiz runs list|show` over the archive in --runs-dir."""
     from superbiz_workbench.local.report import render_report
 
+    if Path(args.runs_dir).exists() and not Path(args.runs_dir).is_dir():
+        raise ValueError(f"--runs-dir {args.runs_dir} is a file, not a folder of kept runs")
     archive = RunArchive(args.runs_dir)
     if args.runs_command == "show":
         run_file = archive.load(args.run_id)
