@@ -353,6 +353,30 @@ def test_knowledge_is_not_written_through_the_api(runtime):
     assert "/api/documents" not in json.loads(openapi_json())["paths"]
 
 
+def test_search_hands_out_runbook_text_redacted(runtime):
+    # Given a runbook in the knowledge base that pastes a credential
+    kb = runtime.deps.tool_sources.knowledge_base
+    kb.ingest_text(
+        "runbooks/ledger-db-login.md",
+        "Ledger database login",
+        "# Ledger database login\n\nConnect to the ledger database with passwd: "
+        "Tr0ub4dor&3xyz and the key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, then run "
+        "the ledger reconciliation.\n",
+    )
+    # When a caller searches for it (the runbook leaves again for the module's other tests)
+    try:
+        status, body = call(runtime, "GET", "/api/search?q=ledger+database+login+reconciliation")
+    finally:
+        kb.delete("runbooks/ledger-db-login.md")
+    # Then the runbook is found, and its text carries markers, not the credential
+    assert status == 200, body
+    [hit] = [h for h in body["hits"] if h["source"] == "runbooks/ledger-db-login.md"]
+    assert "ledger reconciliation" in hit["text"]
+    assert "[REDACTED:password]" in hit["text"] and "[REDACTED:aws_secret_key]" in hit["text"]
+    for piece in ("Tr0ub4dor", "3xyz", "K7MDENG"):
+        assert piece not in json.dumps(body)
+
+
 # -------------------------------------------------------------------- traces
 
 
