@@ -45,6 +45,11 @@ SECRET_SHAPES_THAT_MUST_GO = [
     ("mailchimp 0123456789abcdef0123456789abcdef-us12 ok", "0123456789abcdef", " ok"),
     ("pypi-AgEIcHlwaS5vcmc" + "A1b2C3d4" * 10 + " uploaded", "A1b2C3d4", " uploaded"),
     ("sq0csp-" + "a" * 20 + "B" * 23 + " square", "aaaaaaaaaa", " square"),
+    (
+        "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=" + "Ab3/" * 21 + "Zx== ok",
+        "Ab3/Ab3/",
+        " ok",
+    ),
 ]
 
 # what a diagnosis cites: none of it is a secret, and all of it comes back byte for byte

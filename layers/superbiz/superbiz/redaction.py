@@ -456,23 +456,10 @@ _RULES: tuple[_Rule, ...] = (
             ("mailchimp", "MailchimpDetector"),
             ("azure_storage_key", "AzureStorageKeyDetector"),
         ),
-        hints=(
-            "sg.",
-            "pypi-",
-            "glpat-",
-            "gldt-",
-            "glft-",
-            "glsoat-",
-            "glrt-",
-            "gr1348941",
-            "glcbt-",
-            "glimt-",
-            "glptt-",
-            "glagent-",
-            "gloas-",
-            "sq0csp-",
-            "-us",
-            "accountkey=",
+        # their prefixes, case and all ("msg." and "us-east-1" are not "SG." and "-us1")
+        shape=re.compile(
+            r"SG\.|pypi-|\bgl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|GR1348941|sq0csp-"
+            r"|[0-9a-z]{32}-us\d|AccountKey="
         ),
     ),
     # Authorization of any scheme: a known scheme's credentials, whatever they are
