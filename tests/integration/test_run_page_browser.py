@@ -19,8 +19,9 @@ from superbiz_workbench.cli import main
 from superbiz_workbench.local.report import DEMO_WORLD
 from superbiz_workbench.local.runtime import LocalRuntime
 from superbiz_workbench.local.server import ApiServer
-from superbiz_workbench.page import write_run_page
+from superbiz_workbench.page import RunArchive, write_run_page
 from superbiz_workbench.page.charts import recorded_facts
+from superbiz_workbench.page.served import RunPages
 from superbiz_workbench.replay import RunFile, export_run
 from superbiz_workbench.world import load_scenario
 
@@ -213,6 +214,17 @@ def test_serve_lists_the_callers_runs_and_serves_each_page(browser, server, run_
     assert _errors(browser) == []
     # and the run is kept for when the server is gone
     assert (server.pages.archive.folder / f"{run_file.run.run_id}.json").exists()
+
+
+def test_serve_keeps_every_finished_run_as_it_stops(runtime, run_file, tmp_path):
+    # Given the server's table holding a finished run no one opened a page of
+    pages = RunPages(runtime.store, RunArchive(tmp_path))
+    # When the server keeps its finished runs (as `superbiz serve` does when it stops)
+    kept = pages.keep_finished()
+    # Then the run is in the archive, once, and `superbiz runs` reads it from there
+    assert kept == [run_file.run.run_id] and pages.keep_finished() == []
+    (row,) = RunArchive(tmp_path).rows()
+    assert row.run_id == run_file.run.run_id and row.status == run_file.run.status
 
 
 def test_trace_export_writes_the_page_from_the_table(runtime, run_file, tmp_path, capsys):
