@@ -102,6 +102,32 @@ def test_chat_json_has_the_documented_shape_and_keeps_the_session_id():
     assert result["session_id"] == "oncall-42"
 
 
+def test_chat_html_writes_the_page_and_runs_lists_and_shows_the_kept_run(tmp_path):
+    # Given a chat run with --html, its runs kept in a folder of the test's own
+    world = str(SCENARIOS / "orders-worker-dynamodb-throttling.yaml")
+    runs = ["--runs-dir", str(tmp_path / "runs")]
+    done = superbiz("chat", "Why is orders-worker failing?", "--world", world, "--html",
+                    str(tmp_path / "run.html"), *runs)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # Then the page is written, one file with its scripts inlined
+    page = (tmp_path / "run.html").read_text(encoding="utf-8")
+    (kept,) = (tmp_path / "runs").glob("*.json")
+    run_id = kept.stem
+    assert run_id in page and 'http-equiv="Content-Security-Policy"' in page
+    assert not re.search(r"<script[^>]*\ssrc=|<link[^>]*\shref=", page)
+    # When later processes list and show the kept runs
+    listed = superbiz("runs", "list", "--json", *runs)
+    shown = superbiz("runs", "show", run_id, *runs)
+    # Then the run is there with its status, verdicts and route, and its report
+    (row,) = json.loads(listed.stdout)
+    assert row["run_id"] == run_id and row["status"] == "SUCCEEDED"
+    assert row["question"] == "Why is orders-worker failing?" and row["gate_verdict"]
+    assert row["route"].startswith("L0 ")
+    assert shown.returncode == 0 and "throttl" in shown.stdout.lower()
+    assert "Gatekeeper " in shown.stdout and "Path through the graph" in shown.stdout
+    assert superbiz("runs", "show", "nope", *runs).returncode == 2
+
+
 def test_bad_scenario_is_a_clear_error_naming_file_and_key(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(

@@ -58,6 +58,11 @@ def serve(
             print("stopping", file=sys.stderr)
         finally:
             server.httpd.server_close()
+            kept = server.pages.keep_finished()
+            if kept:
+                print(
+                    f"kept {len(kept)} run(s) in {runs_dir} (superbiz runs list)", file=sys.stderr
+                )
     return 0
 
 

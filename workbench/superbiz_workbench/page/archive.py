@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from superbiz.errors import SuperBizError
-from superbiz_workbench.page.view import route_text
+from superbiz_workbench.page.view import question_of, route_text
 from superbiz_workbench.replay import RunFile, load_run_file, write_run_file
 
 DEFAULT_RUNS_DIR = Path(".superbiz") / "runs"
@@ -42,13 +42,12 @@ class RunRow(BaseModel):
 def row_of(run_file: RunFile) -> RunRow:
     run = run_file.run
     evaluation = run.self_evaluation or {}
-    alarm = run.alarm or {}
     principal = (run_file.source or {}).get("principal")
     return RunRow(
         run_id=run.run_id,
         started_at=run.started_at,
         mode=run.mode,
-        question=run.query or f"alarm {alarm.get('name', '?')}",
+        question=question_of(run),
         status=run.status,
         gate_verdict=(evaluation.get("gatekeeper") or {}).get("verdict"),
         verifier_verdict=(evaluation.get("verifier_evaluation") or {}).get("verdict"),

@@ -20,6 +20,17 @@ def cite_key(invocation_id: str, fact_id: str) -> str:
     return f"{invocation_id}:{fact_id}"
 
 
+def cited_pairs(markdown: str | None) -> list[tuple[str, str]]:
+    """The (invocation id, fact id) pairs the report's citation groups name, in order, once
+    each: the links `report_html` makes, so each finds its rows on the page."""
+    found: dict[tuple[str, str], None] = {}
+    for group in _CITATIONS.finditer(markdown or ""):
+        for pair in _PAIR.finditer(group.group(1)):
+            if _ID.match(pair.group(1)) and _ID.match(pair.group(2)):
+                found[(pair.group(1), pair.group(2))] = None
+    return list(found)
+
+
 def cite_link(invocation_id: str, fact_id: str) -> Markup:
     """A link that opens the cited output with the fact's rows highlighted (page.js)."""
     if not (_ID.match(invocation_id) and _ID.match(fact_id)):

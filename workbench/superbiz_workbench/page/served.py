@@ -1,7 +1,7 @@
 """`superbiz serve`'s pages: `GET /runs` (the runs the caller may read, newest first) and
 `GET /runs/{run_id}` (one run's page). Runs are read from the local runtime's table and
-from the runs archive; a finished run read from the table is archived, so it outlives
-the server."""
+from the runs archive; a finished run read from the table is archived, and so is every
+other finished run when the server stops, so they outlive it."""
 
 from __future__ import annotations
 
@@ -97,6 +97,17 @@ class RunPages:
             return self.archive.load(run_id)
         except RunNotArchived:
             return None
+
+    def keep_finished(self) -> list[str]:
+        """Archive each finished run of the table not archived yet (`superbiz serve` does
+        this as it stops), so `superbiz runs` lists the server's runs after it is gone."""
+        kept = []
+        for run_id in self._table_run_ids():
+            if self.archive.has(run_id) or self.store.get_run(run_id).status not in FINISHED:
+                continue
+            if self._from_table(run_id) is not None:
+                kept.append(run_id)
+        return kept
 
     def rows(self, caller: str) -> list[RunRow]:
         by_id = {r.run_id: r for r in self.archive.rows(caller)}

@@ -10,10 +10,11 @@ from typing import Any
 from markupsafe import Markup
 from pydantic import BaseModel
 
+from superbiz.records import RunRecord
 from superbiz_workbench.page.charts import Chart, charts, recorded_facts
 from superbiz_workbench.page.diagrams import PathDiagram, Timeline, path_diagram, timeline
 from superbiz_workbench.page.outputs import OutputLines, output_lines
-from superbiz_workbench.page.report import cite_key, report_html
+from superbiz_workbench.page.report import cite_key, cited_pairs, report_html
 from superbiz_workbench.replay import RunFile
 
 
@@ -70,6 +71,9 @@ class Review(BaseModel):
     status: str
     decision: str | None = None
     principal: str | None = None
+    requester: str | None = None
+    self_approved: bool = False
+    why: str = ""
     comment: str = ""
     reasons: list[str] = []
     removed_actions: list[str] = []
@@ -91,6 +95,8 @@ class RunPage(BaseModel):
     route: str
     source: str
     report: str  # HTML, escaped by report_html
+    # what the report's citation links point at (a claim's own are in `claims`)
+    report_citations: list[Citation]
     gate_verdict: str | None
     gate_rules: str | None
     claims_passed: int
@@ -118,6 +124,7 @@ class RunPage(BaseModel):
     def script_data(self) -> dict[str, Any]:
         """What page.js reads: the citations' rows and the charts' points and marks."""
         cites = {c.key: c for claim in self.claims for c in claim.citations}
+        cites.update({c.key: c for c in self.report_citations})
         return {
             "citations": {k: c.model_dump() for k, c in cites.items()},
             "charts": [c.model_dump() for c in self.charts],
@@ -164,21 +171,28 @@ def _review(evaluation: dict[str, Any]) -> Review | None:
         status=str(review.get("status") or "-"),
         decision=review.get("decision"),
         principal=review.get("principal"),
+        requester=review.get("requester"),
+        self_approved=bool(review.get("self_approved")),
+        why=str(review.get("why") or ""),
         comment=str(review.get("comment") or ""),
         reasons=[str(r) for r in review.get("reasons") or []],
-        removed_actions=[str(a) for a in review.get("remove_actions") or []],
+        # ApplyReview's outcome (`removed_actions`), else the decision (`remove_actions`)
+        removed_actions=[
+            str(a) for a in review.get("removed_actions") or review.get("remove_actions") or []
+        ],
         requested_at=review.get("requested_at"),
         decided_at=review.get("decided_at"),
         deadline=review.get("deadline"),
     )
 
 
-def _question(run_file: RunFile) -> str:
-    run = run_file.run
+def question_of(run: RunRecord) -> str:
+    """What the run was asked: the chat's question, else the alarm that opened it."""
     if run.query:
         return run.query
     alarm = run.alarm or {}
-    return f"alarm {alarm.get('name') or alarm.get('alarm_name') or '?'}"
+    name = alarm.get("name") or alarm.get("alarm_name")
+    return f"alarm {name}" if name else f"{run.mode} (the alarms in ALARM)"
 
 
 def build(run_file: RunFile) -> RunPage:
@@ -244,7 +258,7 @@ def build(run_file: RunFile) -> RunPage:
         run_id=run.run_id,
         session_id=run.session_id,
         mode=run.mode,
-        question=_question(run_file),
+        question=question_of(run),
         status=run.status,
         started_at=run.started_at,
         duration_ms=run.duration_ms,
@@ -253,6 +267,9 @@ def build(run_file: RunFile) -> RunPage:
         route=route_text(orchestration),
         source=" ".join(f"{k} {v}" for k, v in source.items() if k != "principal"),
         report=str(report_html(run.answer)),
+        report_citations=_citations(
+            run_file, [{"invocation": i, "id": f} for i, f in cited_pairs(run.answer)]
+        ),
         gate_verdict=gate.get("verdict"),
         gate_rules=gate.get("rule_set_version"),
         claims_passed=int(gate.get("claims_passed") or 0),
