@@ -7,11 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from superbiz import analyzers, gate
+from superbiz import analyzers, engine, gate
 from superbiz.claims import ActionVerb, Claim, ClaimKind, ExecutorEvidence
+from superbiz.engine.evidence import evidence as engine_evidence
 from superbiz.evidence.table import table
 from superbiz.facts.extract import extract
-from superbiz.models.offline import build_evidence
 from superbiz.node_outputs import ClaimOutcome, GatekeeperResult
 from superbiz.records import ToolInvocation
 
@@ -105,14 +105,17 @@ def diagnose(
     alarm: dict | None = None,
 ) -> Diagnosis:
     """What the offline Executor concludes from these analyzer inputs, as the gate checks
-    it: findings over the views, evidence over the run's fact table, the gate's outcome."""
+    it: findings over the views (what it follows up), the engine's evidence over the run's
+    fact table, the gate's outcome."""
     views = list(views)
     invocations = [as_invocation(v, seq=i + 1) for i, v in enumerate(views)]
     found = analyzers.findings(views) if found is None else found
     facts = table(invocations)
     used = {v["tool"] for v in views if v["success"]}
-    evidence = build_evidence(found, facts, used)
-    result = gate.check(evidence, invocations, gate.Trigger.of(query, alarm))
+    trigger = gate.Trigger.of(query, alarm)
+    diagnosis = engine.diagnose(facts, trigger).bounded()
+    evidence = engine_evidence(diagnosis, facts, used)
+    result = gate.check(evidence, invocations, trigger)
     return Diagnosis(
         found=found,
         evidence=evidence,

@@ -217,6 +217,9 @@ def test_a_change_naming_the_queue_that_feeds_a_silent_function_is_linked():
     ]
 
 
+QUESTION = "Why did shipment-notifier stop getting shipment-dispatched events?"
+
+
 def _upstream_errors(first: datetime, minutes: int) -> dict[str, Any]:
     """A neighbour's steady 503 lines in a shared group, one every five minutes."""
     rows = [
@@ -248,8 +251,8 @@ def test_errors_logged_long_before_the_change_are_not_named_the_cause():
     # PutRule at 11:06:41, and the rule's own count silent from 11:07
     silent = _metric("inv_m1", "MatchedEvents", "shipment-dispatched-to-notifier", 37)
     errors = _upstream_errors(datetime(2026, 11, 29, 10, 0, tzinfo=UTC), 120)
-    # When the offline model tells the root cause
-    found = diagnose([CHANGES, silent, errors])
+    # When the offline model tells the root cause of what the question asks about
+    found = diagnose([CHANGES, silent, errors], query=QUESTION)
     # Then the failure that was there before the change is not the cause, nor a hypothesis
     linked = [c for c in found.passed() if c.cause is not None]
     assert all(found.fact(c.cause)["type"] != "log_signature" for c in linked)
@@ -261,7 +264,7 @@ def test_the_silence_is_pinned_on_the_change_it_follows():
     # Given the same neighbour's 503s, PutRule and silence
     silent = _metric("inv_m1", "MatchedEvents", "shipment-dispatched-to-notifier", 37)
     errors = _upstream_errors(datetime(2026, 11, 29, 10, 0, tzinfo=UTC), 120)
-    found = diagnose([CHANGES, silent, errors])
+    found = diagnose([CHANGES, silent, errors], query=QUESTION)
     # Then the root cause is the change the silence follows, explaining the silent count
     assert found.cause is not None
     assert (found.cause["action"], found.cause["resource"]) == (

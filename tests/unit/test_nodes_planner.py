@@ -89,6 +89,6 @@ def test_the_evidence_retry_tells_the_planner_what_was_missing(start_run):
     # Then the model was told the verdict, what was missing and the hint
     assert seen[0]["retry_context"] == {
         "verdict": "LOW_CONFID",
-        "missing_info": [{"need": "metrics", "about": None}],
+        "missing_info": [{"need": "metrics", "about": None, "why": None}],
         "hint": "read the database connection metrics",
     }

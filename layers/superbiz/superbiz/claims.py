@@ -111,6 +111,24 @@ class Claim(Contract):
     action: Action | None = None
 
 
+# why a candidate cause fell short (superbiz.engine): a report lists them when no cause is
+# established
+Shortfall = Literal[
+    "after_onset",  # it began after the symptoms it would explain
+    "too_early",  # it is outside the window a change is weighed in
+    "off_path",  # the records join it to none of the symptoms
+    "harmless",  # its kind never causes a failure (tags, dashboards, alarms)
+    "automatic",  # AWS made it in reaction to something else (scaling, a schedule)
+    "failed",  # the call failed: it changed nothing
+    "kind_cannot",  # its kind cannot produce the symptoms it would explain
+    "not_what_started",  # it explains symptoms, but not what started the run
+    "quiet_after",  # what started the run was read normal for minutes after it
+    "background",  # its lines were there long before the incident
+    "outranked",  # another candidate explains more, or fits better
+    "rival",  # another candidate explains the same as well: neither is established
+]
+
+
 class Gap(Contract):
     """What was not established, as a typed need: rendered by code, never model prose."""
 
@@ -128,6 +146,8 @@ class Gap(Contract):
     ]
     # the claim whose subject the need is about, or null for the whole question
     about: str | None = Field(None, max_length=32)
+    # need "cause" about a candidate: why it fell short of being the cause
+    why: Shortfall | None = None
 
 
 class ExecutorEvidence(Contract):

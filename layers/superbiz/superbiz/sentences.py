@@ -218,6 +218,23 @@ _NEEDS = {
 }
 
 
+# why a candidate fell short (claims.Shortfall), as a report says it
+_WHY: dict[str, str] = {
+    "after_onset": "it began after the symptoms it would explain",
+    "too_early": "it came too long before the symptoms to be weighed",
+    "off_path": "no record joins it to the symptoms",
+    "harmless": "a change of its kind does not break a service",
+    "automatic": "AWS made it in reaction to something else (a scaling policy, a schedule)",
+    "failed": "the call failed, so it changed nothing",
+    "kind_cannot": "what it is cannot produce the symptoms seen",
+    "not_what_started": "it explains some symptoms, not what started the run",
+    "background": "its lines were there long before the incident",
+    "quiet_after": "what started the run was read at its baseline for minutes after it",
+    "outranked": "another candidate explains more or fits better",
+    "rival": "another candidate explains the same equally well",
+}
+
+
 def render_gap(gap: Gap, passed: Mapping[str, Sequence[_Resolved]] | None = None) -> str:
     passed = passed or {}
     if gap.need == "corroboration":
@@ -229,6 +246,9 @@ def render_gap(gap: Gap, passed: Mapping[str, Sequence[_Resolved]] | None = None
             "returned need not be the first there was."
         )
     if gap.need == "cause":
+        if gap.about and gap.why and passed.get(gap.about):
+            considered = label(passed[gap.about][0].fact)
+            return f"Considered, not the cause: {considered}: {_WHY[gap.why]}."
         return "No recorded change or failure signature is linked to the symptoms."
     what = _NEEDS[gap.need]
     if gap.about and passed.get(gap.about):

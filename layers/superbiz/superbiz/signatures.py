@@ -85,6 +85,7 @@ class Entry(Schema):
     evidence: str = ""
     metrics: str | None = None
     refusal: Refusal | None = None
+    builds_up: bool = False
     examples: list[str] = Field(min_length=1)
     not_examples: list[str] = Field(default_factory=list)
 
@@ -119,6 +120,8 @@ class Signature:
     metrics: re.Pattern[str] | None = None
     # the calls it shows are refused: denied (a permission lacks) or throttled (a limit hit)
     refusal: str | None = None
+    # it builds up over time (a leak, a filling disk): a cause may come long before it
+    builds_up: bool = False
 
     def detail(self, message: str) -> str | None:
         """The telling part of a matching line, e.g. the exception class."""
@@ -178,6 +181,7 @@ def parse(entries: Any) -> tuple[Signature, ...]:
                 evidence=entry.evidence,
                 metrics=re.compile(entry.metrics, re.IGNORECASE) if entry.metrics else None,
                 refusal=entry.refusal,
+                builds_up=entry.builds_up,
             )
         )
     unknown = {e for s in out for e in s.effect_of} - names

@@ -153,6 +153,9 @@ def build(facts: Iterable[FactBase]) -> Topology:
                 topo.join(fact.alarm, value, "alarm dimension")
         elif isinstance(fact, ChangeFact):
             topo.join(fact.subject, fact.resource, "changed resource")
+            if "/" in fact.resource and not fact.resource.startswith(("arn:", "/")):
+                # a resource id by path (service/prod/order-api, table/orders): its name
+                topo.join(fact.resource, fact.resource.rsplit("/", 1)[-1], "resource id")
             for touched in fact.resources:
                 topo.join(fact.resource, touched, "resource the change touched")
         elif isinstance(fact, TraceEdge):

@@ -67,6 +67,26 @@ def split_top(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+# keys whose value is only the request's other parameters
+_WRAPPERS = frozenset({"requestParameters", "request_parameters"})
+
+
+def _object(value: str) -> str | None:
+    """The inside of a value that opens with `{` (up to its matching `}`), else None."""
+    value = value.strip()
+    if not value.startswith("{"):
+        return None
+    depth = 0
+    for i, char in enumerate(value):
+        if char in _OPEN:
+            depth += 1
+        elif char in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return value[1:i]
+    return None
+
+
 def read_detail(detail: str) -> tuple[dict[str, str], str | None, str | None, str | None]:
     """(parameters, attribute, before, after) of a change's detail; the first value it
     shows changing gives before and after."""
@@ -76,7 +96,14 @@ def read_detail(detail: str) -> tuple[dict[str, str], str | None, str | None, st
     for part in split_top(text):
         # a group's label before its first parameter: "environment: RETURNS_TABLE=x"
         keyed = _KEY.match(part) or _KEY.match(part.split(": ", 1)[-1])
-        if keyed and len(parameters) < PARAMETERS:
+        inner = _object(keyed[2]) if keyed and keyed[1] in _WRAPPERS else None
+        if inner is not None:
+            # a parameter that holds the others (CloudTrail's requestParameters={...}):
+            # its own parameters are what the change set
+            for key, value in read_detail(inner)[0].items():
+                if len(parameters) < PARAMETERS:
+                    parameters.setdefault(key, value)
+        if keyed and len(parameters) < PARAMETERS and keyed[1] not in _WRAPPERS:
             parameters[keyed[1]] = bounded(keyed[2].strip(), PARAMETER_CHARS)
         if change is None:
             change = _changed(keyed[1] if keyed else None, keyed[2] if keyed else part)

@@ -51,6 +51,10 @@ class LogSignature(FactBase):
     named: list[str] = []
     # the query stopped at its row limit: earlier lines may exist
     query_truncated: bool = False
+    # the HTTP status class the lines carry (5xx, 4xx), if any
+    status: str | None = None
+    # where the query's window began: lines from its start were there before it
+    window_start: str | None = None
 
 
 # ------------------------------------------------------------------ writer and level
@@ -171,6 +175,7 @@ class _Group:
     rows: list[int] = field(default_factory=list)
     families: Counter[str | None] = field(default_factory=Counter)
     named: list[str] = field(default_factory=list)
+    status: str | None = None
 
 
 def extract(params: dict[str, Any], output: dict[str, Any]) -> list[LogSignature]:
@@ -220,6 +225,7 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[LogSignature
     merged: dict[tuple[str, str, str | None, str], _Group] = {}
     for (key, cluster_id), group in groups.items():
         template = str(miners[key].drain.id_to_cluster[cluster_id].get_template())
+        group.status = key[3] or None
         into = merged.setdefault((group.log_group, group.writer, group.level, template), group)
         if into is not group:
             into.rows += group.rows
@@ -252,6 +258,8 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[LogSignature
                 family=family,
                 named=group.named[:MAX_NAMED],
                 query_truncated=bool(output.get("truncated")),
+                status=group.status,
+                window_start=output.get("start") if isinstance(output.get("start"), str) else None,
             )
         )
     return facts

@@ -14,7 +14,7 @@ from superbiz.claims import Claim, ClaimKind, ExecutorEvidence
 from superbiz.evidence import topology as topo
 from superbiz.gate import rules
 from superbiz.gate.actions import check_action, check_gap, check_support
-from superbiz.gate.links import Trigger, check_link
+from superbiz.gate.links import Trigger, check_link, shows_trigger
 from superbiz.gate.pointers import Facts, Resolved, check_observation
 from superbiz.node_outputs import ClaimOutcome, GapOutcome, GatekeeperResult
 from superbiz.records import ToolInvocation
@@ -60,6 +60,7 @@ def check(
     trigger = trigger or Trigger()
     facts = Facts(list(invocations))
     topology = topo.build(facts.all())
+    trigger_shown = shows_trigger(facts.all(), trigger, topology)
     by_id = {c.claim_id: c for c in evidence.claims}
     passed: dict[str, list[Resolved]] = {}
     outcome: dict[str, ClaimOutcome] = {}
@@ -74,7 +75,7 @@ def check(
             resolved, failed, detail = check_observation(claim, facts)
             rule = failed[0] if failed else None
         elif claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS):
-            link = check_link(claim, by_id, passed, topology, trigger)
+            link = check_link(claim, by_id, passed, topology, trigger, trigger_shown)
             rule, detail = link.rule, link.detail
             if rule is None and claim.support:
                 rule, detail = check_support(claim, by_id, passed)

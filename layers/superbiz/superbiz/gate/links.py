@@ -7,6 +7,7 @@ started the run; a named family is one the facts show."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ from superbiz.facts import (
     onset,
     tolerance,
 )
+from superbiz.facts.symptoms import began, symptom_class
 from superbiz.gate import rules
 from superbiz.gate.pointers import Resolved, fact_type
 from superbiz.signatures import by_name, operation
@@ -72,18 +74,39 @@ class Verdict:
     detail: str = ""
 
 
-def _is_trigger(fact: FactBase, trigger: Trigger, topology: Topology) -> bool:
+def watches(fact: FactBase, trigger: Trigger) -> bool:
+    """Whether a fact is the alarm that started the run, or the metric it watches."""
     if isinstance(fact, AlarmState) and trigger.alarm and fact.alarm == trigger.alarm:
         return True
-    if (
+    return bool(
         isinstance(fact, MetricSeries | AlarmState)
         and trigger.metric
         and fact.metric == trigger.metric
         and (fact.namespace == trigger.namespace or not trigger.namespace)
         and all(fact.dimensions.get(k) == v for k, v in trigger.dimensions.items())
-    ):
+    )
+
+
+def is_trigger(fact: FactBase, trigger: Trigger, topology: Topology) -> bool:
+    if watches(fact, trigger):
         return True
     return any(topology.near(fact.subject, s, TRIGGER_HOPS) for s in trigger.named(topology))
+
+
+def shows_trigger(facts: Iterable[FactBase], trigger: Trigger, topology: Topology) -> bool:
+    """Whether the run's telemetry shows something of what started it going wrong. When it
+    shows none (a question naming nothing the records hold), every symptom stands for it:
+    the diagnosis engine reads it so, and a link need not reach the trigger (L4). An
+    alarm's run always must: its metric is what the report answers for."""
+    if trigger.alarm or trigger.metric:
+        return True
+    return any(
+        f.source == "telemetry"
+        and symptom_class(f) is not None
+        and began(f) is not None
+        and is_trigger(f, trigger, topology)
+        for f in facts
+    )
 
 
 def _names_its_failure(cause: FactBase, claim: Claim) -> bool:
@@ -123,6 +146,7 @@ def check_link(
     passed: dict[str, list[Resolved]],
     topology: Topology,
     trigger: Trigger,
+    trigger_shown: bool = True,
 ) -> Verdict:
     cause_claim = by_id.get(claim.cause or "")
     if cause_claim is None or claim.cause == claim.claim_id or claim.cause not in passed:
@@ -180,8 +204,10 @@ def check_link(
                 rules.OFF_TOPOLOGY,
                 f"{cause.subject} is not on the path of {effect.subject} in this run's records",
             )
-    if (trigger.metric or trigger.named(topology)) and not any(
-        _is_trigger(f, trigger, topology) for f in effects
+    if (
+        trigger_shown
+        and (trigger.metric or trigger.named(topology))
+        and not any(is_trigger(f, trigger, topology) for f in effects)
     ):
         return Verdict(rules.TRIGGER_NOT_EXPLAINED, "the effects leave out what started the run")
     if claim.family is not None:

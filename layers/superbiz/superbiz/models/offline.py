@@ -14,19 +14,15 @@ import re
 from typing import Any
 
 from superbiz import analyzers, render, skills
-from superbiz.analyzers import Finding
-from superbiz.claims import Action, ActionVerb, Gap
+from superbiz.claims import Gap
 from superbiz.contracts import ToolCall
-from superbiz.evidence.table import FactIndex
-from superbiz.evidence.topology import build as build_topology
-from superbiz.facts import EFFECT_KINDS, fact_from
+from superbiz.engine import Diagnosis
+from superbiz.engine.evidence import evidence as engine_evidence
 from superbiz.models.base import ModelRequest, ModelResponse, Usage
 from superbiz.node_outputs import (
-    Claim,
     ClaimKind,
     ClaimSupport,
     Decision,
-    ExecutorEvidence,
     PlannerPlan,
     PlanStep,
     VerifierOutput,
@@ -253,15 +249,16 @@ class OfflineModel:
             follow += _confirming_metrics(ctx)
             follow += _resources_of_the_refused(ctx)
             follow += _traffic_of_changed(ctx)
+            follow += _changes_further_back(ctx)
             lookup = _knowledge_lookup(ctx)
             if lookup is not None and not known:
                 follow.append(lookup)
             follow = [c for c in follow if c.tool in allowed]
             if follow and ctx["round"] < ctx["max_rounds"] - 1:
                 return self._reply(tool_calls=follow)
-        found = [Finding.model_validate(f) for f in ctx.get("findings", [])]
         used = {inv["tool"] for inv in ctx["invocations"] if inv.get("success")}
-        return self._reply(_dump(build_evidence(found, ctx.get("facts", []), used)))
+        diagnosis = Diagnosis.model_validate(ctx["diagnosis"])
+        return self._reply(_dump(engine_evidence(diagnosis, ctx.get("facts", []), used)))
 
     def _follow_ups(self, invocations: list[dict[str, Any]], entities: list[str]) -> list[ToolCall]:
         """Query the metric behind every firing alarm, and behind any alarm of a
@@ -705,6 +702,40 @@ _TRAFFIC = {
 _TRAFFIC_RESOURCES = 4
 
 
+# how far back changes to what is failing are read when the first window holds no cause
+CHANGES_LOOKBACK_MINUTES = 24 * 60
+
+
+def _changes_further_back(ctx: dict[str, Any]) -> list[ToolCall]:
+    """When no change in the first window explains what started the run but AWS changed
+    something on its path by itself (a scaling action, a scheduled one), the changes to
+    what it touches over the last day: a capacity limit lowered in the morning that bites
+    at the lunch peak, a schedule set yesterday that runs tonight. The names are the
+    trigger's own (its services, metrics' dimensions, log groups) and what AWS changed by
+    itself on them (a scaling action's service: what set up the scaling is the question)."""
+    if "diagnosis" not in ctx:
+        return []
+    diagnosis = Diagnosis.model_validate(ctx["diagnosis"])
+    reacted = any(c.shortfall == "automatic" and c.explains for c in diagnosis.ranked)
+    if diagnosis.cause is not None or not diagnosis.trigger_symptoms or not reacted:
+        return []
+    asked = [i for i in ctx["invocations"] if i["tool"] == "recent_changes" and i.get("success")]
+    if not asked or any(
+        int(i["params"].get("minutes") or 0) >= CHANGES_LOOKBACK_MINUTES for i in asked
+    ):
+        return []
+    names = diagnosis.implicated(ctx.get("facts", []))
+    if not names:
+        return []
+    return [
+        ToolCall(
+            call_id="changes_back",
+            tool="recent_changes",
+            params={"minutes": CHANGES_LOOKBACK_MINUTES, "resources": names, "limit": 200},
+        )
+    ]
+
+
 def _traffic_of_changed(ctx: dict[str, Any]) -> list[ToolCall]:
     """When no log line shows a failure, the traffic of what routing changes touched.
 
@@ -896,261 +927,3 @@ def services_in(text: str) -> list[str]:
         if name not in _NOT_SERVICES and name not in found:
             found.append(name)
     return found
-
-
-# how long before the change a silence follows a failure must have been logging to be the
-# background the incident happened in, not something the change set off
-BACKGROUND_LEAD_MINUTES = 15
-
-
-def _logged_before(signature: Finding, changed_at: str) -> bool:
-    """Whether a signature's lines began well before a change (BACKGROUND_LEAD_MINUTES): a
-    failure that was there all along (its lines may end with the silence, when the silent
-    function wrote them). A query cut at its row limit may not show the first line there
-    was, so it never counts as background."""
-    d = signature.data
-    if d.get("truncated") or d.get("rows_truncated"):
-        return False
-    first, at = parse_iso(d["first_at"]), parse_iso(changed_at)
-    return (at - first).total_seconds() >= 60 * BACKGROUND_LEAD_MINUTES
-
-
-def build_evidence(
-    found: list[Finding], facts: list[dict[str, Any]], tools_used: set[str] | None = None
-) -> ExecutorEvidence:
-    """Pointer claims from the analyzers' findings: each finding becomes an observation
-    of the facts covering what it read; the cause links to the effects it explains;
-    actions are typed. Nothing here states a value: the gate reads and renders them."""
-    index = FactIndex(facts)
-    # the run's topology, as the gate builds it: a cause explains only what it reaches
-    topology = build_topology(
-        fact_from({k: v for k, v in f.items() if k != "invocation"}) for f in facts
-    )
-    claims: list[Claim] = []
-    made: dict[int, str] = {}  # id(finding) -> the claim observing it
-
-    def observe(finding: Finding, kind: ClaimKind = ClaimKind.OBSERVATION) -> str | None:
-        if id(finding) in made:
-            return made[id(finding)]
-        refs = index.refs((c.source_invocation_id, c.raw_path) for c in finding.citations)
-        wanted = "absence" if kind is ClaimKind.NEGATIVE else None
-        refs = [r for r in refs if (index.fact(r)["type"] == "absence") == (wanted is not None)]
-        if not refs:
-            return None
-        # one reading per observation: the facts of the kind the finding is about (a
-        # change's finding also cites the onset it is timed by: that is another claim)
-        refs = [r for r in refs if index.fact(r)["type"] == index.fact(refs[0])["type"]]
-        claim_id = f"c{len(claims) + 1}"
-        claims.append(Claim(claim_id=claim_id, kind=kind, facts=refs[:6]))
-        made[id(finding)] = claim_id
-        return claim_id
-
-    def first_fact(claim_id: str | None) -> dict[str, Any] | None:
-        claim = next((c for c in claims if c.claim_id == claim_id), None)
-        return index.fact(claim.facts[0]) if claim and claim.facts else None
-
-    def link(
-        kind: ClaimKind,
-        cause: str | None,
-        effects: list[str | None],
-        family: str | None = None,
-        reach: bool = True,
-    ) -> str | None:
-        fact = first_fact(cause)
-
-        def fits(e: str) -> bool:
-            """Every fact of the effect began, no earlier than the cause allows, and
-            is on the cause's path (unless the catalogue is to bear the link)."""
-            claim = next((c for c in claims if c.claim_id == e), None)
-            facts_of_e = [index.fact(r) for r in claim.facts] if claim else []
-            return bool(facts_of_e) and all(
-                _has_onset(f)
-                and not _after(fact, f)  # type: ignore[arg-type]
-                and (not reach or topology.near(fact["subject"], f["subject"]))  # type: ignore[index]
-                for f in facts_of_e
-            )
-
-        explains = [
-            e
-            for e in dict.fromkeys(effects)
-            if e is not None
-            and fact is not None
-            and (e != cause or bool(family and fact.get("family") == family))
-            and fits(e)
-        ]
-        if cause is None or not explains:
-            return None
-        if family is not None and not any(
-            (first_fact(e) or {}).get("family") == family for e in [cause, *explains]
-        ):
-            family = None
-        claim_id = f"c{len(claims) + 1}"
-        claims.append(
-            Claim(
-                claim_id=claim_id,
-                kind=kind,
-                cause=cause,
-                explains=explains,
-                family=family if fact is not None else None,
-            )
-        )
-        return claim_id
-
-    def act(verb: ActionVerb, target: str | None) -> None:
-        if target is not None and not any(
-            c.action and c.action.verb is verb and c.action.target == target for c in claims
-        ):
-            claims.append(
-                Claim(
-                    claim_id=f"c{len(claims) + 1}",
-                    kind=ClaimKind.REMEDIATION,
-                    action=Action(verb=verb, target=target),
-                )
-            )
-
-    by_kind: dict[str, list[Finding]] = {}
-    for finding in found:
-        by_kind.setdefault(finding.kind, []).append(finding)
-    alarms = by_kind.get("alarm_firing", [])[:3]
-    anomalies = by_kind.get("metric_anomaly", [])[:3]
-    signatures = by_kind.get("error_signature", [])
-    changes = by_kind.get("change_before_onset", [])
-    silenced = by_kind.get("change_silenced", [])
-    for finding in (
-        alarms
-        + anomalies
-        + by_kind.get("metric_flat", [])[:3]
-        + signatures[:3]
-        + changes[:2]
-        + by_kind.get("stalled_call", [])[:1]
-        + by_kind.get("change_considered", [])[:3]
-        + by_kind.get("knowledge", [])[:2]
-    ):
-        observe(finding)
-    for finding in by_kind.get("no_results", []):
-        observe(finding, ClaimKind.NEGATIVE)
-
-    gaps: list[Gap] = []
-    if tools_used is not None and "recent_changes" not in tools_used:
-        gaps.append(Gap(need="changes"))
-    if not anomalies and not by_kind.get("metric_flat"):
-        gaps.append(Gap(need="metrics"))
-
-    symptoms = [observe(a) for a in alarms[:1] + anomalies[:2]]
-    # errors that were there long before the change a silence follows are the background
-    # the incident happened in (a neighbour's steady 503s in a shared group), not its cause
-    background = bool(silenced) and all(
-        _logged_before(f, silenced[0].data["change"]["t"]) for f in signatures
-    )
-    cause = None if background else next((f for f in signatures if f.data["specific"]), None)
-    trigger = changes[0] if changes else None
-    twin = _twin_of(trigger, changes[1:]) if trigger is not None else None
-    runbooks = [observe(f) for f in by_kind.get("knowledge", [])[:1]]
-    # the other error signatures the run observed: what a cause may explain beside the
-    # symptoms (the gate holds each to time order and the topology)
-    others = [observe(f) for f in signatures[:3]]
-    if cause is not None:
-        sig = observe(cause)
-        family = cause.data.get("signature")
-        effects = [observe(e) for e in signatures if e.data.get("effect_of") == family][:2]
-        candidates = [*effects, *others, *symptoms]
-        linked = None
-        if trigger is not None and twin is None and not trigger.data.get("restart"):
-            change = observe(trigger)
-            linked = link(ClaimKind.ROOT_CAUSE, change, [sig, *candidates], family)
-            # a change the records join to nothing (shared infrastructure) may still be
-            # what the catalogue says produces this failure: a hypothesis, not a cause
-            possible = linked or link(
-                ClaimKind.HYPOTHESIS, change, [sig, *candidates], family, reach=False
-            )
-            act(ActionVerb.ROLL_BACK if possible else ActionVerb.INSPECT, change)
-        else:
-            # twins (alike, seconds apart, the lines naming neither) or a restart: each is
-            # a possible trigger for a person to look into, none the established cause
-            for other in (trigger, twin):
-                if other is not None:
-                    possible = observe(other)
-                    if twin is not None:
-                        link(
-                            ClaimKind.HYPOTHESIS, possible, [sig, *candidates], family, reach=False
-                        )
-                    act(ActionVerb.INSPECT, possible)
-        if linked is None and link(ClaimKind.ROOT_CAUSE, sig, [sig, *candidates], family) is None:
-            gaps.append(Gap(need="cause"))
-        act(ActionVerb.INSPECT, sig)
-    elif trigger is not None and signatures and not background:
-        change = observe(trigger)
-        linked = link(ClaimKind.ROOT_CAUSE, change, [*others, *symptoms])
-        act(ActionVerb.ROLL_BACK if linked else ActionVerb.INSPECT, change)
-        act(ActionVerb.INSPECT, others[0])
-    elif silenced and (not signatures or background):
-        top = silenced[0]
-        refs = index.refs((c.source_invocation_id, c.raw_path) for c in top.citations)
-        change_ref = next((r for r in refs if index.fact(r)["type"] == "change"), None)
-        metric_refs = [r for r in refs if index.fact(r)["type"] == "metric_series"]
-        if change_ref is not None and metric_refs:
-            change = f"c{len(claims) + 1}"
-            claims.append(Claim(claim_id=change, kind=ClaimKind.OBSERVATION, facts=[change_ref]))
-            silent = f"c{len(claims) + 1}"
-            claims.append(Claim(claim_id=silent, kind=ClaimKind.OBSERVATION, facts=metric_refs))
-            linked = link(ClaimKind.ROOT_CAUSE, change, [silent, *symptoms])
-            act(ActionVerb.ROLL_BACK if linked else ActionVerb.INSPECT, change)
-    elif saturated := next((a for a in anomalies if a.data.get("saturated")), None):
-        metric = observe(saturated)
-        linked = link(ClaimKind.ROOT_CAUSE, metric, [*others, *symptoms])
-        act(ActionVerb.SCALE_UP, metric)
-    elif signatures:
-        # a generic signature (timeouts, 5xx) establishes no cause: at most a hypothesis
-        leading, family = others[0], signatures[0].data.get("signature")
-        if link(ClaimKind.HYPOTHESIS, leading, [*others, *symptoms], family) is None:
-            gaps.append(Gap(need="cause"))
-        else:
-            gaps.append(Gap(need="logs", about=leading))
-    truncated = [
-        c.claim_id
-        for c in claims
-        if c.facts
-        and index.fact(c.facts[0]).get("query_truncated")
-        and c.claim_id in {x.cause for x in claims if x.cause}
-    ]
-    gaps += [Gap(need="complete_logs", about=t) for t in truncated[:1]]
-    for runbook in runbooks:
-        act(ActionVerb.FOLLOW_RUNBOOK, runbook)
-    return ExecutorEvidence(claims=claims, gaps=gaps)
-
-
-def _after(cause: dict[str, Any], effect: dict[str, Any] | None) -> bool:
-    """Whether a cause began after an effect's onset by more than the gate allows."""
-    if effect is None or not cause.get("at"):
-        return True
-    began, onset = parse_iso(cause["at"]), parse_iso(effect["at"])
-    return (began - onset).total_seconds() > (effect.get("period") or 120)
-
-
-def _has_onset(fact: dict[str, Any] | None) -> bool:
-    return fact is not None and bool(fact.get("at")) and fact["type"] in EFFECT_KINDS
-
-
-# how close two changes alike must be to count as twins no failing line tells apart
-TWIN_SECONDS = 60
-
-
-def _twin_of(trigger: Finding, others: list[Finding]) -> Finding | None:
-    """A change as likely as the trigger: the same call on another resource within
-    TWIN_SECONDS, linked to the failing lines in the same way and carrying nothing they
-    name (a FinOps run switching two tables to provisioned capacity three seconds apart)."""
-    c = trigger.data["change"]
-    if trigger.data.get("carried") or trigger.data.get("restart"):
-        return None
-    for other in others:
-        o = other.data["change"]
-        if (
-            other.kind == "change_before_onset"
-            and other.data.get("link") == trigger.data.get("link")
-            and not other.data.get("carried")
-            and o["event"] == c["event"]
-            and o.get("resource") != c.get("resource")
-            and abs((parse_iso(o["t"]) - parse_iso(c["t"])).total_seconds()) <= TWIN_SECONDS
-        ):
-            return other
-    return None

@@ -5,11 +5,12 @@ from __future__ import annotations
 import contextlib
 import json
 
-from superbiz import budget, skills
+from superbiz import budget, engine, skills
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import GraphError, ModelOutputInvalid
 from superbiz.evidence.table import table as fact_table
+from superbiz.gate.links import Trigger
 from superbiz.graph import case_capture, fallback_route
 from superbiz.graph.common import (
     enter,
@@ -78,6 +79,7 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         state.decision = Route.ESCALATE
         return state
     found = findings(trace)
+    facts = fact_table(trace.invocations)
     applicable = fallback_route.skills_for(
         skills.select(
             plan.fault_category,
@@ -97,7 +99,12 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         # deterministic analyzers over the full stored outputs: evidence for any model
         "findings": [f.model_dump(mode="json") for f in found],
         # every fact the tools recorded: what a claim points at (invocation + fact id)
-        "facts": fact_table(trace.invocations),
+        "facts": facts,
+        # the engine's ranking of every candidate cause over those facts: evidence for
+        # any model (docs/architecture.md, "Diagnosis engine")
+        "diagnosis": engine.diagnose(facts, Trigger.of(trace.run.query, trace.run.alarm))
+        .bounded()
+        .model_dump(mode="json"),
         # progressive disclosure: general rules in full; the skills that apply by name
         # (domain by fault category, expert by detected signature), read with read_skill
         "general_rules": [skills.read(m.name).body for m in applicable if m.tier == "general"],

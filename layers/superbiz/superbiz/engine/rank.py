@@ -1,0 +1,630 @@
+"""Generic cause ranking over a run's fact table (see the package docstring).
+
+Symptoms are the telemetry facts that show something going wrong: error lines, a
+metric that moved or stopped, an alarm in ALARM, a failing trace edge. What started the
+run (its alarm or the services its question names, `gate.links.Trigger`) picks the
+symptoms that matter most and their onset. Candidates are every change and every
+anomaly; each is scored on what it explains, and the best one that reaches what started
+the run, with no equal rival, is the cause.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field
+
+from superbiz.claims import Shortfall
+from superbiz.engine.kinds import kind_of
+from superbiz.evidence.topology import Topology, build, key, short
+from superbiz.facts import (
+    AlarmState,
+    ChangeFact,
+    FactBase,
+    LogSignature,
+    MetricSeries,
+    TraceEdge,
+    fact_from,
+    tolerance,
+)
+from superbiz.facts.base import parse_time
+from superbiz.facts.symptoms import began as began_at
+from superbiz.facts.symptoms import catalogued, symptom_class
+from superbiz.gate.links import Trigger, is_trigger
+from superbiz.schema import Schema
+from superbiz.signatures import by_name, operation
+from superbiz.untrusted import is_instruction_like
+
+# a change this long before the onset is no longer a candidate
+CHANGE_WINDOW = timedelta(hours=24)
+# lines that began this long before the onset are the background it happened in
+BACKGROUND = timedelta(minutes=15)
+# a deploy or setting followed by this long of a normal trigger metric did not break it
+QUIET = timedelta(minutes=5)
+# ... or a log search that covered it and found its first failing line this long after
+LOG_QUIET = timedelta(minutes=15)
+# a failure's effects on what depends on it begin within this long
+PROPAGATION = timedelta(minutes=15)
+# lines whose first one came this close to the start of their query's window may have been
+# there before it: they are no anomaly of their own
+WINDOW_EDGE = timedelta(minutes=2)
+
+# most candidates a model is shown
+MAX_RANKED = 12
+CandidateKind = Literal["change", "log_signature", "metric_series", "trace_edge"]
+
+
+class Candidate(Schema):
+    invocation: str
+    fact: str
+    kind: CandidateKind
+    subject: str
+    at: str
+    # what kind of change it is (superbiz/engine/kinds.yaml)
+    change_kind: str | None = None
+    # the symptoms it explains: (invocation, fact id)
+    explains: list[tuple[str, str]] = Field(default_factory=list)
+    reaches_trigger: bool = False
+    # how well what it is fits what it explains (higher fits better)
+    fit: int = 0
+    # the catalogue family the link names, if the facts show one
+    family: str | None = None
+    # what its record sets that the failing lines name
+    carried: list[str] = Field(default_factory=list)
+    # seconds from it to the first symptom it explains, or to the onset (positive: before)
+    lead: float = 0.0
+    # it began after the symptoms of what started the run that its path reaches
+    late: bool = False
+    shortfall: Shortfall | None = None
+    # a change the records join to nothing that the catalogue says can produce lines the
+    # run saw after it: those lines and what started the run (a hypothesis at most)
+    mechanism: list[tuple[str, str]] = Field(default_factory=list)
+
+    @property
+    def ref(self) -> tuple[str, str]:
+        return (self.invocation, self.fact)
+
+
+class Diagnosis(Schema):
+    onset: str | None = None
+    symptoms: list[tuple[str, str]] = Field(default_factory=list)
+    # the symptoms of what started the run, earliest first
+    trigger_symptoms: list[tuple[str, str]] = Field(default_factory=list)
+    # every candidate, best first (established or not)
+    ranked: list[Candidate] = Field(default_factory=list)
+    cause: Candidate | None = None
+    rivals: list[Candidate] = Field(default_factory=list)
+
+    def bounded(self, n: int = MAX_RANKED) -> Diagnosis:
+        """The diagnosis with its best `n` candidates: what a model is shown."""
+        return self.model_copy(update={"ranked": self.ranked[:n]})
+
+    def implicated(self, facts: Iterable[dict[str, Any]], n: int = 12) -> list[str]:
+        """The names of what started the run (its symptoms' subjects, their metrics'
+        dimensions and log groups) and of what AWS changed by itself on its path: what
+        a change must have touched to be its cause."""
+        by_ref = {(f["invocation"], f["id"]): f for f in facts}
+        names: list[str] = []
+        for ref in self.trigger_symptoms:
+            fact = by_ref.get(ref) or {}
+            names += [fact.get("subject") or "", *(fact.get("dimensions") or {}).values()]
+            names.append(str(fact.get("log_group") or ""))
+        for c in self.ranked:
+            if c.shortfall == "automatic":
+                names.append(short(str((by_ref.get(c.ref) or {}).get("resource") or "")))
+        return [x for x in dict.fromkeys(short(n) for n in names if n) if len(x) >= 3][:n]
+
+    def considered(self, n: int = 4) -> list[Candidate]:
+        """The candidates a report lists when no cause is established: the closest ones
+        with why each fell short."""
+        return [c for c in self.ranked if c.shortfall is not None][:n]
+
+
+# ------------------------------------------------------------------ reading the facts
+
+
+def _parse(rows: Iterable[dict[str, Any]]) -> list[tuple[str, FactBase]]:
+    """The run's facts, without lines that speak to the agent (no claim may point at them,
+    R6, so no diagnosis rests on them)."""
+    out = []
+    for row in rows:
+        try:
+            fact = fact_from({k: v for k, v in row.items() if k != "invocation"})
+        except (KeyError, ValueError):
+            continue
+        if isinstance(fact, LogSignature) and is_instruction_like(fact.template):
+            continue
+        out.append((row["invocation"], fact))
+    return _once(out)
+
+
+def _identity(fact: FactBase) -> tuple[str, ...] | None:
+    if isinstance(fact, ChangeFact):
+        return ("change", fact.action, fact.resource, fact.at or "")
+    if isinstance(fact, LogSignature):
+        return ("lines", fact.log_group, fact.writer, fact.template)
+    return None
+
+
+def _once(facts: list[tuple[str, FactBase]]) -> list[tuple[str, FactBase]]:
+    """Each change and each kind of line once, however many queries returned it: the
+    earliest-reaching copy stands for it (two copies would be each other's rival)."""
+    best: dict[tuple[str, ...], tuple[str, FactBase]] = {}
+    for inv, fact in facts:
+        identity = _identity(fact)
+        if identity is None:
+            continue
+        kept = best.get(identity)
+        if kept is None or (
+            isinstance(fact, LogSignature)
+            and (fact.first_at or "~") < (getattr(kept[1], "first_at", None) or "~")
+        ):
+            best[identity] = (inv, fact)
+    return [(inv, f) for inv, f in facts if (i := _identity(f)) is None or best[i] == (inv, f)]
+
+
+def _from_window_start(fact: FactBase) -> bool:
+    return (
+        isinstance(fact, LogSignature)
+        and bool(fact.window_start)
+        and bool(fact.first_at)
+        and not fact.query_truncated
+        and parse_time(fact.first_at) - parse_time(fact.window_start or "") <= WINDOW_EDGE
+    )
+
+
+# ------------------------------------------------------------------ the path
+
+
+def _names(fact: FactBase) -> list[str]:
+    if isinstance(fact, ChangeFact):
+        return [fact.subject, fact.resource, *fact.resources]
+    return [fact.subject]
+
+
+def _hops(topology: Topology, a: FactBase, b: FactBase) -> int | None:
+    found = [
+        h
+        for x in _names(a)
+        for y in _names(b)
+        if x and y and (h := topology.hops(x, y)) is not None
+    ]
+    return min(found) if found else None
+
+
+# ------------------------------------------------------------------ fit
+
+
+_VALUE_MIN = 4
+_OWN = re.compile(r"[\w.:/@-]+")
+
+
+def _telling(value: str) -> bool:
+    """A value whose mention in a line can only mean it: a name with a separator or a
+    digit (a host, a queue, `orders-v2`), or a long word; never a common word (`live`)."""
+    if len(value) < _VALUE_MIN or value.isdigit():
+        return False
+    return len(value) >= 10 or any(not ch.isalpha() for ch in value)
+
+
+def _set_values(change: ChangeFact) -> list[str]:
+    """What a change set: its after value and the values of its parameters, without the
+    names of what it changed."""
+    own = {key(n) for n in (change.resource, *change.resources) if n} | {
+        key(short(n)) for n in (change.resource, *change.resources) if n
+    }
+    values = [change.after or "", *change.parameters.values()]
+    out: list[str] = []
+    for value in values:
+        for token in _OWN.findall(value):
+            token = token.strip(".:/,")
+            # a URL's host and a host:port's host are what lines name when they fail
+            host = urlsplit(token).hostname if "://" in token else token.rsplit(":", 1)[0]
+            for part in dict.fromkeys([token, host or ""]):
+                k = key(part)
+                if _telling(k) and k not in own and k not in out:
+                    out.append(k)
+    return out
+
+
+def _carried(change: ChangeFact, effects: list[FactBase]) -> list[str]:
+    """The values a change set that the effects' lines name (a host, a queue, a key)."""
+    texts = " ".join(
+        " ".join([f.template, *f.named]).lower() for f in effects if isinstance(f, LogSignature)
+    )
+    if not texts:
+        return []
+    return [
+        v for v in _set_values(change) if re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", texts)
+    ][:3]
+
+
+def _catalogue_fits(change: ChangeFact, effects: Sequence[FactBase], own: bool) -> str | None:
+    """The family of an explained line whose catalogue entry (or an upstream family it is
+    an effect of) says a change of this operation can produce it; `deploy` counts for a
+    deploy of the lines' own service. Only specific families count (a generic one, timeouts
+    or 5xx, says nothing of what produced it); the upstream family is named when lines show
+    it (a rule revoked shows as network timeouts, the pool errors after them are theirs)."""
+    catalogue = by_name()
+    kind = kind_of(change).name
+    shown = {f.family for f in effects if isinstance(f, LogSignature) and f.family}
+    for effect in effects:
+        entry = catalogued(effect)
+        if entry is None or not entry.specific:
+            continue
+        upstream = [entry, *(catalogue[n] for n in entry.effect_of if n in catalogue)]
+        for e in upstream:
+            for t in e.triggered_by:
+                fits = (
+                    (kind == "deploy" and own)
+                    if t == "deploy"
+                    else bool(re.fullmatch(t, operation(change.action)))
+                )
+                if fits:
+                    return e.name if e.name in shown else entry.name
+    return None
+
+
+# ------------------------------------------------------------------ ranking
+
+
+def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
+    parsed = _parse(facts)
+    telemetry = [(inv, f) for inv, f in parsed if f.source == "telemetry"]
+    topology = build(f for _, f in telemetry)
+    symptoms = [(inv, f) for inv, f in telemetry if symptom_class(f) and began_at(f) is not None]
+    # what started the run: its trigger's symptoms; every symptom when none is the trigger's
+    # (a question that names no service the telemetry shows)
+    # (shows_trigger in the gate reads it the same way)
+    triggered = [(inv, f) for inv, f in symptoms if is_trigger(f, trigger, topology)] or symptoms
+    if not triggered:
+        return Diagnosis(ranked=_changes_only(telemetry))
+    t0 = min(began_at(f) for _, f in triggered)  # type: ignore[type-var]
+    assert t0 is not None
+    # lines that were there long before the onset, and were not what started the run,
+    # are the background the incident happened in
+    symptoms = [
+        (inv, f)
+        for inv, f in symptoms
+        if (inv, f) in triggered or not (began_at(f) < t0 - BACKGROUND or _from_window_start(f))  # type: ignore[operator]
+    ]
+    trigger_ids = {(inv, f.id) for inv, f in triggered}
+    candidates: list[Candidate] = []
+    for inv, fact in telemetry:
+        candidate = _candidate(inv, fact, t0, symptoms, trigger_ids, topology, triggered)
+        if candidate is not None:
+            candidates.append(candidate)
+    # each symptom is explained by the best-fitting change closest before it; a change
+    # left with fewer symptoms is judged again on those alone
+    by_ref = {(inv, f.id): (inv, f) for inv, f in telemetry}
+    for ref, kept in _claim(candidates).items():
+        inv, fact = by_ref[ref]
+        keep = set(kept)
+        again = _candidate(
+            inv,
+            fact,
+            t0,
+            [p for p in symptoms if (p[0], p[1].id) in keep],
+            trigger_ids,
+            topology,
+            triggered,
+        )
+        index = next(i for i, c in enumerate(candidates) if c.ref == ref)
+        if again is None or not kept:
+            candidates[index].explains = []
+            candidates[index].shortfall = "outranked"
+        else:
+            candidates[index] = again
+    # an anomaly a standing change explains is that change's effect, not a cause of its own
+    changes = [
+        c for c in candidates if c.kind == "change" and c.shortfall is None and c.reaches_trigger
+    ]
+    for c in candidates:
+        if (
+            c.kind != "change"
+            and c.shortfall is None
+            and any(c.ref in ch.explains for ch in changes)
+        ):
+            c.shortfall = "outranked"
+    ranked = sorted(candidates, key=_order)
+    cause, rivals = _choose(ranked)
+    return Diagnosis(
+        onset=t0.isoformat(),
+        symptoms=[(inv, f.id) for inv, f in symptoms],
+        trigger_symptoms=[
+            (inv, f.id)
+            for inv, f in sorted(triggered, key=lambda p: began_at(p[1]))  # type: ignore[arg-type,return-value]
+        ],
+        ranked=ranked,
+        cause=cause,
+        rivals=rivals,
+    )
+
+
+def _claim(candidates: list[Candidate]) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Each symptom is explained by one standing change: the best-fitting one, and of
+    those the last before it (what changed right before it began); changes that fit as
+    well, made at the same moment, share it (twins). The changes that lose symptoms, with
+    the symptoms they keep."""
+    standing = [c for c in candidates if c.kind == "change" and c.shortfall is None]
+    best: dict[tuple[str, str], tuple[int, str]] = {}
+    for c in standing:
+        for ref in c.explains:
+            best[ref] = max(best.get(ref, (c.fit, c.at)), (c.fit, c.at))
+    shrunk: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for c in standing:
+        kept = [ref for ref in c.explains if (c.fit, c.at) == best[ref]]
+        if kept != c.explains:
+            shrunk[c.ref] = kept
+    return shrunk
+
+
+def _changes_only(telemetry: list[tuple[str, FactBase]]) -> list[Candidate]:
+    return [
+        Candidate(
+            invocation=inv,
+            fact=f.id,
+            kind="change",
+            subject=f.subject,
+            at=f.at or "",
+            change_kind=kind_of(f).name,
+            shortfall="failed" if f.failed else "kind_cannot",
+        )
+        for inv, f in telemetry
+        if isinstance(f, ChangeFact)
+    ]
+
+
+def _order(c: Candidate) -> tuple[int, int, int, int, float]:
+    return (
+        c.shortfall is not None,
+        not c.reaches_trigger,
+        -c.fit,
+        -len(c.explains),
+        abs(c.lead),
+    )
+
+
+def _candidate(
+    inv: str,
+    fact: FactBase,
+    t0: datetime,
+    symptoms: list[tuple[str, FactBase]],
+    trigger_ids: set[tuple[str, str]],
+    topology: Topology,
+    triggered: list[tuple[str, FactBase]],
+) -> Candidate | None:
+    began = began_at(fact)
+    if began is None:
+        return None
+    if isinstance(fact, ChangeFact):
+        kind = "change"
+    elif (inv, fact) in symptoms and not isinstance(fact, AlarmState):
+        kind = {
+            LogSignature: "log_signature",
+            MetricSeries: "metric_series",
+            TraceEdge: "trace_edge",
+        }[type(fact)]
+    else:
+        return None
+    c = Candidate(
+        invocation=inv,
+        fact=fact.id,
+        kind=kind,  # type: ignore[arg-type]
+        subject=fact.subject,
+        at=began.isoformat(),
+        lead=(t0 - began).total_seconds(),
+    )
+    # what it explains: symptoms on its path that began after it (within their tolerance)
+    # and soon enough to be its effect: a failure spreads within minutes, a change may
+    # wait for traffic, a schedule or a cache to expire
+    reach = CHANGE_WINDOW if isinstance(fact, ChangeFact) else PROPAGATION
+    explained: list[tuple[str, FactBase]] = []
+    earlier: list[FactBase] = []
+    for s_inv, s in symptoms:
+        if s is fact or _hops(topology, fact, s) is None:
+            continue
+        s_began = began_at(s)
+        assert s_began is not None
+        if began > s_began + tolerance(s):
+            earlier.append(s)
+        elif s_began - began <= reach:
+            explained.append((s_inv, s))
+    c.explains = [(i, s.id) for i, s in explained]
+    c.reaches_trigger = any((i, s.id) in trigger_ids for i, s in explained) or (
+        (inv, fact.id) in trigger_ids and kind == "log_signature"
+    )
+    if explained:
+        # how long before the first symptom it explains it began
+        c.lead = (min(began_at(s) for _, s in explained) - began).total_seconds()  # type: ignore[type-var,operator]
+    c.late = not explained and any((i, s.id) in trigger_ids for i, s in symptoms if s in earlier)
+    effects = [s for _, s in explained]
+    if isinstance(fact, ChangeFact):
+        _judge_change(c, fact, effects, t0, topology, triggered)
+        if c.shortfall == "off_path":
+            c.mechanism = _mechanism(fact, began, symptoms, triggered)
+            c.family = c.family or _mechanism_family(fact, began, symptoms)
+    else:
+        _judge_anomaly(c, fact, effects, topology, triggered)
+    return c
+
+
+def _judge_change(
+    c: Candidate,
+    change: ChangeFact,
+    effects: list[FactBase],
+    t0: datetime,
+    topology: Topology,
+    triggered: list[tuple[str, FactBase]],
+) -> None:
+    kind = kind_of(change)
+    c.change_kind = kind.name
+    own = any((h := _hops(topology, change, f)) is not None and h <= 1 for _, f in triggered)
+    c.carried = _carried(change, effects)
+    c.family = _catalogue_fits(change, effects, own)
+    classes = {symptom_class(f) for f in effects} - {None, "alarm"}
+    fits_kind = bool(classes & kind.produces)
+    # lines of a known, specific failure name the changes that can produce it
+    # (`triggered_by` in the catalogue): a change of another operation is not one of them
+    known = [e for f in effects if (e := catalogued(f)) is not None and e.specific]
+    if change.failed:
+        c.shortfall = "failed"
+    elif kind.harmless and kind.actors:
+        c.shortfall = "automatic"
+    elif kind.harmless and not c.carried:
+        c.shortfall = "harmless"
+    elif not effects and c.late:
+        c.shortfall = "after_onset"
+    elif not effects and c.lead > CHANGE_WINDOW.total_seconds():
+        c.shortfall = "too_early"
+    elif not effects:
+        c.shortfall = "off_path"
+    elif kind.general and not c.carried and _quiet_after(change, triggered):
+        c.shortfall = "quiet_after"
+    elif not c.carried and not c.family and c.lead > kind.window * 60:
+        c.shortfall = "too_early"
+    elif not c.carried and not c.family and (known or (classes and not fits_kind)):
+        c.shortfall = "kind_cannot"
+    elif not c.reaches_trigger:
+        c.shortfall = "not_what_started"
+    c.fit = (
+        1
+        + (2 if c.carried else 0)
+        + (2 if c.family else 0)
+        + (1 if not kind.general and classes & kind.produces - {"errors", "rise"} else 0)
+        + (1 if own else 0)
+    )
+
+
+def _quiet_after(change: ChangeFact, triggered: list[tuple[str, FactBase]]) -> bool:
+    """Whether what started the run was read normal for a while after the change before it
+    went wrong: a metric at its baseline for minutes, or a log search that covered the
+    change and found the first failing line long after it. A deploy or a setting that
+    breaks something shows within its rollout; a leak or a filling disk builds up (the
+    catalogue's `builds_up`), a limit or a schedule bites later (another kind of change)."""
+    at = parse_time(change.at or "")
+    for _, f in triggered:
+        if isinstance(f, MetricSeries):
+            read_from, began = f.start, f.onset_at
+            quiet = QUIET
+        elif isinstance(f, LogSignature):
+            entry = catalogued(f)
+            if entry is not None and entry.builds_up:
+                continue
+            read_from, began = f.window_start, f.first_at
+            quiet = LOG_QUIET
+        else:
+            continue
+        if read_from and began and parse_time(read_from) <= at and parse_time(began) - at > quiet:
+            return True
+    return False
+
+
+def _mechanism_family(
+    change: ChangeFact, began: datetime, symptoms: list[tuple[str, FactBase]]
+) -> str | None:
+    after = [s for _, s in symptoms if isinstance(s, LogSignature) and began_at(s) >= began]  # type: ignore[operator]
+    return _catalogue_fits(change, after, own=False)
+
+
+def _mechanism(
+    change: ChangeFact,
+    began: datetime,
+    symptoms: list[tuple[str, FactBase]],
+    triggered: list[tuple[str, FactBase]],
+) -> list[tuple[str, str]]:
+    family = _mechanism_family(change, began, symptoms)
+    if family is None or kind_of(change).name == "deploy":
+        return []
+    shown = [
+        (i, s.id)
+        for i, s in symptoms
+        if isinstance(s, LogSignature) and s.family == family and began_at(s) >= began  # type: ignore[operator]
+    ]
+    started = [
+        (i, s.id)
+        for i, s in triggered
+        if began <= began_at(s) + tolerance(s)  # type: ignore[operator]
+    ]
+    return list(dict.fromkeys([*started[:2], *shown[:3]])) if shown and started else []
+
+
+def tolerance_of(effects: list[FactBase]) -> float:
+    return max((tolerance(f).total_seconds() for f in effects), default=120.0)
+
+
+def _judge_anomaly(
+    c: Candidate,
+    fact: FactBase,
+    effects: list[FactBase],
+    topology: Topology,
+    triggered: list[tuple[str, FactBase]],
+) -> None:
+    entry = catalogued(fact)
+    if isinstance(fact, LogSignature):
+        c.family = entry.name if entry is not None else None
+        if entry is not None and entry.specific:
+            c.fit = 2 + (1 if entry.upstream else 0)
+        elif entry is None:
+            c.fit = 1  # a failure the catalogue does not know: an anomaly all the same
+        else:
+            c.fit = 0  # a generic symptom (timeouts, 5xx) is what a cause explains
+        if entry is not None and entry.specific:
+            c.reaches_trigger = c.reaches_trigger or any(
+                isinstance(f, LogSignature) and f is fact for _, f in triggered
+            )
+    elif isinstance(fact, MetricSeries):
+        # a metric of something the symptoms depend on that moved first; the trigger's
+        # own metric is the symptom itself
+        own = any(f is fact for _, f in triggered)
+        c.fit = 0 if own else 1
+    if c.late and not c.reaches_trigger:
+        c.shortfall = "after_onset"
+    elif not effects and not c.reaches_trigger:
+        c.shortfall = "off_path"
+    elif not c.reaches_trigger:
+        c.shortfall = "not_what_started"
+    elif c.fit == 0:
+        c.shortfall = "kind_cannot"
+
+
+def _choose(ranked: list[Candidate]) -> tuple[Candidate | None, list[Candidate]]:
+    standing = [c for c in ranked if c.shortfall is None]
+    if not standing:
+        return None, []
+    best = standing[0]
+    rivals = [
+        c
+        for c in standing[1:]
+        if c.fit == best.fit
+        and set(c.explains) == set(best.explains)
+        and c.kind == best.kind
+        and not _explains(best, c)
+        and not _explains(c, best)
+    ]
+    for c in standing[1:]:
+        c.shortfall = "rival" if c in rivals else "outranked"
+    if rivals:
+        best.shortfall = "rival"
+        return None, [best, *rivals]
+    return best, []
+
+
+def catalogue_hypotheses(diagnosis: Diagnosis, n: int = 2) -> list[Candidate]:
+    """The changes off the path whose operation the catalogue says produces lines the run
+    saw after them (a shared network rule, a key), closest to the onset first: hypotheses,
+    never a cause. Twins (two rules revoked seconds apart) are each one."""
+    found = [
+        c
+        for c in diagnosis.ranked
+        if c.kind == "change" and c.shortfall == "off_path" and c.mechanism
+    ]
+    return sorted(found, key=lambda c: abs(c.lead))[:n]
+
+
+def _explains(a: Candidate, b: Candidate) -> bool:
+    return b.ref in set(a.explains)
