@@ -6,8 +6,8 @@ from node_support import RUN_ID, SESSION_ID
 
 from superbiz.contracts import RunMode
 from superbiz.graph.finish import SAFE_ANSWER, finalize
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import FinalAnswer
+from superbiz.verdicts import Route
 
 
 def test_a_composed_answer_closes_the_run_succeeded(start_run):

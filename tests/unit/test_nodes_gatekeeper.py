@@ -6,8 +6,8 @@ from node_support import RUN_ID, gated
 
 from superbiz.gate import rules
 from superbiz.graph.common import latest
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import GatekeeperResult, GateVerdict
+from superbiz.verdicts import Route
 
 
 def gate(start_run, *, real=1, fabricated=0):

@@ -8,8 +8,8 @@ from node_support import RUN_ID, scripted, verified
 from superbiz.errors import ModelOutputInvalid
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.verifier import verifier
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import VerifierOutput
+from superbiz.verdicts import Route
 
 
 def judged(start_run, reply, **gate):

@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from superbiz.graph.routes import CHOICE_ROUTES, FINALIZE_ROUTES, Route
+from superbiz.spec import choice_routes
+from superbiz.verdicts import FINALIZE_ROUTES, Route
+
+CHOICE_ROUTES = choice_routes()
 
 ROOT = Path(__file__).resolve().parents[2]
 ASL = ROOT / "stacks" / "statemachines" / "diagnosis.asl.json"

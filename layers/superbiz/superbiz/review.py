@@ -36,7 +36,6 @@ from superbiz.contracts import GraphState, NodeEvent, ReviewTaskEvent, RunMode
 from superbiz.deps import Deps, EntryDeps
 from superbiz.errors import SuperBizError
 from superbiz.graph.common import enter, latest, latest_output, record_code_step
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import (
     ClaimKind,
     FinalAnswer,
@@ -50,6 +49,7 @@ from superbiz.node_outputs import (
 from superbiz.records import ReviewRecord, RunTrace
 from superbiz.settings import ReviewTrigger
 from superbiz.times import parse_iso, utcnow_iso
+from superbiz.verdicts import Route
 
 Decision = Literal["approve", "reject", "amend"]
 # the error a rejection returns to Step Functions (AwaitReview's Catch matches it)

@@ -24,7 +24,6 @@ from superbiz.contracts import GraphState, NodeEvent, RouteStep, ToolCall
 from superbiz.deps import Deps
 from superbiz.graph.common import enter, latest, record_code_step
 from superbiz.graph.route_report import reason_text
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import FinalAnswer, GatekeeperResult, PlannerPlan, VerifierOutput
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
 from superbiz.redaction import redact, redact_text
@@ -37,6 +36,7 @@ from superbiz.state_bounds import bound_tool_calls, oversize
 from superbiz.times import utcnow_iso
 from superbiz.tools.registry import tool_schemas
 from superbiz.tools.runner import invocation_seq
+from superbiz.verdicts import Route
 
 CONSECUTIVE_TOOL_FAILURES = 3
 REFUSED_MARK = "outside the specialist's profile"

@@ -16,12 +16,12 @@ from superbiz.graph import case_capture
 from superbiz.graph.common import RETRY_MARK, enter, latest, record_code_step
 from superbiz.graph.degraded import SAFE_ANSWER, why_stopped
 from superbiz.graph.route_report import closed_route
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import FinalAnswer, OrchestrationTrace
 from superbiz.observability import metrics
 from superbiz.reconcile import OPEN_STATUSES
 from superbiz.records import RunTrace
 from superbiz.times import parse_iso, utcnow_iso
+from superbiz.verdicts import Route
 
 
 def finalize(event: NodeEvent, deps: Deps) -> GraphState:
