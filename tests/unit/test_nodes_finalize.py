@@ -5,7 +5,8 @@ from __future__ import annotations
 from node_support import RUN_ID, SESSION_ID
 
 from superbiz.contracts import RunMode
-from superbiz.graph.finish import SAFE_ANSWER, finalize
+from superbiz.graph.degraded import SAFE_ANSWER
+from superbiz.graph.nodes.finalize import finalize
 from superbiz.node_outputs import FinalAnswer
 from superbiz.verdicts import Route
 

@@ -12,6 +12,7 @@ import pytest
 from superbiz import specialists
 from superbiz.contracts import GraphState, RouteStep, ToolCall
 from superbiz.graph import fallback_route, route_report
+from superbiz.graph.nodes import reroute
 from superbiz.node_outputs import FinalAnswer, PlannerPlan
 from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
 from superbiz.specialists import Roster, SpecialistError, parse_profile
@@ -268,18 +269,18 @@ def test_empty_results_and_refusals_are_not_tool_failures():
     ],
 )
 def test_each_failure_steps_down_the_route(level, reason, alternates, expected):
-    assert fallback_route.next_level(level, reason, alternates) == expected
+    assert reroute.next_level(level, reason, alternates) == expected
 
 
 def test_why_a_level_failed_is_read_from_what_the_state_machine_brought():
     timed_out = GraphState(run_id="r", session_id="s", error={"Error": "States.Timeout"})
-    assert fallback_route.failure_reason(timed_out) == "executor_time_budget"
+    assert reroute.failure_reason(timed_out) == "executor_time_budget"
     rejected = GraphState(run_id="r", session_id="s", decision=Route.REJECT)
-    assert fallback_route.failure_reason(rejected) == "verifier_reject"
+    assert reroute.failure_reason(rejected) == "verifier_reject"
     gate = GraphState(
         run_id="r", session_id="s", decision=Route.REJECT, termination_reason="gatekeeper_reject"
     )
-    assert fallback_route.failure_reason(gate) == "gatekeeper_reject"
+    assert reroute.failure_reason(gate) == "gatekeeper_reject"
 
 
 def test_the_closed_route_ends_with_who_answered():

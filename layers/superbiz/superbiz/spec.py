@@ -547,7 +547,7 @@ NODES: tuple[NodeSpec, ...] = (
     node(
         "Reroute",
         "reroute",
-        "superbiz.graph.fallback_route:reroute",
+        "superbiz.graph.nodes.reroute:reroute",
         table=_NODE,
         routes=REROUTE_ROUTES,
         choice=RouteChoice(
@@ -564,7 +564,7 @@ NODES: tuple[NodeSpec, ...] = (
     node(
         "CaseMemory",
         "case_memory",
-        "superbiz.graph.fallback_route:case_memory",
+        "superbiz.graph.nodes.case_memory:case_memory",
         # past cases; a case shown is saved again with this run among its users
         # (`cases.mark_referenced`)
         table=TableAccess(
@@ -580,13 +580,13 @@ NODES: tuple[NodeSpec, ...] = (
     node(
         "Fallback",
         "fallback",
-        "superbiz.graph.degraded:fallback",
+        "superbiz.graph.nodes.fallback:fallback",
         table=_NODE,
     ),
     node(
         "Finalize",
         "finalize",
-        "superbiz.graph.finish:finalize",
+        "superbiz.graph.nodes.finalize:finalize",
         # closes the run; a verified root cause becomes a case; alarms that joined after the
         # last plan open a follow-up investigation with its own run alarms
         table=TableAccess(
@@ -620,7 +620,7 @@ NODES: tuple[NodeSpec, ...] = (
     node(
         "ReviewGate",
         "review_gate",
-        "superbiz.review:gate",
+        "superbiz.graph.nodes.review_gate:gate",
         table=_NODE,
         routes=REVIEW_GATE_ROUTES,
         choice=RouteChoice(
@@ -630,7 +630,7 @@ NODES: tuple[NodeSpec, ...] = (
     node(
         "AwaitReview",
         "review_request",
-        "superbiz.review:request",
+        "superbiz.graph.nodes.review_request:request",
         # a callback task: it records and announces the review; the API decides it
         table=TableAccess(
             reads=(*_TRACE_READ,),
@@ -643,7 +643,7 @@ NODES: tuple[NodeSpec, ...] = (
     node(
         "ApplyReview",
         "review_apply",
-        "superbiz.review:apply",
+        "superbiz.graph.nodes.review_apply:apply",
         table=TableAccess(
             reads=_TRACE_READ,
             writes=(*_NODE.writes, Access(RUN, ("status", "self_evaluation"))),

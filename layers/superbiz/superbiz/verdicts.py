@@ -48,7 +48,7 @@ class Route(StrEnum):
     # ReviewGate: the drafted report waits for a person, or is published now (superbiz.review)
     REVIEW = "REVIEW"
     PUBLISH = "PUBLISH"
-    # Reroute: the next level of the fallback route (graph/fallback_route.py)
+    # Reroute: the next level of the fallback route (graph/nodes/reroute.py)
     L1_SPECIALIST = "L1_SPECIALIST"
     L2_GENERIC = "L2_GENERIC"
     L3_CASES = "L3_CASES"

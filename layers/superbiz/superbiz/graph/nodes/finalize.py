@@ -1,6 +1,5 @@
-"""Finalize: every branch of the graph ends here (the Fallback's degraded report,
-superbiz.graph.degraded, included), and every run ends with a status and a non-empty
-answer."""
+"""Finalize: every branch of the graph ends here (the Fallback's degraded report
+included), and every run ends with a status and a non-empty answer."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from superbiz import aiops, notify, trigger
+from superbiz import aiops, late_alarms, notify
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import FollowUpNotStarted
@@ -109,7 +108,7 @@ def _start_follow_up_again(deps: Deps, trace: RunTrace) -> None:
     follow_up = evaluation.get("follow_up")
     if follow_up is None or follow_up.get("started"):
         return
-    follow_up = trigger.follow_up_late_alarms(trace, deps)
+    follow_up = late_alarms.follow_up(trace, deps)
     if follow_up is None:
         return
     deps.store.update_run(trace.run.run_id, self_evaluation=evaluation | {"follow_up": follow_up})
@@ -122,7 +121,7 @@ def _aiops_close(deps: Deps, trace: RunTrace, answer: str, status: str) -> dict[
     Finalize does not send it twice."""
     evaluation = dict(trace.run.self_evaluation)
     if "follow_up" not in evaluation:  # alarms that joined too late for the plan
-        follow_up = trigger.follow_up_late_alarms(trace, deps)
+        follow_up = late_alarms.follow_up(trace, deps)
         if follow_up is not None:
             evaluation["follow_up"] = follow_up
     used = {inv.tool_name for inv in trace.invocations if inv.success}
