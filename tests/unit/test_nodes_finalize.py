@@ -71,6 +71,6 @@ def test_an_alarm_run_closes_with_its_rule_evaluation_and_notification(start_run
     finalize(run.event(), run.deps)
     # Then the run's evaluation holds the AIOps rules and why no notification was sent
     evaluation = run.store.get_run(RUN_ID).self_evaluation
-    assert evaluation["aiops_rule_evaluation"]["rules"]
-    assert evaluation["notification"]["sent"] is False
-    assert "no topic configured" in evaluation["notification"]["reason"]
+    assert evaluation.aiops_rule_evaluation.rules
+    assert evaluation.notification.sent is False
+    assert "no topic configured" in evaluation.notification.reason

@@ -94,13 +94,13 @@ def test_the_waiting_run_says_what_the_reviewer_is_asked_and_until_when(waiting:
     run = waiting.store.get_run(waiting.state.run_id)
     assert run.status == "AWAITING_REVIEW"
     # And it shows the question, the action at stake and the deadline, never the token
-    review = run.self_evaluation["review"]
-    assert review["question"].startswith("Publish this report? It waits for review because")
-    assert "the Verifier found the evidence weak (low confidence)" in review["question"]
-    assert review["status"] == "PENDING" and review["deadline"] > review["requested_at"]
-    assert TOKEN not in str(run.self_evaluation)
+    review = run.self_evaluation.review
+    assert review.question.startswith("Publish this report? It waits for review because")
+    assert "the Verifier found the evidence weak (low confidence)" in review.question
+    assert review.status == "PENDING" and review.deadline > review.requested_at
+    assert TOKEN not in str(run.self_evaluation.as_dict())
     # And no topic is configured, so nobody was notified, which the run says
-    assert review["notification"]["sent"] is False
+    assert review.notification.sent is False
     # And the review keeps the draft and the token for the decision
     stored = waiting.store.get_review(waiting.state.run_id)
     assert stored.task_token == TOKEN and ACTION in stored.draft
@@ -129,8 +129,8 @@ def test_an_approved_report_is_published_as_drafted(waiting: Run):
     assert state.decision is None and state.error is None
     run = waiting.store.get_run(waiting.state.run_id)
     assert run.status == "RUNNING"
-    assert run.self_evaluation["review"]["status"] == "approved"
-    assert run.self_evaluation["review"]["why"] == "approved by alice"
+    assert run.self_evaluation.review.status == "approved"
+    assert run.self_evaluation.review.why == "approved by alice"
 
 
 def test_a_rejected_report_is_published_degraded_with_the_reviewers_reason(waiting: Run):
@@ -145,7 +145,7 @@ def test_a_rejected_report_is_published_degraded_with_the_reviewers_reason(waiti
     assert "**alice** rejected this report: the pool is fine; it is the DNS" in final.text
     assert ACTION not in final.text
     run = waiting.store.get_run(waiting.state.run_id)
-    assert run.self_evaluation["review"]["status"] == "rejected"
+    assert run.self_evaluation.review.status == "rejected"
 
 
 def test_an_amended_report_is_published_without_the_struck_action(waiting: Run):
@@ -159,7 +159,7 @@ def test_an_amended_report_is_published_without_the_struck_action(waiting: Run):
     assert "> Reviewer: capacity is fine" in final.text
     assert f"- {ACTION}" not in final.text
     run = waiting.store.get_run(waiting.state.run_id)
-    assert run.self_evaluation["review"]["removed_actions"] == [ACTION]
+    assert run.self_evaluation.review.removed_actions == [ACTION]
 
 
 def test_a_wait_nobody_decided_is_published_marked_not_reviewed(waiting: Run):
@@ -172,4 +172,4 @@ def test_a_wait_nobody_decided_is_published_marked_not_reviewed(waiting: Run):
     assert f"- {ACTION}" in final.text
     assert waiting.store.get_review(waiting.state.run_id).status == "EXPIRED"
     run = waiting.store.get_run(waiting.state.run_id)
-    assert run.self_evaluation["review"]["status"] == "not_reviewed"
+    assert run.self_evaluation.review.status == "not_reviewed"

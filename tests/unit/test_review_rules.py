@@ -238,9 +238,7 @@ def test_an_approval_is_recorded_with_its_principal_then_returns_the_token() -> 
     decided = decide(deps, "r1", principal="arn:aws:iam::1:role/r", decision="approve")
     assert decided.status == "DECIDED" and decided.principal == "arn:aws:iam::1:role/r"
     assert deps.store.get_review("r1").decision == "approve"
-    assert (
-        deps.store.get_run("r1").self_evaluation["review"]["principal"] == "arn:aws:iam::1:role/r"
-    )
+    assert deps.store.get_run("r1").self_evaluation.review.principal == "arn:aws:iam::1:role/r"
     [(name, call)] = sfn.calls
     assert name == "SendTaskSuccess" and call["taskToken"] == "t"
 

@@ -15,7 +15,7 @@ from superbiz import runs
 from superbiz.aiops import AlarmPayload, question_for
 from superbiz.contracts import RunMode, StartRunInput
 from superbiz.deps import Deps, EntryDeps
-from superbiz.records import RunTrace
+from superbiz.records import FollowUp, RunTrace
 from superbiz.times import iso_seconds, parse_iso, utcnow_iso
 
 
@@ -40,7 +40,7 @@ def _payload(stored: dict[str, Any]) -> AlarmPayload:
         return AlarmPayload(name=str(stored.get("name") or "alarm")[:255], state="ALARM")
 
 
-def follow_up(trace: RunTrace, deps: Deps | EntryDeps) -> dict[str, Any] | None:
+def follow_up(trace: RunTrace, deps: Deps | EntryDeps) -> FollowUp | None:
     """Start one follow-up run for the alarms that joined `trace`'s run too late for its
     plan, so none is dropped silently. Idempotent: a retried Finalize finds the same
     run. Returns what the report says about it (None when no alarm was late)."""
@@ -84,4 +84,4 @@ def follow_up(trace: RunTrace, deps: Deps | EntryDeps) -> dict[str, Any] | None:
     except runs.RunStartError as exc:
         out |= {"started": False, "error": str(exc)[:500]}
     out |= runs.links(deps.settings, run.session_id, follow_id, out.get("execution_arn"))
-    return out
+    return FollowUp.model_validate(out)

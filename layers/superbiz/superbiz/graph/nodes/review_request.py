@@ -12,7 +12,7 @@ from superbiz.contracts import ReviewTaskEvent
 from superbiz.deps import Deps
 from superbiz.graph.common import enter, latest, latest_output
 from superbiz.node_outputs import FinalAnswer, ReviewAsk
-from superbiz.records import ReviewRecord
+from superbiz.records import ReviewRecord, ReviewSummary, RunChange, SelfEvaluation
 from superbiz.times import parse_iso, utcnow_iso
 
 
@@ -39,11 +39,13 @@ def request(event: ReviewTaskEvent, deps: Deps) -> dict[str, Any]:
         deadline=deadline,
     )
     deps.store.put_review(review)
-    evaluation = dict(trace.run.self_evaluation)
-    evaluation["review"] = {**review.view(), "question": question_for(review)}
-    sent = notify.publish_review_request(deps, trace, review, question_for(review))
-    evaluation["review"]["notification"] = sent
-    deps.store.update_run(state.run_id, status="AWAITING_REVIEW", self_evaluation=evaluation)
+    question = question_for(review)
+    sent = notify.publish_review_request(deps, trace, review, question)
+    summary = ReviewSummary.model_validate(
+        {**review.view(), "question": question, "notification": sent}
+    )
+    change = RunChange(status="AWAITING_REVIEW", evaluation=SelfEvaluation(review=summary))
+    deps.store.update_run(state.run_id, change)
     return {"run_id": state.run_id, "status": "AWAITING_REVIEW", "deadline": deadline}
 
 
