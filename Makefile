@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-unit test-integration test-infra lint layer synth bench imports clean browser
+.PHONY: setup demo test test-unit test-integration test-infra lint layer synth bench imports asl clean browser
 
 setup: $(STAMP)
 
@@ -65,6 +65,11 @@ bench: $(STAMP)
 # fails on a cycle
 imports: $(STAMP)
 	$(BIN)/python scripts/import_graph.py
+
+# Writes the spec table's nodes, tools and route Choices (layers/superbiz/superbiz/spec.py)
+# into the ASL file; tests/unit/test_spec.py fails when the file is out of date
+asl: $(STAMP)
+	$(BIN)/python -m stacks.asl
 
 # The third-party dependency layer for Lambda (arm64, CPython 3.12), built without Docker:
 # pip picks manylinux aarch64 wheels (tiktoken publishes only manylinux_2_28 ones; the Python

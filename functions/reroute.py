@@ -1,9 +1,9 @@
-"""Graph node reroute: see superbiz.graph.fallback_route.reroute."""
+"""Graph node Reroute: see superbiz.graph.nodes.reroute."""
 
 from superbiz.init_phase import init_phase
 
 with init_phase():
-    from superbiz.graph.fallback_route import reroute
+    from superbiz.graph.nodes.reroute import reroute
     from superbiz.handlers import graph_node
 
     lambda_handler = graph_node(reroute)

@@ -1,9 +1,9 @@
-"""Graph node ApplyReview: see superbiz.review.apply."""
+"""Graph node ApplyReview: see superbiz.graph.nodes.review_apply."""
 
 from superbiz.init_phase import init_phase
 
 with init_phase():
+    from superbiz.graph.nodes.review_apply import apply
     from superbiz.handlers import graph_node
-    from superbiz.review import apply
 
     lambda_handler = graph_node(apply)

@@ -1,4 +1,4 @@
-"""AwaitReview's callback task: see superbiz.review.request."""
+"""AwaitReview's callback task: see superbiz.graph.nodes.review_request."""
 
 from superbiz.init_phase import init_phase
 

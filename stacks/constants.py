@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
-from typing import Any
 
-from superbiz import catalog
+from superbiz import catalog, spec
 
 STACK_NAME = "SuperBizAgentStack"
 # Physical names operators see in the console; the library's catalog derives function names.
@@ -60,27 +58,27 @@ KNOWLEDGE_WRITE_ACTIONS = (
     "s3:RestoreObject",
 )
 
-# Environment variables read by the library's Settings model (prefix SUPERBIZ_).
-ENV_TABLE_NAME = "SUPERBIZ_TABLE_NAME"
-ENV_BUCKET_NAME = "SUPERBIZ_BUCKET_NAME"
-ENV_TTL_DAYS = "SUPERBIZ_TTL_DAYS"
-ENV_STATE_MACHINE_ARN = "SUPERBIZ_STATE_MACHINE_ARN"
-ENV_NOTIFY_TOPIC_ARN = "SUPERBIZ_NOTIFY_TOPIC_ARN"
-ENV_API_BASE_URL = "SUPERBIZ_API_BASE_URL"
-ENV_PRESIGN_OUTPUT_LINKS = "SUPERBIZ_PRESIGN_OUTPUT_LINKS"
-ENV_ALARM_NAME_PREFIXES = "SUPERBIZ_ALARM_NAME_PREFIXES"
-ENV_LOG_GROUP_PREFIXES = "SUPERBIZ_LOG_GROUP_PREFIXES"
-ENV_OWN_LOG_GROUPS = "SUPERBIZ_OWN_LOG_GROUPS"
-ENV_KNOWLEDGE_UPLOAD_PREFIX = "SUPERBIZ_KNOWLEDGE_UPLOAD_PREFIX"
-ENV_OPENSEARCH_ENDPOINT = "SUPERBIZ_OPENSEARCH_ENDPOINT"
-ENV_OPENSEARCH_INDEX = "SUPERBIZ_OPENSEARCH_INDEX"
-ENV_EMBEDDINGS_BASE_URL = "SUPERBIZ_EMBEDDINGS_BASE_URL"
-ENV_EMBEDDINGS_MODEL = "SUPERBIZ_EMBEDDINGS_MODEL"
-ENV_EMBEDDINGS_DIMENSION = "SUPERBIZ_EMBEDDINGS_DIMENSION"
-ENV_MODEL = "SUPERBIZ_MODEL"
-ENV_MODEL_ROLE = "SUPERBIZ_MODEL_{role}"  # PLANNER, EXECUTOR, VERIFIER, COMPOSER
-ENV_OPENAI_BASE_URL = "OPENAI_BASE_URL"
-ENV_MODEL_KEY_SECRET_ARN = "SUPERBIZ_OPENAI_API_KEY_SECRET_ARN"
+# Environment variables read by the library's Settings model (the spec table's names).
+ENV_TABLE_NAME = spec.Env.TABLE_NAME.value
+ENV_BUCKET_NAME = spec.Env.BUCKET_NAME.value
+ENV_TTL_DAYS = spec.Env.TTL_DAYS.value
+ENV_STATE_MACHINE_ARN = spec.Env.STATE_MACHINE_ARN.value
+ENV_NOTIFY_TOPIC_ARN = spec.Env.NOTIFY_TOPIC_ARN.value
+ENV_API_BASE_URL = spec.Env.API_BASE_URL.value
+ENV_PRESIGN_OUTPUT_LINKS = spec.Env.PRESIGN_OUTPUT_LINKS.value
+ENV_ALARM_NAME_PREFIXES = spec.Env.ALARM_NAME_PREFIXES.value
+ENV_LOG_GROUP_PREFIXES = spec.Env.LOG_GROUP_PREFIXES.value
+ENV_OWN_LOG_GROUPS = spec.Env.OWN_LOG_GROUPS.value
+ENV_KNOWLEDGE_UPLOAD_PREFIX = spec.Env.KNOWLEDGE_UPLOAD_PREFIX.value
+ENV_OPENSEARCH_ENDPOINT = spec.Env.OPENSEARCH_ENDPOINT.value
+ENV_OPENSEARCH_INDEX = spec.Env.OPENSEARCH_INDEX.value
+ENV_EMBEDDINGS_BASE_URL = spec.Env.EMBEDDINGS_BASE_URL.value
+ENV_EMBEDDINGS_MODEL = spec.Env.EMBEDDINGS_MODEL.value
+ENV_EMBEDDINGS_DIMENSION = spec.Env.EMBEDDINGS_DIMENSION.value
+ENV_MODEL = spec.Env.MODEL.value
+ENV_MODEL_ROLE = spec.Env.MODEL_ROLE.value  # PLANNER, EXECUTOR, VERIFIER, COMPOSER
+ENV_OPENAI_BASE_URL = spec.Env.OPENAI_BASE_URL.value
+ENV_MODEL_KEY_SECRET_ARN = spec.Env.MODEL_KEY_SECRET_ARN.value
 
 # OpenSearch HTTP verbs (IAM actions on the domain's paths).
 OPENSEARCH_READ_ACTIONS = ("es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead")
@@ -105,12 +103,9 @@ OWN_LOGS_DENIED_ACTIONS = (
 
 # list_log_groups reads stream metadata (last event time); denied on the system's own groups.
 OWN_LOG_STREAMS_DENIED_ACTIONS = ("logs:DescribeLogStreams",)
-# The tools that read CloudWatch Logs and must never read the system's own log groups.
-LOG_READING_TOOLS = ("tool_query_logs", "tool_list_log_groups")
 # MCP servers (context mcpServers): StartRun lists their tools, the MCP tool Lambda calls
 # them; only these two are told the servers and may read their auth secrets.
-ENV_MCP_CONFIG = "SUPERBIZ_MCP_CONFIG"
-MCP_FUNCTIONS = ("start_run", "tool_mcp")
+ENV_MCP_CONFIG = spec.Env.MCP_CONFIG.value
 # StartRun's whole budget for listing every server's tools (its function times out at 50 s)
 MCP_LISTING_BUDGET_SECONDS = 30
 
@@ -129,92 +124,9 @@ TOOL_TABLE_ACTIONS = (
 )
 
 
-class FunctionKind(Enum):
-    GRAPH_NODE = "graph_node"
-    TOOL = "tool"
-    ENTRY = "entry"
-
-
-@dataclass(frozen=True)
-class FunctionSpec:
-    """One Lambda of the diagnosis graph.
-
-    `timeout_seconds` stays below the ASL state's `TimeoutSeconds` so the function's own
-    timeout, not the state's, is what fires and shows up in the run record.
-    """
-
-    module: str  # functions/<module>.py exposing lambda_handler
-    state: str  # the ASL state that invokes it
-    substitution: str  # the ${...} placeholder in the ASL
-    kind: FunctionKind
-    timeout_seconds: int
-    memory_mb: int = 512
-    reads_tool_outputs: bool = True  # needs S3 read for outputs too large for DynamoDB
-    calls_model: bool = False  # gets the model configuration and may read the key secret
-    reads_knowledge: bool = False  # searches the knowledge domain
-
-    @property
-    def handler(self) -> str:
-        return f"{self.module}.lambda_handler"
-
-
-# Deployment facts per function; which functions exist is superbiz.catalog's to say (the
-# local runtime reads the same table), so a function added there is deployed here.
-# Timeouts: each below its ASL state's TimeoutSeconds (60 / 300 / 120).
-NODE_TIMEOUT_SECONDS = 110
-MODEL_NODE_TIMEOUT_SECONDS = 280
-TOOL_TIMEOUT_SECONDS = 50
-TOOL_MEMORY_MB = 256
-# what differs from a graph node's or a tool's defaults, by handler module
-FUNCTION_OVERRIDES: dict[str, dict[str, Any]] = {
-    "start_run": {"timeout_seconds": 50, "reads_tool_outputs": False},
-    # the Planner also reads the knowledge base's domain map
-    "planner": {"calls_model": True, "reads_knowledge": True},
-    "executor": {"calls_model": True},
-    "verifier": {"calls_model": True},
-    "composer": {"calls_model": True},
-    "tool_lookup_knowledge": {"reads_knowledge": True},
-    # an MCP server's tool may take its whole call timeout (the ASL state allows 120 s)
-    "tool_mcp": {"timeout_seconds": 110},
-    # past cases are ranked with the knowledge base's hybrid search of the cases domain
-    "tool_recommend_case": {"reads_knowledge": True},
-    # indexes a new case's text in the cases domain (POST _bulk)
-    "finalize": {"reads_knowledge": True},
-}
-
-
-def _node(substitution: str, module: str) -> FunctionSpec:
-    overrides = FUNCTION_OVERRIDES.get(module, {})
-    timeout = MODEL_NODE_TIMEOUT_SECONDS if overrides.get("calls_model") else NODE_TIMEOUT_SECONDS
-    return FunctionSpec(
-        module=module,
-        state=substitution.removesuffix("FunctionArn"),
-        substitution=substitution,
-        kind=FunctionKind.GRAPH_NODE,
-        **({"timeout_seconds": timeout} | overrides),
-    )
-
-
-def _tool(substitution: str, module: str) -> FunctionSpec:
-    return FunctionSpec(
-        module=module,
-        state=module.removeprefix("tool_"),  # the tool's name, as the Choice on it tests
-        substitution=substitution,
-        kind=FunctionKind.TOOL,
-        **(
-            {"timeout_seconds": TOOL_TIMEOUT_SECONDS, "memory_mb": TOOL_MEMORY_MB}
-            | FUNCTION_OVERRIDES.get(module, {})
-        ),
-    )
-
-
-GRAPH_NODES: tuple[FunctionSpec, ...] = tuple(
-    _node(sub, module) for sub, module in catalog.GRAPH_FUNCTIONS.items()
-)
-TOOLS: tuple[FunctionSpec, ...] = tuple(
-    _tool(sub, module) for sub, module in catalog.TOOL_FUNCTIONS.items()
-)
-DIAGNOSIS_FUNCTIONS: tuple[FunctionSpec, ...] = GRAPH_NODES + TOOLS
+# Which functions the diagnosis graph has, and each one's timeouts, memory, table access,
+# AWS sources and environment: the spec table (superbiz.spec), which the local runtime reads
+# too, so a node or tool added there is deployed here.
 
 
 @dataclass(frozen=True)

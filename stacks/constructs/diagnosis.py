@@ -26,8 +26,9 @@ from stacks.constructs.knowledge import Knowledge
 from stacks.constructs.nag import acknowledge
 from stacks.constructs.notifications import Notifications
 from stacks.constructs.secrets import ModelSecret
-from superbiz.cases import CASES_PK, PROPOSALS_PK
+from superbiz import spec as spec_table
 from superbiz.settings import OWN_LOG_GROUPS, log_group_matches
+from superbiz.spec import Env, FunctionSpec, Grant, ToolSpec
 
 OPEN_LOG_GROUPS_WARNING = (
     "context logGroupPrefixes is open ({prefixes}): query_logs may read EVERY log group in this "
@@ -46,6 +47,15 @@ def warn_if_log_groups_open(scope: Construct, config: DeploymentConfig) -> None:
     message = OPEN_LOG_GROUPS_WARNING.format(prefixes=list(config.log_group_prefixes))
     Annotations.of(scope).add_warning_v2("superbiz:logGroupPrefixesOpen", message)
     print(f"WARNING: {message}", file=sys.stderr)
+
+
+def _own_logs_denied(spec: ToolSpec) -> list[str]:
+    """What a log-reading tool is denied on the system's own log groups: every read of log
+    events if it reads any, else the actions it has on log groups."""
+    actions = [a for s in spec.sources if s.on == "log_groups" for a in s.actions]
+    if set(actions) & set(c.OWN_LOGS_DENIED_ACTIONS):
+        return list(c.OWN_LOGS_DENIED_ACTIONS)
+    return actions
 
 
 @dataclass(frozen=True)
@@ -81,15 +91,17 @@ class Diagnosis(Construct):
         self._knowledge = knowledge
         self._removal_policy = removal_policy
 
+        # read when the construct is built, so an entry added to the spec table is deployed
+        self._specs = spec_table.functions()
         self.functions: dict[str, lambda_.Function] = {
-            spec.module: self._build_function(spec) for spec in c.DIAGNOSIS_FUNCTIONS
+            spec.module: self._build_function(spec) for spec in self._specs
         }
         self.state_machine = self._build_state_machine()
         warn_if_log_groups_open(self, config)
 
     # -- functions
 
-    def _build_function(self, spec: c.FunctionSpec) -> lambda_.Function:
+    def _build_function(self, spec: FunctionSpec) -> lambda_.Function:
         name = construct_id(spec.module)
         function, role = self._factory.build(
             self,
@@ -106,20 +118,19 @@ class Diagnosis(Construct):
             self._knowledge.grant(role, c.OPENSEARCH_READ_ACTIONS)
             # query embeddings use the same OpenAI-compatible key
             self._secret.grant_read(role)
-        if spec.module == "finalize":
+        if Grant.PUBLISH_REPORT in spec.grants:
+            # Finalize's report; AwaitReview announces a review (deciding it is the API's)
             self._notifications.grant_publish(role)
+        if Grant.START_FOLLOW_UP_RUN in spec.grants:
             # alarms that joined a run after its last plan get a follow-up run
             role.add_to_principal_policy(
                 iam.PolicyStatement(
                     actions=["states:StartExecution"], resources=[self._state_machine_arn()]
                 )
             )
-        if spec.module == c.REVIEW_REQUEST_MODULE:
-            # announces a review on the report topic; deciding it is the API's (SendTask*)
-            self._notifications.grant_publish(role)
-        if spec.kind is c.FunctionKind.TOOL:
+        if isinstance(spec, ToolSpec):
             self._grant_tool_source(spec, name, role)
-        if spec.module in c.MCP_FUNCTIONS:
+        if Grant.READ_MCP_SECRETS in spec.grants:
             self._grant_mcp_secrets(role)
         return function
 
@@ -132,33 +143,35 @@ class Diagnosis(Construct):
                 iam.PolicyStatement(actions=["secretsmanager:GetSecretValue"], resources=list(arns))
             )
 
-    def _environment(self, spec: c.FunctionSpec) -> dict[str, str]:
+    def _environment(self, spec: FunctionSpec) -> dict[str, str]:
+        """The variables the spec table names for the function (the common ones are every
+        function's). API_BASE_URL and OWN_LOG_GROUPS are set once what they name exists."""
+        config = self._config
+        knowledge = self._knowledge.environment() if self._knowledge is not None else {}
+        values: dict[Env, str | None] = {
+            Env.MODEL: config.model,
+            Env.OPENAI_BASE_URL: config.openai_base_url,
+            Env.MODEL_KEY_SECRET_ARN: self._secret.secret.secret_arn
+            if spec.calls_model or knowledge
+            else None,
+            Env.NOTIFY_TOPIC_ARN: self._notifications.topic.topic_arn,
+            Env.STATE_MACHINE_ARN: self._state_machine_arn(),
+            Env.LOG_GROUP_PREFIXES: json.dumps(list(config.log_group_prefixes)),
+            Env.MCP_CONFIG: config.mcp_config,
+            **{Env(name): value for name, value in knowledge.items()},
+        }
         env: dict[str, str] = {}
-        if spec.calls_model:
-            config = self._config
-            env[c.ENV_MODEL] = config.model
-            for role_name, model in config.role_models.items():
-                env[c.ENV_MODEL_ROLE.format(role=role_name.upper())] = model
-            if config.openai_base_url:
-                env[c.ENV_OPENAI_BASE_URL] = config.openai_base_url
-            env[c.ENV_MODEL_KEY_SECRET_ARN] = self._secret.secret.secret_arn
-        if spec.reads_knowledge and self._knowledge is not None:
-            env |= self._knowledge.environment()
-            env[c.ENV_MODEL_KEY_SECRET_ARN] = self._secret.secret.secret_arn
-        if spec.module == "finalize":
-            env[c.ENV_NOTIFY_TOPIC_ARN] = self._notifications.topic.topic_arn
-            env[c.ENV_STATE_MACHINE_ARN] = self._state_machine_arn()
-        if spec.module == c.REVIEW_REQUEST_MODULE:
-            env[c.ENV_NOTIFY_TOPIC_ARN] = self._notifications.topic.topic_arn
-        if spec.module in c.LOG_READING_TOOLS:
-            env[c.ENV_LOG_GROUP_PREFIXES] = json.dumps(list(self._config.log_group_prefixes))
-        if spec.module in c.MCP_FUNCTIONS and self._config.mcp_config:
-            env[c.ENV_MCP_CONFIG] = self._config.mcp_config
+        for name in spec.env_names():
+            if name is Env.MODEL_ROLE:
+                for role_name, model in config.role_models.items():
+                    env[name.value.format(role=role_name.upper())] = model
+            elif name not in spec_table.COMMON_ENV and values.get(name):
+                env[name.value] = str(values[name])
         return env
 
-    def _grant_storage(self, spec: c.FunctionSpec, role: iam.IRole) -> None:
+    def _grant_storage(self, spec: FunctionSpec, role: iam.IRole) -> None:
         """Exactly the item operations RunStore performs; tool outputs under runs/ only."""
-        is_tool = spec.kind is c.FunctionKind.TOOL
+        is_tool = isinstance(spec, ToolSpec)
         actions = c.TOOL_TABLE_ACTIONS if is_tool else c.GRAPH_NODE_TABLE_ACTIONS
         self._table.grant(role, *actions)
 
@@ -183,11 +196,11 @@ class Diagnosis(Construct):
             "artifacts bucket.",
         )
 
-    def _grant_tool_source(self, spec: c.FunctionSpec, name: str, role: iam.IRole) -> None:
+    def _grant_tool_source(self, spec: ToolSpec, name: str, role: iam.IRole) -> None:
         """The read-only AWS source a tool needs, in its own policy so its findings stay scoped."""
-        access = self._tool_sources().get(spec.module)
-        if access is None:
+        if not spec.sources:
             return
+        access = self._source_access(spec)
         policy = iam.Policy(self, f"{name}SourceAccess", statements=list(access.statements))
         policy.attach_to_role(role)
         for finding, reason in access.acknowledgements.items():
@@ -233,206 +246,76 @@ class Diagnosis(Construct):
             )
             for name in names
         ]
-        denied_actions = {
-            "tool_query_logs": c.OWN_LOGS_DENIED_ACTIONS,
-            "tool_list_log_groups": c.OWN_LOG_STREAMS_DENIED_ACTIONS,
-        }
-        for module in c.LOG_READING_TOOLS:
-            function = self.functions[module]
+        for spec in self._specs:
+            if not isinstance(spec, ToolSpec) or Env.OWN_LOG_GROUPS not in spec.environment:
+                continue
+            function = self.functions[spec.module]
             function.add_environment(
                 c.ENV_OWN_LOG_GROUPS, stack.to_json_string([*patterns, *exact])
             )
             denied = iam.PolicyStatement(
-                effect=iam.Effect.DENY, actions=list(denied_actions[module]), resources=own_arns
+                effect=iam.Effect.DENY, actions=_own_logs_denied(spec), resources=own_arns
             )
             policy = iam.Policy(
-                self,
-                f"{construct_id(module.removeprefix('tool_'))}OwnLogsDenied",
-                statements=[denied],
+                self, f"{construct_id(spec.name)}OwnLogsDenied", statements=[denied]
             )
             policy.attach_to_role(cast(iam.IRole, function.role))
 
-    def _tool_sources(self) -> dict[str, _SourceAccess]:
-        log_groups = self._log_group_arns()
+    def _source_access(self, spec: ToolSpec) -> _SourceAccess:
+        """The tool's sources in the spec table as policy statements, each with the reason
+        its resource is what it is (cdk-nag's acknowledgement)."""
+        prefixes = self._config.log_group_prefixes or ("",)
         scope = (
             f"the configured prefixes ({', '.join(self._config.log_group_prefixes)})"
             if self._config.log_group_prefixes
             else "this account and region (context logGroupPrefixes narrows it)"
         )
-        return {
-            "tool_query_logs": _SourceAccess(
-                statements=(
-                    iam.PolicyStatement(actions=["logs:StartQuery"], resources=log_groups),
-                    # StopQuery cancels the tool's own query when it overruns its time budget.
+        statements: list[iam.PolicyStatement] = []
+        acknowledgements: dict[str, str] = {}
+        for source in spec.sources:
+            why = source.why.format(scope=scope)
+            if source.on == "*":
+                statements.append(
+                    iam.PolicyStatement(actions=list(source.actions), resources=["*"])
+                )
+                acknowledgements["AwsSolutions-IAM5[Resource::*]"] = why
+            elif source.on == "log_groups":
+                statements.append(
                     iam.PolicyStatement(
-                        actions=[
-                            "logs:GetQueryResults",
-                            "logs:StopQuery",
-                            "logs:DescribeLogGroups",
-                        ],
-                        resources=["*"],
-                    ),
-                ),
-                acknowledgements={
-                    **{
+                        actions=list(source.actions), resources=self._log_group_arns()
+                    )
+                )
+                for prefix in prefixes:
+                    acknowledgements[
                         "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:"
-                        f"<AWS::AccountId>:log-group:{prefix}*]": (
-                            "The log group to query is chosen at run time from the alarm or the "
-                            f"question; logs:StartQuery (read-only) is limited to {scope}."
-                        )
-                        for prefix in (self._config.log_group_prefixes or ("",))
-                    },
-                    "AwsSolutions-IAM5[Resource::*]": (
-                        "logs:GetQueryResults and logs:StopQuery act on a query id this role "
-                        "obtained from StartQuery, and logs:DescribeLogGroups lists names; none "
-                        "of them is scoped by log group ARN."
-                    ),
-                },
-            ),
-            "tool_query_metrics": _SourceAccess(
-                statements=(
-                    # ListMetrics suggests the dimension sets that exist when a query matched
-                    # nothing.
+                        f"<AWS::AccountId>:log-group:{prefix}*]"
+                    ] = why
+            elif source.on == "iam_roles":
+                role_arn = Stack.of(self).format_arn(
+                    service="iam", region="", resource="role", resource_name="*"
+                )
+                statements.append(
+                    iam.PolicyStatement(actions=list(source.actions), resources=[role_arn])
+                )
+                acknowledgements[
+                    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*]"
+                ] = why
+            elif source.on == "table":
+                # only the partitions the spec names (dynamodb:LeadingKeys)
+                statements.append(
                     iam.PolicyStatement(
-                        actions=["cloudwatch:GetMetricData", "cloudwatch:ListMetrics"],
-                        resources=["*"],
-                    ),
-                ),
-                acknowledgements={
-                    "AwsSolutions-IAM5[Resource::*]": (
-                        "cloudwatch:GetMetricData and cloudwatch:ListMetrics have no "
-                        "resource-level permissions; they are the tool's only CloudWatch actions "
-                        "and both are read-only."
-                    )
-                },
-            ),
-            "tool_query_alarms": _SourceAccess(
-                statements=(
-                    iam.PolicyStatement(
-                        actions=["cloudwatch:DescribeAlarms", "cloudwatch:DescribeAlarmHistory"],
-                        resources=["*"],
-                    ),
-                ),
-                acknowledgements={
-                    "AwsSolutions-IAM5[Resource::*]": (
-                        "AUTO_DISCOVERY lists every alarm currently in ALARM, so alarm names are "
-                        "not known in advance; the CloudWatch permissions reference documents "
-                        "'*' for these read-only describe actions."
-                    )
-                },
-            ),
-            "tool_recent_changes": _SourceAccess(
-                statements=(
-                    iam.PolicyStatement(actions=["cloudtrail:LookupEvents"], resources=["*"]),
-                ),
-                acknowledgements={
-                    "AwsSolutions-IAM5[Resource::*]": (
-                        "cloudtrail:LookupEvents reads the account's management-event history and "
-                        "has no resource-level permissions (the CloudTrail permissions reference "
-                        "lists '*' only); it is the tool's only CloudTrail action and is read-only."
-                    )
-                },
-            ),
-            "tool_find_resources": _SourceAccess(
-                statements=(
-                    iam.PolicyStatement(actions=["tag:GetResources"], resources=["*"]),
-                    # roles: the Tagging API does not list IAM roles
-                    iam.PolicyStatement(
-                        actions=["iam:ListRoles", "iam:ListRoleTags"],
-                        resources=[
-                            Stack.of(self).format_arn(
-                                service="iam", region="", resource="role", resource_name="*"
-                            )
-                        ],
-                    ),
-                ),
-                acknowledgements={
-                    "AwsSolutions-IAM5[Resource::*]": (
-                        "tag:GetResources lists the account's tagged resources and has no "
-                        "resource-level permissions (the Resource Groups Tagging API permissions "
-                        "reference lists '*' only); it is read-only."
-                    ),
-                    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*]": (
-                        "Which roles belong to the diagnosed service is learnt at run time from "
-                        "their tags; iam:ListRoles and iam:ListRoleTags read role names and tags "
-                        "only (no policies, no credentials)."
-                    ),
-                },
-            ),
-            "tool_list_log_groups": _SourceAccess(
-                statements=(
-                    iam.PolicyStatement(actions=["logs:DescribeLogGroups"], resources=["*"]),
-                    # the newest stream's last event time, only in the readable groups
-                    iam.PolicyStatement(actions=["logs:DescribeLogStreams"], resources=log_groups),
-                ),
-                acknowledgements={
-                    **{
-                        "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:"
-                        f"<AWS::AccountId>:log-group:{prefix}*]": (
-                            "Which log groups exist is learnt at run time; logs:DescribeLogStreams "
-                            f"(stream names and times, no events) is limited to {scope}."
-                        )
-                        for prefix in (self._config.log_group_prefixes or ("",))
-                    },
-                    "AwsSolutions-IAM5[Resource::*]": (
-                        "logs:DescribeLogGroups lists group names and sizes and is not scoped by "
-                        "log group ARN; it reads no events."
-                    ),
-                },
-            ),
-            "tool_list_metrics": _SourceAccess(
-                statements=(
-                    iam.PolicyStatement(actions=["cloudwatch:ListMetrics"], resources=["*"]),
-                ),
-                acknowledgements={
-                    "AwsSolutions-IAM5[Resource::*]": (
-                        "cloudwatch:ListMetrics has no resource-level permissions; it is the "
-                        "tool's only action and is read-only."
-                    )
-                },
-            ),
-            "tool_query_traces": _SourceAccess(
-                statements=(
-                    iam.PolicyStatement(
-                        actions=["xray:GetTraceSummaries", "xray:BatchGetTraces"], resources=["*"]
-                    ),
-                ),
-                acknowledgements={
-                    "AwsSolutions-IAM5[Resource::*]": (
-                        "xray:GetTraceSummaries and xray:BatchGetTraces read the account's traces "
-                        "and have no resource-level permissions (the X-Ray permissions reference "
-                        "lists '*' only); they are the tool's only actions and are read-only."
-                    )
-                },
-            ),
-            "tool_recommend_case": _SourceAccess(
-                statements=(
-                    # the cases partition only: the tool lists cases, never another run's items
-                    iam.PolicyStatement(
-                        actions=["dynamodb:Query"],
+                        actions=list(source.actions),
                         resources=[self._table.table_arn],
                         conditions={
-                            "ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [CASES_PK]}
+                            "ForAllValues:StringEquals": {
+                                "dynamodb:LeadingKeys": [item.pk for item in source.items]
+                            }
                         },
-                    ),
-                ),
-                acknowledgements={},
-            ),
-            "tool_read_skill": _SourceAccess(
-                statements=(
-                    # the bundled skills, and the mined ones a person accepted
-                    iam.PolicyStatement(
-                        actions=["dynamodb:Query"],
-                        resources=[self._table.table_arn],
-                        conditions={
-                            "ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [PROPOSALS_PK]}
-                        },
-                    ),
-                ),
-                acknowledgements={},
-            ),
-            # tool_lookup_knowledge: the knowledge construct grants its domain (read verbs).
-        }
+                    )
+                )
+            else:
+                raise ValueError(f"{spec.name}: unknown source resource {source.on!r}")
+        return _SourceAccess(tuple(statements), acknowledgements)
 
     # -- state machine
 
@@ -466,7 +349,7 @@ class Diagnosis(Construct):
             definition_substitutions={
                 **{
                     spec.substitution: live_alias(self.functions[spec.module]).function_arn
-                    for spec in c.DIAGNOSIS_FUNCTIONS
+                    for spec in self._specs
                 },
                 # the last-resort states (RecordStartFailure, RecordFinalizeFailure) write the
                 # run record themselves when StartRun or Finalize cannot

@@ -12,6 +12,7 @@ import pytest
 
 from stacks import constants as c
 from stacks.config import ConfigError, DeploymentConfig
+from superbiz import spec as spec_table
 from tests.infrastructure.test_stack import (
     ALL_LOG_GROUPS,
     Synthesised,
@@ -34,6 +35,11 @@ SERVERS = [
         "connect_timeout_seconds": 10,
     }
 ]
+
+# the functions that list and call the MCP servers, and may read their auth secrets
+MCP_FUNCTIONS = tuple(
+    s.module for s in spec_table.functions() if spec_table.Grant.READ_MCP_SECRETS in s.grants
+)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +80,7 @@ def test_the_mcp_function_has_its_own_role_with_only_its_secret(synth: Synthesis
     statements = synth.role_statements(role)
     # Then it is no other function's role
     others = {
-        synth.role_of(spec.module) for spec in c.DIAGNOSIS_FUNCTIONS if spec.module != "tool_mcp"
+        synth.role_of(spec.module) for spec in spec_table.functions() if spec.module != "tool_mcp"
     }
     assert role not in others
     # And it may read the MCP server's secret and record its own invocation, and nothing of
@@ -94,12 +100,12 @@ def test_the_mcp_function_has_its_own_role_with_only_its_secret(synth: Synthesis
 
 def test_only_startrun_and_the_mcp_function_know_the_servers(synth: Synthesised) -> None:
     # Then StartRun (which lists the tools) and the MCP function are told the servers
-    for module in c.MCP_FUNCTIONS:
+    for module in MCP_FUNCTIONS:
         config = json.loads(_environment(synth, module)[c.ENV_MCP_CONFIG])
         assert config["servers"][0]["url"] == "https://mcp.example.com/mcp"
     # And no other function is told them or may read the servers' secret
-    for spec in c.DIAGNOSIS_FUNCTIONS:
-        if spec.module in c.MCP_FUNCTIONS:
+    for spec in spec_table.functions():
+        if spec.module in MCP_FUNCTIONS:
             continue
         assert c.ENV_MCP_CONFIG not in _environment(synth, spec.module), spec.module
         resources = json.dumps(

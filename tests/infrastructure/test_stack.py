@@ -19,6 +19,7 @@ from stacks.bytecode import RUNTIME_VERSION, runtime_python
 from stacks.config import ConfigError, DeploymentConfig
 from stacks.constructs.diagnosis import warn_if_log_groups_open
 from stacks.constructs.functions import DependenciesLayerMissing
+from superbiz import spec as spec_table
 from superbiz.catalog import ENTRY_FUNCTIONS, function_name
 from superbiz.settings import log_group_matches
 
@@ -290,7 +291,7 @@ def test_every_placeholder_is_bound_to_its_own_function(synth: Synthesised, asl:
     # Then nothing is left unresolved
     assert "${" not in text, PLACEHOLDER.findall(text)
     # And each Task state calls the Lambda whose handler module implements that node or tool
-    specs = {spec.state: spec for spec in c.DIAGNOSIS_FUNCTIONS}
+    specs = {spec.state: spec for spec in spec_table.functions()}
     all_tasks = _task_states(asl["States"])
     tasks = {n: t for n, t in all_tasks.items() if not t["Resource"].startswith("arn:aws:states:")}
     # a callback task (`lambda:invoke.waitForTaskToken`) names its Lambda in its parameters
@@ -360,7 +361,7 @@ def test_state_machine_role_invokes_exactly_the_diagnosis_functions(synth: Synth
     assert _actions(invoke) == {"lambda:InvokeFunction"}
     resources = [r for s in invoke for r in s["Resource"]]
     expected = [
-        _live(synth, synth.function_by_module(spec.module)[0]) for spec in c.DIAGNOSIS_FUNCTIONS
+        _live(synth, synth.function_by_module(spec.module)[0]) for spec in spec_table.functions()
     ]
     assert sorted(map(json.dumps, resources)) == sorted(map(json.dumps, expected))
 
@@ -373,7 +374,7 @@ def test_one_function_per_node_tool_and_entrance_each_with_its_own_role(
 ) -> None:
     functions = synth.own_functions()
     handlers = sorted(f["Properties"]["Handler"] for f in functions.values())
-    expected = [spec.handler for spec in c.DIAGNOSIS_FUNCTIONS] + [
+    expected = [spec.handler for spec in spec_table.functions()] + [
         f"{module}.lambda_handler" for module in ENTRY_FUNCTIONS.values()
     ]
     assert handlers == sorted(expected)
@@ -396,7 +397,7 @@ def test_every_entry_function_of_the_catalog_is_deployed() -> None:
         assert "lambda_handler" in source.read_text(), source
 
 
-ALL_MODULES = [spec.module for spec in c.DIAGNOSIS_FUNCTIONS] + [
+ALL_MODULES = [spec.module for spec in spec_table.functions()] + [
     spec.module for spec in c.ENTRY_FUNCTIONS
 ]
 
@@ -425,7 +426,7 @@ def test_function_runtime_layers_and_settings(synth: Synthesised, module: str) -
 def test_function_times_out_before_its_state(synth: Synthesised, asl: dict) -> None:
     # The function's own timeout must fire first, so the run records why it stopped.
     tasks = _task_states(asl["States"])
-    for spec in c.DIAGNOSIS_FUNCTIONS:
+    for spec in spec_table.functions():
         _, fn = synth.function_by_module(spec.module)
         if "TimeoutSecondsPath" in tasks[spec.state]:
             continue  # a callback task waits for a person until its deadline, not for the Lambda
@@ -486,8 +487,10 @@ def _module(path: Path, package_dir: Path) -> str:
 # -- least privilege
 
 
-@pytest.mark.parametrize("spec", c.DIAGNOSIS_FUNCTIONS, ids=lambda s: s.module)
-def test_function_role_is_least_privilege(synth: Synthesised, spec: c.FunctionSpec) -> None:
+@pytest.mark.parametrize("spec", spec_table.functions(), ids=lambda s: s.module)
+def test_function_role_is_least_privilege(
+    synth: Synthesised, spec: spec_table.FunctionSpec
+) -> None:
     # Given the function's role and every policy attached to it
     _, fn = synth.function_by_module(spec.module)
     statements = synth.role_statements(fn["Properties"]["Role"]["Fn::GetAtt"][0])
@@ -496,7 +499,7 @@ def test_function_role_is_least_privilege(synth: Synthesised, spec: c.FunctionSp
     assert not [a for a in actions if "*" in a]
     assert not actions & {"dynamodb:DeleteItem", "dynamodb:Scan", "dynamodb:BatchWriteItem"}
     # And its table access is exactly what RunStore does for its kind of function
-    is_tool = spec.kind is c.FunctionKind.TOOL
+    is_tool = spec.kind is spec_table.FunctionKind.TOOL
     own_source = TOOL_SOURCE_ACTIONS.get(spec.module, set())
     table_actions = {a for a in actions if a.startswith("dynamodb:")} - own_source
     assert table_actions == set(c.TOOL_TABLE_ACTIONS if is_tool else c.GRAPH_NODE_TABLE_ACTIONS)
@@ -554,7 +557,7 @@ def test_every_tool_has_its_choice_branch_to_its_own_task(asl: dict) -> None:
     choices |= {ch["Next"]: ch["Next"] for ch in rules if ch.get("StringMatches") == "mcp__*"}
     # Then every tool of the catalogue, the discovery tools and traces among them, has a
     # branch to a Task calling its own function, with the same retries and catch as the others
-    tools = {spec.state: spec for spec in c.TOOLS}
+    tools = {spec.state: spec for spec in spec_table.TOOLS}
     assert set(choices) == set(tools)
     assert {"find_resources", "list_log_groups", "list_metrics", "query_traces"} <= set(choices)
     for name, spec in tools.items():
@@ -734,14 +737,6 @@ def test_cdk_nag_check_catches_an_unacknowledged_finding() -> None:
     assert any(f.startswith("AwsSolutions-S10") for f in findings), findings
 
 
-def test_deployment_overrides_name_functions_of_the_catalog():
-    # The stack deploys what superbiz.catalog lists (the local runtime reads the same
-    # table); an override for a module the catalog does not have would be silently unused.
-    from superbiz.catalog import ALL_FUNCTIONS
-
-    assert set(c.FUNCTION_OVERRIDES) <= set(ALL_FUNCTIONS.values())
-
-
 # -- least privilege: no wildcard that AWS would let us scope
 
 
@@ -782,7 +777,7 @@ def test_ingestion_reads_only_knowledge_uploads(synth: Synthesised) -> None:
 
 def test_model_functions_get_the_model_configuration_and_key_secret(synth: Synthesised) -> None:
     [secret_id] = synth.resources("AWS::SecretsManager::Secret")
-    for spec in c.DIAGNOSIS_FUNCTIONS:
+    for spec in spec_table.functions():
         env = synth.function_by_module(spec.module)[1]["Properties"]["Environment"]["Variables"]
         if spec.calls_model:
             assert env[c.ENV_MODEL] == "openai:gpt-4.1-mini"

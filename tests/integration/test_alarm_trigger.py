@@ -84,7 +84,7 @@ def test_a_hundred_duplicate_deliveries_start_exactly_one_run(runtime, scenario)
     assert trace.run.mode == "aiops_targeted"
     assert trace.run.alarm["name"] == scenario.trigger.alarm.name
     assert [a["name"] for a in trace.alarms] == [scenario.trigger.alarm.name]
-    rules = trace.run.self_evaluation["aiops_rule_evaluation"]
+    rules = trace.run.self_evaluation.aiops_rule_evaluation.as_stored()
     assert rules["passed"], rules
     notes = runtime.notifications()
     assert len(notes) == 1 and scenario.trigger.alarm.name in notes[0]["subject"]
@@ -131,9 +131,9 @@ def test_an_alarm_storm_opens_one_investigation_per_service_and_loses_none(runti
         assert trace.run.status in ("SUCCEEDED", "DEGRADED") and trace.run.answer
         assert Counter(a["role"] for a in trace.alarms)["opened"] == 1
         covered |= {a["name"] for a in trace.alarms}
-        follow = trace.run.self_evaluation.get("follow_up")
+        follow = trace.run.self_evaluation.follow_up
         if follow:  # alarms that joined after its last plan: answered by a follow-up run
-            assert runtime.wait(follow["execution_arn"]) == "SUCCEEDED"
+            assert runtime.wait(follow.execution_arn) == "SUCCEEDED"
     # every alarm is in the partition of a run that covers it
     assert covered == {e["detail"]["alarmName"] for e in events}
     runtime.notifications()  # drain
@@ -205,7 +205,7 @@ def test_alarms_arriving_after_the_last_plan_are_never_dropped(runtime, scenario
     assert model.delivered["run_id"] != opened["run_id"]
     # And an alarm that joined in the race is answered by a follow-up run the report names
     trace = runtime.store.get_trace(opened["run_id"])
-    follow = trace.run.self_evaluation["follow_up"]
+    follow = trace.run.self_evaluation.follow_up.as_stored()
     assert follow["alarms"] == ["race-svc-alarm-02"] and follow["started"]
     notes = runtime.notifications()
     report = next(n for n in notes if "race-svc-alarm-00" in n["subject"])
@@ -214,7 +214,7 @@ def test_alarms_arriving_after_the_last_plan_are_never_dropped(runtime, scenario
         assert runtime.wait(arn) == "SUCCEEDED"
     again = runtime.store.get_trace(follow["run_id"])
     assert again.run.alarm["name"] == "race-svc-alarm-02" and again.run.answer
-    assert "follow_up" not in again.run.self_evaluation  # no chain of follow-ups
+    assert again.run.self_evaluation.follow_up is None  # no chain of follow-ups
     runtime.notifications()
 
 
@@ -260,7 +260,7 @@ def test_a_follow_up_whose_start_fails_is_started_when_finalize_is_retried(
     assert status == "SUCCEEDED"
     trace = runtime.store.get_trace(opened["run_id"])
     assert trace.run.status == "SUCCEEDED" and trace.run.answer
-    follow = trace.run.self_evaluation["follow_up"]
+    follow = trace.run.self_evaluation.follow_up.as_stored()
     assert follow["started"] and follow["run_id"] == refused[0]
     assert runtime.wait(follow["execution_arn"]) == "SUCCEEDED"
     again = runtime.store.get_trace(follow["run_id"])
@@ -285,7 +285,7 @@ def test_a_follow_up_that_never_starts_fails_the_execution_and_keeps_the_answer(
     # and the run keeps its answer and status, its report sent once, saying why
     trace = runtime.store.get_trace(opened["run_id"])
     assert trace.run.status == "SUCCEEDED" and trace.run.answer
-    follow = trace.run.self_evaluation["follow_up"]
+    follow = trace.run.self_evaluation.follow_up.as_stored()
     assert not follow["started"] and "AccessDenied" in follow["error"]
     reports = [n for n in runtime.notifications() if "stuck-svc-alarm-00" in n["subject"]]
     assert len(reports) == 1

@@ -35,14 +35,14 @@ def test_second_run_of_a_recurring_incident_uses_and_confirms_the_first_case() -
         first_run = runtime.store.get_run(first.run_id)
         assert first_run.status == "SUCCEEDED"
         case = cases.get(case_id_for(first.run_id))
-        assert case is not None, first_run.self_evaluation.get("case_memory")
+        assert case is not None, first_run.self_evaluation.case_memory
         assert case.signature.id and case.root_cause and case.citations
         assert "payment-api" in case.services
         # When the same kind of incident is diagnosed again
         second = runtime.run(QUESTION)
         run = runtime.store.get_run(second.run_id)
         # Then the second run recommends the first run's case ...
-        memory = run.self_evaluation["case_memory"]
+        memory = run.self_evaluation.case_memory.as_stored()
         assert memory["past_case"]["case_id"] == case.case_id
         assert "recommend_case" in _tools(runtime, second.run_id)
         # ... confirms it with its own verified evidence, and says so in the answer
@@ -80,7 +80,7 @@ def test_misleading_past_case_does_not_change_the_root_cause() -> None:
         # When payment-api's 500s are diagnosed
         outcome = runtime.run(QUESTION)
         run = runtime.store.get_run(outcome.run_id)
-        memory = run.self_evaluation["case_memory"]
+        memory = run.self_evaluation.case_memory.as_stored()
         # Then the past case was shown, but this run did not confirm it
         assert memory["past_case"]["case_id"] == "case_past-tls"
         assert memory["past_case"]["confirmed"] is False

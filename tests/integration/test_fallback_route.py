@@ -9,12 +9,11 @@ memory holds nothing either."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from superbiz import spec
 from superbiz.cases import Case, CaseSignature, CaseStatus, DynamoCaseStore, review
 from superbiz.errors import ToolUnavailable
 from superbiz.models.offline import OfflineModel
@@ -91,12 +90,8 @@ def test_l0_the_chosen_specialist_answers(runtime, memory):
     executor = next(s for s in result["trace"]["steps"] if s["agent_name"] == "executor")
     assert "+application@" in executor["prompt_version"]
     assert "query_traces" in executor["model_input"]["tools"]
-    profile = yaml.safe_load(
-        (
-            Path(__file__).resolve().parents[2] / "prompts/specialists/application/profile.yaml"
-        ).read_text()
-    )
-    assert set(executor["model_input"]["tools"]) == set(profile["allowed_tools"])
+    # (the tools whose spec entry names the specialist)
+    assert set(executor["model_input"]["tools"]) == set(spec.tools_of("application"))
 
 
 class OutageUntilRerouted:

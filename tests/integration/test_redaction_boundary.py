@@ -12,7 +12,7 @@ from superbiz import gate, runs
 from superbiz.aws import AwsClients
 from superbiz.contracts import StartRunInput, ToolCall, ToolEvent
 from superbiz.node_outputs import Claim, ClaimKind, ExecutorEvidence, FactRef, GateVerdict
-from superbiz.records import AlarmClaim, RunRecord, ToolInvocation
+from superbiz.records import AlarmClaim, RunChange, RunRecord, ToolInvocation
 from superbiz.settings import Settings
 from superbiz.store import RunStore, create_table
 from superbiz.tools.base import ToolContext
@@ -220,7 +220,7 @@ def test_question_and_alarm_payload_are_stored_redacted(aws, store):
     assert trace.alarms[0]["name"] == "payment-api-5xx"
     assert "[REDACTED:github_token]" in trace.alarms[0]["description"]
     # and the session's history, which later questions are given, is redacted too
-    store.update_run("run-2", answer="checked")
+    store.update_run("run-2", RunChange(answer="checked"))
     assert_no_secret(str(store.session_history("s-1", before_run="run-3", turns=5)))
 
 

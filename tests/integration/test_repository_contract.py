@@ -7,7 +7,7 @@ import pytest
 
 from superbiz.errors import RunNotFound
 from superbiz.memory_store import InMemoryRunStore
-from superbiz.records import AgentStep, RunRecord, ToolInvocation
+from superbiz.records import AgentStep, RunChange, RunRecord, ToolInvocation
 from superbiz.repository import RunRepository
 from superbiz.store import RunStore, S3BlobStore, create_table
 
@@ -110,7 +110,7 @@ def test_writes_to_a_missing_run_name_it(repo):
     # Given no run
     # Then updating it, adding a step or recording a call is RunNotFound, and creates nothing
     with pytest.raises(RunNotFound):
-        repo.update_run("nope", status="FAILED")
+        repo.update_run("nope", RunChange(status="FAILED"))
     with pytest.raises(RunNotFound):
         repo.add_step("nope", AgentStep(agent_name="planner"))
     with pytest.raises(RunNotFound):

@@ -72,7 +72,7 @@ def test_a_low_confidence_run_waits_and_an_approval_publishes_it(runtime, review
     waiting = wait_for_status(runtime, run_id, (WAITING, *FINISHED))
     # Then it waits for review instead of publishing, and says why and until when
     assert waiting.status == WAITING and waiting.answer is None
-    review = waiting.self_evaluation["review"]
+    review = waiting.self_evaluation.review.as_stored()
     assert review["status"] == "PENDING" and review["reasons"] == ["low_confidence"]
     assert review["deadline"] and "task_token" not in review
     # and reviewers are told, with the run's links and how to decide
@@ -112,7 +112,7 @@ def test_a_high_risk_action_waits_and_an_amendment_strikes_it(runtime, review_on
     waiting = wait_for_status(runtime, run_id, (WAITING, *FINISHED))
     # Then the report waits for confirmation of the roll back
     assert waiting.status == WAITING
-    review = waiting.self_evaluation["review"]
+    review = waiting.self_evaluation.review.as_stored()
     assert review["reasons"] == ["high_risk"]
     [risky] = review["high_risk_actions"]
     assert ROLL_BACK in risky["text"] and risky["risks"] == ["roll_back"]
@@ -120,7 +120,7 @@ def test_a_high_risk_action_waits_and_an_amendment_strikes_it(runtime, review_on
     assert len(review["action_ids"]) == len(review["actions"])
     action_id = risky["action_id"]
     assert review["actions"][review["action_ids"].index(action_id)] == risky["text"]
-    gate = waiting.self_evaluation["gatekeeper"]["claims"]
+    gate = waiting.self_evaluation.gatekeeper.claims
     assert {"claim_id": action_id, "kind": "remediation", "passed": True}.items() <= next(
         c for c in gate if c["claim_id"] == action_id
     ).items()
@@ -160,8 +160,8 @@ def test_a_high_risk_action_waits_and_an_amendment_strikes_it(runtime, review_on
     kept = [a for a in review["actions"] if a != risky["text"]]
     assert kept and all(a in actions for a in kept)
     assert ROLL_BACK not in actions
-    assert run.self_evaluation["review"]["status"] == "amended"
-    assert run.self_evaluation["review"]["removed_actions"] == [risky["text"]]
+    assert run.self_evaluation.review.status == "amended"
+    assert run.self_evaluation.review.removed_actions == [risky["text"]]
 
 
 def test_a_rejection_publishes_the_degraded_report_with_the_comment(runtime, review_on):
@@ -194,8 +194,8 @@ def test_a_rejection_publishes_the_degraded_report_with_the_comment(runtime, rev
     assert run.answer.startswith("## Diagnosis rejected in review")
     assert comment in run.answer and "**local** rejected this report" in run.answer
     assert ROLL_BACK not in run.answer
-    assert run.self_evaluation["review"]["status"] == "rejected"
-    assert run.self_evaluation["review"]["comment"] == comment
+    assert run.self_evaluation.review.status == "rejected"
+    assert run.self_evaluation.review.comment == comment
     assert "ApplyReview" in runtime.state_path(arn)
 
 
@@ -219,8 +219,8 @@ def test_a_review_nobody_decides_is_published_marked_not_reviewed(runtime, timed
     assert run.status == "SUCCEEDED"
     assert run.answer.startswith("> **Not reviewed:**")
     assert "connection pool" in run.answer.lower()
-    assert run.self_evaluation["review"]["status"] == "not_reviewed"
-    assert "deadline" in run.self_evaluation["review"]["why"]
+    assert run.self_evaluation.review.status == "not_reviewed"
+    assert "deadline" in run.self_evaluation.review.why
     # and a decision that comes after the deadline is a conflict, not a second publication
     code, body = post_review(runtime, timed_out, {"decision": "approve"})
     assert code == 409 and body["error"] == "review_expired", body
@@ -320,8 +320,8 @@ def test_the_requester_cannot_decide_their_own_review(runtime, review_on):
     assert body["principal"] == REVIEWER and body["requester"] == REQUESTER
     assert body["self_approved"] is False
     run = runtime.store.get_run(run_id)
-    assert run.self_evaluation["review"]["requester"] == REQUESTER
-    assert run.self_evaluation["review"]["principal"] == REVIEWER
+    assert run.self_evaluation.review.requester == REQUESTER
+    assert run.self_evaluation.review.principal == REVIEWER
 
 
 def test_the_local_identity_self_approves_only_with_the_flag(runtime, review_on):
@@ -342,5 +342,5 @@ def test_the_local_identity_self_approves_only_with_the_flag(runtime, review_on)
     arn = runtime.store.get_run(run_id).execution_arn
     assert arn and runtime.wait(arn) == "SUCCEEDED"
     run = runtime.store.get_run(run_id)
-    assert run.self_evaluation["review"]["self_approved"] is True
-    assert "approved by local (self-approved)" in run.self_evaluation["review"]["why"]
+    assert run.self_evaluation.review.self_approved is True
+    assert "approved by local (self-approved)" in run.self_evaluation.review.why

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from superbiz.errors import RunNotFound
-from superbiz.records import AgentStep, RunRecord, ToolInvocation
+from superbiz.records import (
+    AgentStep,
+    GateSummary,
+    RunChange,
+    RunRecord,
+    SelfEvaluation,
+    ToolInvocation,
+    VerifierSummary,
+)
 from superbiz.store import RunStore, S3BlobStore, create_table
 
 pytestmark = pytest.mark.integration
@@ -106,14 +114,19 @@ def test_update_and_flow(store):
     new_run(store)
     store.append_flow("run-1", "StartRun")
     store.append_flow("run-1", "Planner")
+    gate = GateSummary(verdict="PASS", claims_proposed=2, claims_passed=1)
     store.update_run(
-        "run-1",
-        status="SUCCEEDED",
-        self_evaluation={"gatekeeper": {"verdict": "PASS", "score": 0.5}},
+        "run-1", RunChange(status="SUCCEEDED", evaluation=SelfEvaluation(gatekeeper=gate))
     )
     run = store.get_run("run-1")
     assert run.agent_flow == ["StartRun", "Planner"]
-    assert run.self_evaluation["gatekeeper"]["score"] == 0.5
+    assert run.status == "SUCCEEDED"
+    assert run.self_evaluation.gatekeeper == gate
+    # another writer's part is added; the Gatekeeper's stays as it was
+    verdict = VerifierSummary(verdict="PASS", score=80)
+    store.update_run("run-1", RunChange(evaluation=SelfEvaluation(verifier_evaluation=verdict)))
+    evaluation = store.get_run("run-1").self_evaluation
+    assert (evaluation.gatekeeper, evaluation.verifier_evaluation) == (gate, verdict)
 
 
 def test_unknown_run_is_a_clear_error(store):

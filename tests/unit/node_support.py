@@ -17,13 +17,13 @@ from superbiz.graph.common import record_code_step
 from superbiz.graph.nodes.gatekeeper import gatekeeper_node
 from superbiz.graph.nodes.start_run import start_run
 from superbiz.graph.nodes.verified_input import verified_input
-from superbiz.graph.routes import Route
 from superbiz.memory_store import InMemoryRunStore
 from superbiz.models.base import ChatModel
 from superbiz.models.offline import OfflineModel
 from superbiz.node_outputs import Action, ActionVerb, Claim, ClaimKind, ExecutorEvidence, FactRef
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
 from superbiz.settings import Settings
+from superbiz.verdicts import Route
 from superbiz_workbench.scripted_model import ScriptedModel
 
 RUN_ID = "run0000000000000000000000abc123"

@@ -45,6 +45,10 @@ print(json.dumps({{
     "outputs": "superbiz.node_outputs" in sys.modules,
     "payloads": "superbiz.alarm_payloads" in sys.modules,
     "graph": sorted(m for m in sys.modules if m.startswith("superbiz.graph")),
+    "entrances": sorted(
+        m for m in sys.modules
+        if m in ("superbiz.trigger", "superbiz.review") or m.startswith("superbiz.api")
+    ),
     "collector": [gc.isenabled(), gc.get_freeze_count() > 0],
     "built": sorted(
         m.__name__ for m in _schemas(sys.modules["superbiz.schema"].Schema)
@@ -90,24 +94,16 @@ def test_a_tool_handler_loads_its_own_tool_and_no_other(module: str) -> None:
     assert loaded["collector"] == [True, True]
 
 
-# graph node handler -> its module in superbiz.graph.nodes
-NODE_MODULES = {
-    "planner": "planner",
-    "executor": "executor",
-    "gatekeeper": "gatekeeper",
-    "verified_input": "verified_input",
-    "verifier": "verifier",
-    "composer": "composer",
-}
-
-
-@pytest.mark.parametrize("handler", sorted(NODE_MODULES))
+@pytest.mark.parametrize("handler", sorted(GRAPH_FUNCTIONS.values()))
 def test_a_node_handler_loads_its_own_node_and_no_other(handler: str) -> None:
     # When a graph node's handler is imported in a fresh interpreter
     loaded = _loaded_by(handler)
-    # Then of the nodes it holds only its own
+    # Then of the nodes it holds only its own, the module of superbiz.graph.nodes named as
+    # its handler
     nodes = {m for m in loaded["graph"] if m.startswith("superbiz.graph.nodes.")}  # type: ignore[union-attr]
-    assert nodes == {f"superbiz.graph.nodes.{NODE_MODULES[handler]}"}
+    assert nodes == {f"superbiz.graph.nodes.{handler}"}
+    # And no entrance's module (the alarm trigger, the API, the review decision)
+    assert loaded["entrances"] == []
     # And it builds no model's validator at import, and loads no YAML parser
     assert loaded["built"] == []
     assert loaded["yaml"] is False
@@ -119,9 +115,9 @@ def test_the_fallback_loads_none_of_what_finalize_closes_a_run_with() -> None:
     graph = set(_loaded_by("fallback")["graph"])  # type: ignore[arg-type]
     # Then it has its degraded report and the route's text
     assert {"superbiz.graph.degraded", "superbiz.graph.route_report"} <= graph
-    # and neither Finalize, case memory nor the fallback route's own nodes
+    # and neither Finalize, case memory nor the fallback route's helpers
     assert not graph & {
-        "superbiz.graph.finish",
+        "superbiz.graph.nodes.finalize",
         "superbiz.graph.case_capture",
         "superbiz.graph.fallback_route",
     }

@@ -41,7 +41,7 @@ def test_the_offline_composer_answers_from_the_passed_claim(start_run):
     assert (final.produced_by, final.degraded) == ("Composer", False)
     assert "Connection is not available" in final.text and "`sig1`" in final.text
     assert latest(trace, AnswerCheck) is None
-    assert run.store.get_run(RUN_ID).self_evaluation["answer_check"]["passed"] is True
+    assert run.store.get_run(RUN_ID).self_evaluation.answer_check.passed is True
     assert state.termination_reason == "completed" and state.decision is None
 
 

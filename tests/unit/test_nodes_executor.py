@@ -11,10 +11,10 @@ from superbiz.contracts import ToolResultRef
 from superbiz.errors import GraphError, ModelOutputInvalid
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.executor import executor
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import ExecutorEvidence, PlannerPlan, PlanStep
 from superbiz.records import invocation_id_for
 from superbiz.tools.runner import invocation_seq
+from superbiz.verdicts import Route
 
 PLAN = PlannerPlan(
     fault_category="http_5xx",

@@ -7,7 +7,7 @@ import json
 from node_support import gated
 
 from superbiz.graph.common import latest
-from superbiz.graph.degraded import fallback
+from superbiz.graph.nodes.fallback import fallback
 from superbiz.node_outputs import FinalAnswer
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from node_support import RUN_ID, SESSION_ID
 
 from superbiz.contracts import RunMode
-from superbiz.graph.finish import SAFE_ANSWER, finalize
-from superbiz.graph.routes import Route
+from superbiz.graph.degraded import SAFE_ANSWER
+from superbiz.graph.nodes.finalize import finalize
 from superbiz.node_outputs import FinalAnswer
+from superbiz.verdicts import Route
 
 
 def test_a_composed_answer_closes_the_run_succeeded(start_run):
@@ -70,6 +71,6 @@ def test_an_alarm_run_closes_with_its_rule_evaluation_and_notification(start_run
     finalize(run.event(), run.deps)
     # Then the run's evaluation holds the AIOps rules and why no notification was sent
     evaluation = run.store.get_run(RUN_ID).self_evaluation
-    assert evaluation["aiops_rule_evaluation"]["rules"]
-    assert evaluation["notification"]["sent"] is False
-    assert "no topic configured" in evaluation["notification"]["reason"]
+    assert evaluation.aiops_rule_evaluation.rules
+    assert evaluation.notification.sent is False
+    assert "no topic configured" in evaluation.notification.reason

@@ -6,8 +6,8 @@ from node_support import RUN_ID, gated
 
 from superbiz.gate import rules
 from superbiz.graph.common import latest
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import GatekeeperResult, GateVerdict
+from superbiz.verdicts import Route
 
 
 def gate(start_run, *, real=1, fabricated=0):
@@ -25,7 +25,7 @@ def test_a_claim_pointing_at_a_recorded_fact_passes_with_its_sentence(start_run)
     result = latest(run.trace(), GatekeeperResult)
     assert result.passed_ids == {"c1"}
     assert "checkout-api/web" in result.claims[0].statement
-    summary = run.store.get_run(RUN_ID).self_evaluation["gatekeeper"]
+    summary = run.store.get_run(RUN_ID).self_evaluation.gatekeeper.as_stored()
     assert (summary["claims_proposed"], summary["claims_passed"]) == (1, 1)
     assert summary["contract"] == "pointer-claims/1"
 

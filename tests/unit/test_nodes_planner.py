@@ -9,8 +9,8 @@ from superbiz.contracts import RunMode
 from superbiz.errors import ModelOutputInvalid
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.planner import planner
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import Gap, PlannerPlan, VerifierOutput, VerifierVerdict
+from superbiz.verdicts import Route
 
 
 def plan(decision: str, **fields) -> dict:

@@ -8,8 +8,8 @@ from node_support import RUN_ID, scripted, verified
 from superbiz.errors import ModelOutputInvalid
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.verifier import verifier
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import VerifierOutput
+from superbiz.verdicts import Route
 
 
 def judged(start_run, reply, **gate):
@@ -25,7 +25,7 @@ def test_a_supported_claim_passes(start_run):
     run, state = judged(start_run, reply)
     # Then the run goes on to the Composer, with the verdict recorded on the run
     assert state.decision == Route.PASS
-    evaluation = run.store.get_run(RUN_ID).self_evaluation["verifier_evaluation"]
+    evaluation = run.store.get_run(RUN_ID).self_evaluation.verifier_evaluation.as_stored()
     assert (evaluation["verdict"], evaluation["allowed_claims"]) == ("PASS", ["c1"])
 
 

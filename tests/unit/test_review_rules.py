@@ -9,20 +9,17 @@ from botocore.exceptions import ClientError
 from superbiz.claims import ActionVerb
 from superbiz.contracts import RunMode
 from superbiz.deps import EntryDeps
+from superbiz.graph.nodes.review_apply import rejected_report, strike_actions
+from superbiz.graph.nodes.review_gate import ReportAction, review_reasons, risky_actions
+from superbiz.graph.nodes.review_request import question_for
 from superbiz.memory_store import InMemoryRunStore
 from superbiz.records import ReviewRecord, RunRecord
 from superbiz.review import (
-    ReportAction,
     ReviewConflict,
     ReviewInputInvalid,
     ReviewUnavailable,
     _struck_actions,
     decide,
-    question_for,
-    rejected_report,
-    review_reasons,
-    risky_actions,
-    strike_actions,
 )
 from superbiz.settings import Settings
 
@@ -241,9 +238,7 @@ def test_an_approval_is_recorded_with_its_principal_then_returns_the_token() -> 
     decided = decide(deps, "r1", principal="arn:aws:iam::1:role/r", decision="approve")
     assert decided.status == "DECIDED" and decided.principal == "arn:aws:iam::1:role/r"
     assert deps.store.get_review("r1").decision == "approve"
-    assert (
-        deps.store.get_run("r1").self_evaluation["review"]["principal"] == "arn:aws:iam::1:role/r"
-    )
+    assert deps.store.get_run("r1").self_evaluation.review.principal == "arn:aws:iam::1:role/r"
     [(name, call)] = sfn.calls
     assert name == "SendTaskSuccess" and call["taskToken"] == "t"
 

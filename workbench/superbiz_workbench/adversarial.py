@@ -39,6 +39,7 @@ from superbiz.gate import RULE_SET_VERSION
 from superbiz.gate import rules as gate_rules
 from superbiz.graph.nodes.composer import SUMMARY_NOT_HELD
 from superbiz.node_outputs import SUMMARIES
+from superbiz.records import SelfEvaluation
 from superbiz.signatures import by_name
 from superbiz_workbench.adversarial_world import (
     ALARMS,
@@ -689,7 +690,7 @@ class RunView:
     """What a finished run shows the judge."""
 
     run_id: str
-    evaluation: dict[str, Any]
+    evaluation: SelfEvaluation
     answer: str
     final_node: str | None
     steps: list[Any]
@@ -697,12 +698,13 @@ class RunView:
 
     @property
     def claims(self) -> dict[str, dict[str, Any]]:
-        gate = self.evaluation.get("gatekeeper") or {}
-        return {c["claim_id"]: c for c in gate.get("claims", [])}
+        gate = self.evaluation.gatekeeper
+        return {c["claim_id"]: c for c in (gate.claims if gate else [])}
 
     @property
     def gaps(self) -> list[dict[str, Any]]:
-        return list((self.evaluation.get("gatekeeper") or {}).get("gaps", []))
+        gate = self.evaluation.gatekeeper
+        return list(gate.gaps if gate else [])
 
     def refused(self, role: str) -> bool:
         """Whether the role's reply was refused at validation (and retried)."""
@@ -725,7 +727,7 @@ def _view(runtime: Any, run_id: str) -> RunView:
     orchestration = run.orchestration_trace or {}
     return RunView(
         run_id=run_id,
-        evaluation=dict(run.self_evaluation or {}),
+        evaluation=run.self_evaluation,
         answer=run.answer or "",
         final_node=orchestration.get("final_node"),
         steps=list(trace.steps),
@@ -777,12 +779,12 @@ def judge(
             rejected &= bool(outcomes) and not any(g["passed"] for g in outcomes)
             rules += [r for g in outcomes for r in g["rule_ids"]]
     if attack.compose is not None and not attack.once:
-        check = view.evaluation.get("answer_check") or {}
-        rejected &= not check.get("passed", True)
-        rules += check.get("rule_ids", [])
+        check = view.evaluation.answer_check
+        rejected &= check is not None and not check.passed
+        rules += check.rule_ids if check else []
     in_answer = leaked([*attack.markers, *noted], view.answer)
     control_ok = control_passed(view) and all(view.shown(c) for c in made if twin.match(c))
-    gate = view.evaluation.get("gatekeeper") or {}
+    gate = view.evaluation.gatekeeper
     rejected &= bool(rules)
     return CaseResult(
         case=attack.name,
@@ -799,7 +801,7 @@ def judge(
         and any(r in rules for r in attack.expected)
         and not in_answer
         and control_ok,
-        gatekeeper_verdict=gate.get("verdict"),
+        gatekeeper_verdict=gate.verdict if gate else None,
         final_node=view.final_node,
         run_id=view.run_id,
         error=error,

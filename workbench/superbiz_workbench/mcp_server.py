@@ -159,18 +159,18 @@ def report(
 ) -> dict[str, Any]:
     trace = trace or runtime.store.get_trace(outcome.run_id if outcome else "")
     run = trace.run
-    gate = run.self_evaluation.get("gatekeeper") or {}
-    verifier = run.self_evaluation.get("verifier_evaluation") or {}
+    gate = run.self_evaluation.gatekeeper
+    verifier = run.self_evaluation.verifier_evaluation
     body: dict[str, Any] = {
         "run_id": run.run_id,
         "session_id": run.session_id,
         "status": run.status,
         "answer": run.answer,
-        "contract": gate.get("contract"),
-        "gatekeeper_verdict": gate.get("verdict"),
-        "verifier_verdict": verifier.get("verdict"),
+        "contract": gate.contract if gate else None,
+        "gatekeeper_verdict": gate.verdict if gate else None,
+        "verifier_verdict": verifier.verdict if verifier else None,
         "claims": passed_claims(trace),
-        "gaps": [g.get("text", "") for g in gate.get("gaps", []) if g.get("passed")],
+        "gaps": [g.get("text", "") for g in (gate.gaps if gate else []) if g.get("passed")],
         "cited_invocations": sorted(set(_INVOCATION_ID.findall(run.answer or ""))),
     }
     if with_calls:
@@ -193,10 +193,10 @@ def passed_claims(trace: Any) -> list[dict[str, Any]]:
     points at (invocation and fact id), and how it links or acts."""
     from superbiz.graph.common import latest_evidence
 
-    gate = trace.run.self_evaluation.get("gatekeeper") or {}
+    gate = trace.run.self_evaluation.gatekeeper
     pointers = {c.claim_id: c for c in latest_evidence(trace).claims}
     claims = []
-    for outcome in gate.get("claims", []):
+    for outcome in gate.claims if gate else []:
         if not outcome.get("passed"):
             continue
         claim = pointers.get(outcome.get("claim_id", ""))

@@ -38,7 +38,7 @@ from superbiz import errors
 from superbiz.cases import InMemoryCaseStore
 from superbiz.claims import CLAIM_CONTRACT, Claim, ClaimKind, ExecutorEvidence
 from superbiz.errors import SuperBizError, ToolError, ToolUnavailable
-from superbiz.records import AgentStep, RunRecord, RunTrace, ToolInvocation
+from superbiz.records import AgentStep, RunChange, RunRecord, RunTrace, ToolInvocation
 from superbiz.repository import RunRepository
 from superbiz.times import iso_seconds, parse_iso
 from superbiz.tools.base import Retrieval, ToolContext, ToolResult
@@ -165,10 +165,10 @@ def recorded_contract(trace: RunTrace) -> str:
     """The claim contract a run was recorded under: `executor_evidence_v2` (claims with
     statements and citations) or this build's pointer contract."""
     kinds = {s.output_type for s in trace.steps}
-    gate = trace.run.self_evaluation.get("gatekeeper") or {}
-    if OLD_EVIDENCE in kinds or any("citations" in c for c in gate.get("claims", [])):
+    gate = trace.run.self_evaluation.gatekeeper
+    if OLD_EVIDENCE in kinds or any("citations" in c for c in (gate.claims if gate else [])):
         return OLD_EVIDENCE
-    return str(gate.get("contract") or CLAIM_CONTRACT)
+    return str((gate.contract if gate else "") or CLAIM_CONTRACT)
 
 
 def _facts_missing(inv: ToolInvocation) -> bool:
@@ -392,9 +392,14 @@ def summarise_trace(trace: RunTrace) -> RunSummary:
     from superbiz import budget
 
     run = trace.run
-    gate = run.self_evaluation.get("gatekeeper") or {}
+    gate = run.self_evaluation.gatekeeper
+    outcomes = gate.claims if gate else []
     contract = recorded_contract(trace)
-    claims = _statement_claims(gate) if contract == OLD_EVIDENCE else _pointer_claims(trace, gate)
+    claims = (
+        _statement_claims(outcomes)
+        if contract == OLD_EVIDENCE
+        else _pointer_claims(trace, outcomes)
+    )
     model_steps = [s for s in trace.steps if s.model and isinstance(s.model_input, dict)]
     counted = sum(
         budget.count_tokens(comparable(json.dumps(s.model_input.get("messages", []))))
@@ -408,8 +413,10 @@ def summarise_trace(trace: RunTrace) -> RunSummary:
         status=run.status,
         final_node=orchestration.get("final_node"),
         termination_reason=orchestration.get("termination_reason"),
-        gatekeeper_verdict=gate.get("verdict"),
-        verifier_verdict=(run.self_evaluation.get("verifier_evaluation") or {}).get("verdict"),
+        gatekeeper_verdict=gate.verdict if gate else None,
+        verifier_verdict=verifier.verdict
+        if (verifier := run.self_evaluation.verifier_evaluation)
+        else None,
         claims=claims,
         answer=run.answer or "",
         tool_calls=len(trace.invocations),
@@ -419,7 +426,7 @@ def summarise_trace(trace: RunTrace) -> RunSummary:
     )
 
 
-def _statement_claims(gate: dict[str, Any]) -> list[dict[str, Any]]:
+def _statement_claims(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """An executor_evidence_v2 run's claims as its Gatekeeper recorded them."""
     return [
         {
@@ -431,16 +438,16 @@ def _statement_claims(gate: dict[str, Any]) -> list[dict[str, Any]]:
             "rule_ids": c.get("rule_ids", []),
             "key": " ".join(comparable(c.get("statement", "")).lower().split()),
         }
-        for c in gate.get("claims", [])
+        for c in outcomes
     ]
 
 
-def _pointer_claims(trace: RunTrace, gate: dict[str, Any]) -> list[dict[str, Any]]:
+def _pointer_claims(trace: RunTrace, gate_claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The run's pointer claims with their Gatekeeper outcomes: the sentence code
     rendered (passed claims), what each points at, and a key that is the same for the
     same claim in another run (invocation ids masked, linked claims by their content)."""
     evidence = _latest_pointer_evidence(trace)
-    outcomes = {c["claim_id"]: c for c in gate.get("claims", [])}
+    outcomes = {c["claim_id"]: c for c in gate_claims}
     by_id = {c.claim_id: c for c in evidence.claims}
     return [
         {
@@ -582,7 +589,7 @@ def _seed_history(store: RunRepository, run_file: RunFile, session_id: str, now:
                 started_at=started,
             )
         )
-        store.update_run(run_id, answer=exchange["answer"], status="SUCCEEDED")
+        store.update_run(run_id, RunChange(answer=exchange["answer"], status="SUCCEEDED"))
 
 
 def replay(
@@ -807,8 +814,8 @@ def _pointer_expectation(run_file: RunFile) -> tuple[list[str], list[str]]:
     from superbiz.signatures import by_name
 
     trace = run_file.trace
-    gate = trace.run.self_evaluation.get("gatekeeper") or {}
-    passed = {c["claim_id"]: c for c in gate.get("claims", []) if c.get("passed")}
+    gate = trace.run.self_evaluation.gatekeeper
+    passed = {c["claim_id"]: c for c in (gate.claims if gate else []) if c.get("passed")}
     tool_of = {i.invocation_id: i.tool_name for i in run_file.invocations}
     cited = sorted(
         {
@@ -846,11 +853,11 @@ def _statement_expectation(run_file: RunFile, summary: RunSummary) -> tuple[list
     and the tools its passed citations name."""
     causes = [c["statement"] for c in summary.claims if c["passed"] and c["kind"] == "root_cause"]
     tool_of = {i.invocation_id: i.tool_name for i in run_file.invocations}
-    gate = run_file.run.self_evaluation.get("gatekeeper") or {}
+    gate = run_file.run.self_evaluation.gatekeeper
     cited = sorted(
         {
             tool_of[c["source_invocation_id"]]
-            for claim in gate.get("claims", [])
+            for claim in (gate.claims if gate else [])
             if claim.get("passed")
             for c in claim.get("citations", [])
             if c.get("passed") and c.get("source_invocation_id") in tool_of

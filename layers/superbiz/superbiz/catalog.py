@@ -1,44 +1,14 @@
 """The Lambda functions of the diagnosis graph: ASL substitution name ->
-handler module in `functions/`. The CDK stack and the local runtime both
-read this table, so the two cannot drift apart."""
+handler module in `functions/`, read from the spec table (`superbiz.spec`), which the
+CDK stack reads too, so the local runtime and the deployment cannot drift apart."""
 
 from __future__ import annotations
 
-GRAPH_FUNCTIONS: dict[str, str] = {
-    "StartRunFunctionArn": "start_run",
-    "PlannerFunctionArn": "planner",
-    "ExecutorFunctionArn": "executor",
-    "GatekeeperFunctionArn": "gatekeeper",
-    "VerifiedInputFunctionArn": "verified_input",
-    "VerifierFunctionArn": "verifier",
-    "ComposerFunctionArn": "composer",
-    "RerouteFunctionArn": "reroute",
-    "CaseMemoryFunctionArn": "case_memory",
-    "FallbackFunctionArn": "fallback",
-    "FinalizeFunctionArn": "finalize",
-    # human review (superbiz.review): the gate, the callback task's request, the decision
-    "ReviewGateFunctionArn": "review_gate",
-    "AwaitReviewFunctionArn": "review_request",
-    "ApplyReviewFunctionArn": "review_apply",
-}
+from superbiz import spec
 
-TOOL_FUNCTIONS: dict[str, str] = {
-    "QueryLogsFunctionArn": "tool_query_logs",
-    "QueryMetricsFunctionArn": "tool_query_metrics",
-    "QueryAlarmsFunctionArn": "tool_query_alarms",
-    "RecentChangesFunctionArn": "tool_recent_changes",
-    "ReadSkillFunctionArn": "tool_read_skill",
-    "LookupKnowledgeFunctionArn": "tool_lookup_knowledge",
-    "GetCurrentTimeFunctionArn": "tool_get_current_time",
-    "FindResourcesFunctionArn": "tool_find_resources",
-    "ListLogGroupsFunctionArn": "tool_list_log_groups",
-    "ListMetricsFunctionArn": "tool_list_metrics",
-    "QueryTracesFunctionArn": "tool_query_traces",
-    "RecommendCaseFunctionArn": "tool_recommend_case",
-    # every mcp__<server>__<tool> call (the ASL's Choice matches the prefix)
-    "McpToolFunctionArn": "tool_mcp",
-}
-
+GRAPH_FUNCTIONS: dict[str, str] = {n.substitution: n.module for n in spec.NODES}
+# every mcp__<server>__<tool> call goes to tool_mcp (the ASL's Choice matches the prefix)
+TOOL_FUNCTIONS: dict[str, str] = {t.substitution: t.module for t in spec.TOOLS}
 ALL_FUNCTIONS: dict[str, str] = GRAPH_FUNCTIONS | TOOL_FUNCTIONS
 
 # The entrances that are not graph nodes (no ASL substitution): logical id -> module.

@@ -53,7 +53,7 @@ def start_run() -> Handler:
 def review_request() -> Handler:
     """AwaitReview (`lambda:invoke.waitForTaskToken`): record and announce the review;
     the state waits for the token, not for this return value."""
-    from superbiz.review import request  # reason: as in start_run()
+    from superbiz.graph.nodes.review_request import request  # reason: as in start_run()
 
     @logger.inject_lambda_context(correlation_id_path="state.run_id")
     @metrics.log_metrics
@@ -113,8 +113,7 @@ def mcp_tool() -> Handler:
 
 def alarm_trigger() -> Handler:
     """EventBridge "CloudWatch Alarm State Change" -> start or join an AIOps run."""
-    # reason: as in start_run()
-    import superbiz.alarm_payloads  # noqa: F401  (handle_event's, loaded at init)
+    # reason: as in start_run(); the payload shapes are the alarm trigger's alone
     from superbiz.deps import get_entry_deps
     from superbiz.trigger import handle_event
 

@@ -19,8 +19,10 @@ from superbiz.errors import RunNotFound
 from superbiz.records import (
     AgentStep,
     ReviewRecord,
+    RunChange,
     RunRecord,
     RunTrace,
+    SelfEvaluation,
     SessionRecord,
     ToolInvocation,
 )
@@ -138,13 +140,16 @@ class InMemoryRunStore:
         with self._lock:
             return RunRecord.model_validate(from_item(self._meta(run_id)))
 
-    def update_run(self, run_id: str, **fields: Any) -> None:
-        if not fields:
-            return
+    def update_run(self, run_id: str, change: RunChange) -> None:
         with self._lock:
             meta = self._meta(run_id)
-            for name, value in redacted_run_fields(fields).items():
+            for name, value in redacted_run_fields(change.fields()).items():
                 meta[name] = encode(name, value)
+            if change.evaluation is not None and change.evaluation.model_fields_set:
+                stored = meta.get("self_evaluation")
+                current = SelfEvaluation.model_validate(json.loads(stored) if stored else {})
+                merged = current.merged(change.evaluation).as_dict()
+                meta["self_evaluation"] = encode("self_evaluation", merged)
 
     def append_flow(self, run_id: str, *nodes: str) -> None:
         with self._lock:

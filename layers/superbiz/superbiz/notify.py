@@ -10,7 +10,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from superbiz import runs
 from superbiz.deps import Deps
 from superbiz.observability import logger
-from superbiz.records import ReviewRecord, RunTrace
+from superbiz.records import ReviewRecord, RunTrace, SelfEvaluation
 
 SUBJECT_LIMIT = 100  # SNS rejects longer subjects
 MESSAGE_LIMIT = 200_000  # SNS allows 256 KB
@@ -26,12 +26,12 @@ def subject_for(trace: RunTrace, status: str) -> str:
 
 
 def message_for(
-    deps: Deps, trace: RunTrace, answer: str, status: str, evaluation: dict[str, Any]
+    deps: Deps, trace: RunTrace, answer: str, status: str, evaluation: SelfEvaluation
 ) -> str:
     run = trace.run
     link = runs.links(deps.settings, run.session_id, run.run_id, run.execution_arn)
-    rules = evaluation.get("aiops_rule_evaluation", {})
-    gate = evaluation.get("gatekeeper", {})
+    rules = evaluation.aiops_rule_evaluation
+    gate = evaluation.gatekeeper
     lines = [
         f"Run {run.run_id} ({run.mode}) finished {status}.",
         f"Alarm: {(run.alarm or {}).get('name', '(auto-discovery)')}",
@@ -41,27 +41,23 @@ def message_for(
         more = f" and {len(joined) - 20} more" if len(joined) > 20 else ""
         names = ", ".join(str(a.get("name")) for a in joined[:20])
         lines.append(f"Also investigated: {names}{more}")
-    follow = evaluation.get("follow_up")
+    follow = evaluation.follow_up
     if follow:
-        state = "started" if follow.get("started") else f"NOT started ({follow.get('error')})"
+        state = "started" if follow.started else f"NOT started ({follow.error})"
         lines.append(
-            f"Joined after the last plan, so diagnosed in follow-up run {follow['run_id']} "
-            f"({state}): {', '.join(follow['alarms'][:20])}. Status: {follow.get('status_url')}"
+            f"Joined after the last plan, so diagnosed in follow-up run {follow.run_id} "
+            f"({state}): {', '.join(follow.alarms[:20])}. Status: {follow.status_url}"
         )
     if gate:
-        lines.append(
-            f"Gatekeeper: {gate.get('claims_passed', 0)}/{gate.get('claims_proposed', 0)} claims verified"
-        )
-    review = evaluation.get("review") or {}
-    if review.get("status") in ("approved", "amended", "rejected", "not_reviewed"):
-        who = f" by {review['principal']}" if review.get("principal") else ""
-        lines.append(f"Review: {review['status'].replace('_', ' ')}{who}")
+        lines.append(f"Gatekeeper: {gate.claims_passed}/{gate.claims_proposed} claims verified")
+    review = evaluation.review
+    if review and review.status in ("approved", "amended", "rejected", "not_reviewed"):
+        who = f" by {review.principal}" if review.principal else ""
+        lines.append(f"Review: {review.status.replace('_', ' ')}{who}")
     if rules:
         lines.append(
             "Rule evaluation: "
-            + ", ".join(
-                f"{r['rule']}={'pass' if r['passed'] else 'FAIL'}" for r in rules.get("rules", [])
-            )
+            + ", ".join(f"{r.rule}={'pass' if r.passed else 'FAIL'}" for r in rules.rules)
         )
     lines += [
         "",
@@ -81,7 +77,7 @@ def _with_links(lines: list[str], link: dict[str, str]) -> str:
 
 
 def publish_report(
-    deps: Deps, trace: RunTrace, answer: str, status: str, evaluation: dict[str, Any]
+    deps: Deps, trace: RunTrace, answer: str, status: str, evaluation: SelfEvaluation
 ) -> dict[str, Any]:
     """Publish the report; what happened is returned for self_evaluation.notification."""
     topic = deps.settings.notify_topic_arn

@@ -8,7 +8,7 @@ DynamoDB items.
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, field_serializer
 
 from superbiz.schema import Schema
 from superbiz.times import utcnow_iso
@@ -29,6 +29,180 @@ class SessionRecord(Schema):
     principal: str | None = None
 
 
+# ------------------------------------------------------------ self-evaluation
+
+
+class EvaluationPart(Schema):
+    """One part of a run's self-evaluation. A stored run keeps exactly the fields its
+    writer set (`SelfEvaluation.as_dict`), and one written by an older version, with
+    fields this one does not name, still loads."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    def as_stored(self) -> dict[str, Any]:
+        """The fields its writer set, as the run record holds them."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class GateSummary(EvaluationPart):
+    """Written by the Gatekeeper: its verdict and the claims it passed."""
+
+    verdict: str = ""
+    rule_set_version: str = ""
+    contract: str = ""
+    claims_proposed: int = 0
+    claims_passed: int = 0
+    claims: list[dict[str, Any]] = Field(default_factory=list)
+    gaps: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class VerifierSummary(EvaluationPart):
+    """Written by the Verifier: its verdict on the latest attempt."""
+
+    verdict: str = ""
+    score: int | float = 0
+    allowed_claims: list[str] = Field(default_factory=list)
+    missing_info: list[dict[str, Any]] = Field(default_factory=list)
+    attempt: int = 0
+
+
+class AnswerCheckSummary(EvaluationPart):
+    """Written by the Composer: whether its summary is the one the passed claims bear out."""
+
+    passed: bool = True
+    rule_ids: list[str] = Field(default_factory=list)
+    chosen: str = ""
+    fitting: str = ""
+
+
+class Notification(EvaluationPart):
+    """What publishing a message did (superbiz.notify): sent, or why not."""
+
+    sent: bool = False
+    reason: str | None = None
+    topic_arn: str | None = None
+    message_id: str | None = None
+    error: str | None = None
+
+
+class ReviewSummary(EvaluationPart):
+    """The run's review as the run shows it (the token and draft stay in its REVIEW item):
+    AwaitReview asks (reasons, actions, question, deadline, notification), the API's
+    decision adds who decided what, ApplyReview what it published (`status` becomes the
+    outcome, `why`)."""
+
+    status: str = "PENDING"
+    reasons: list[str] = Field(default_factory=list)
+    actions: list[str] = Field(default_factory=list)
+    action_ids: list[str] = Field(default_factory=list)
+    high_risk_actions: list[dict[str, Any]] = Field(default_factory=list)
+    requested_at: str | None = None
+    deadline: str | None = None
+    decision: str | None = None
+    principal: str | None = None
+    requester: str | None = None
+    self_approved: bool = False
+    comment: str = ""
+    remove_actions: list[str] = Field(default_factory=list)
+    decided_at: str | None = None
+    question: str = ""
+    notification: Notification | None = None
+    removed_actions: list[str] = Field(default_factory=list)
+    why: str = ""
+
+
+class CaseMemorySummary(EvaluationPart):
+    """Written by Finalize (superbiz.graph.case_capture): the past case the answer names,
+    the case this run became, where it was indexed, or what failed."""
+
+    past_case: dict[str, Any] | None = None
+    case_written: str | None = None
+    case_id: str | None = None
+    indexed: str | None = None
+    error: str | None = None
+
+
+class FollowUp(EvaluationPart):
+    """Written by Finalize (superbiz.late_alarms): the run started for alarms that joined
+    after the last plan, and where to read it."""
+
+    run_id: str = ""
+    alarms: list[str] = Field(default_factory=list)
+    started: bool = False
+    execution_arn: str | None = None
+    error: str | None = None
+    status_url: str | None = None
+    trace_url: str | None = None
+    execution_console_url: str | None = None
+
+
+class RuleCheck(EvaluationPart):
+    rule: str = ""
+    passed: bool = False
+    detail: str = ""
+
+
+class RuleEvaluation(EvaluationPart):
+    """Written by Finalize (superbiz.aiops): the code checks of an AIOps run."""
+
+    version: str = ""
+    passed: bool = False
+    score: float = 0.0
+    rules: list[RuleCheck] = Field(default_factory=list)
+
+
+class FeedbackSummary(EvaluationPart):
+    """Written with each feedback item (the API): every item counted."""
+
+    count: int = 0
+    useful: int = 0
+    not_useful: int = 0
+    latest: dict[str, Any] = Field(default_factory=dict)
+
+
+class SelfEvaluation(Schema):
+    """What a run found about itself, one part per writer. A part is replaced whole by its
+    writer (`RunChange.evaluation`); the store keeps the other parts as they are."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    gatekeeper: GateSummary | None = None  # the Gatekeeper
+    verifier_evaluation: VerifierSummary | None = None  # the Verifier
+    answer_check: AnswerCheckSummary | None = None  # the Composer
+    review: ReviewSummary | None = None  # AwaitReview, the API's decision, ApplyReview
+    case_memory: CaseMemorySummary | None = None  # Finalize
+    follow_up: FollowUp | None = None  # Finalize (and its retry)
+    aiops_rule_evaluation: RuleEvaluation | None = None  # Finalize, AIOps runs
+    notification: Notification | None = None  # Finalize, AIOps runs
+    feedback: FeedbackSummary | None = None  # the API's feedback
+
+    def as_dict(self) -> dict[str, Any]:
+        """The parts set, each with the fields its writer set: the stored and shown shape."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+    def merged(self, parts: "SelfEvaluation") -> "SelfEvaluation":
+        """This evaluation with the parts `parts` sets replacing its own."""
+        return self.model_copy(
+            update={name: getattr(parts, name) for name in parts.model_fields_set}
+        )
+
+
+class RunChange(Schema):
+    """The fields of a run an update sets (None: left as it is); `evaluation`'s parts
+    replace the run's, its other parts stay."""
+
+    status: str | None = None
+    answer: str | None = None
+    orchestration_trace: dict[str, Any] | None = None
+    finished_at: str | None = None
+    duration_ms: int | None = None
+    evaluation: SelfEvaluation | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """The run record's fields it sets, but `self_evaluation` (merged by the store)."""
+        return self.model_dump(mode="json", exclude_none=True, exclude={"evaluation"})
+
+
 class RunRecord(Schema):
     run_id: str
     session_id: str
@@ -38,7 +212,7 @@ class RunRecord(Schema):
     status: str = "RUNNING"  # RUNNING | SUCCEEDED | DEGRADED | FAILED
     agent_flow: list[str] = Field(default_factory=list)
     answer: str | None = None
-    self_evaluation: dict[str, Any] = Field(default_factory=dict)
+    self_evaluation: SelfEvaluation = Field(default_factory=SelfEvaluation)
     orchestration_trace: dict[str, Any] | None = None
     execution_arn: str | None = None
     step_count: int = 0
@@ -52,6 +226,10 @@ class RunRecord(Schema):
     # the Step Functions error (JSON text) when the state machine's last resort closed the
     # run because Finalize could not (RecordFinalizeFailure)
     failure: str | None = None
+
+    @field_serializer("self_evaluation")
+    def _evaluation(self, value: SelfEvaluation) -> dict[str, Any]:
+        return value.as_dict()
 
 
 class AgentStep(Schema):

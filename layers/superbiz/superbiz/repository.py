@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from superbiz.records import (
     AgentStep,
     ReviewRecord,
+    RunChange,
     RunRecord,
     RunTrace,
     SessionRecord,
@@ -44,8 +45,9 @@ class RunRepository(Protocol):
         """The run; `RunNotFound` when there is none."""
         ...
 
-    def update_run(self, run_id: str, **fields: Any) -> None:
-        """Set fields of an existing run (`RunNotFound` otherwise)."""
+    def update_run(self, run_id: str, change: RunChange) -> None:
+        """Set what `change` sets on an existing run (`RunNotFound` otherwise); its
+        evaluation parts replace the run's, the others stay."""
         ...
 
     def append_flow(self, run_id: str, *nodes: str) -> None: ...

@@ -2,8 +2,9 @@
 (docs/architecture.md, "Specialists and the fallback route").
 
 A profile is `profile.yaml` (fault categories served, signature families that point
-to it, allowed tools, skills, few-shot examples, priority) and `system.md` (what the
-Executor is told on top of its role prompt). Adding a specialist is adding a folder.
+to it, skills, few-shot examples, priority) and `system.md` (what the Executor is told
+on top of its role prompt). Adding a specialist is adding a folder. Its tools are the
+ones whose entry in the spec table (`superbiz.spec.TOOLS`) names it.
 The Planner ranks them by fault category and detected signatures; the Executor runs
 with the chosen one's tools and prompt and refuses any other tool. `route_only`
 profiles (the generic investigator) are never chosen by rank: the fallback route
@@ -11,17 +12,17 @@ brings them in.
 """
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Self
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from superbiz import skills
+from superbiz import skills, spec
 from superbiz.errors import SuperBizError
 from superbiz.prompts import Prompt, prompts_dir
 from superbiz.schema import Schema
-from superbiz.tools.registry import TOOL_CLASSES
 
 PROFILE_FILE = "profile.yaml"
 SYSTEM_FILE = "system.md"
@@ -92,11 +93,13 @@ class Roster:
         self._profiles = {p.name: p for p in sorted(profiles, key=lambda p: p.name)}
 
     @classmethod
-    def load(cls, directory: Path, *, known_tools: set[str], known_skills: set[str]) -> Self:
+    def load(
+        cls, directory: Path, *, tools: Mapping[str, Sequence[str]], known_skills: set[str]
+    ) -> Self:
         if not directory.is_dir():
             raise SpecialistError(f"{directory}: specialists folder not found")
         profiles = [
-            parse_profile(path, known_tools=known_tools, known_skills=known_skills)
+            parse_profile(path, tools=tools, known_skills=known_skills)
             for path in sorted(directory.glob(f"*/{PROFILE_FILE}"))
         ]
         if GENERIC not in {p.name for p in profiles}:
@@ -164,8 +167,11 @@ class Roster:
         )
 
 
-def parse_profile(path: Path, *, known_tools: set[str], known_skills: set[str]) -> Profile:
-    """One profile folder; every problem is a `SpecialistError` naming the file and field."""
+def parse_profile(
+    path: Path, *, tools: Mapping[str, Sequence[str]], known_skills: set[str]
+) -> Profile:
+    """One profile folder; every problem is a `SpecialistError` naming the file and field.
+    `tools`: each tool and the specialists that may call it (the spec table's)."""
     import yaml  # reason: PyYAML loads where a profile is read, not in every Lambda
 
     try:
@@ -185,8 +191,15 @@ def parse_profile(path: Path, *, known_tools: set[str], known_skills: set[str]) 
         ) from None
     if not system:
         raise SpecialistError(f"{system_path}: the system prompt is empty")
+    if "allowed_tools" in data:
+        raise SpecialistError(
+            f"{path}: field allowed_tools: a specialist's tools are not listed in its profile; "
+            "each tool's entry in superbiz/spec.py names the specialists that may call it"
+        )
+    name = data.get("name")
+    allowed = [tool for tool, who in tools.items() if name in who]
     try:
-        profile = Profile.model_validate({**data, "system": system})
+        profile = Profile.model_validate({**data, "system": system, "allowed_tools": allowed})
     except ValidationError as exc:
         problems = "; ".join(
             f"field {'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}"
@@ -196,12 +209,6 @@ def parse_profile(path: Path, *, known_tools: set[str], known_skills: set[str]) 
     if profile.name != path.parent.name:
         raise SpecialistError(
             f"{path}: field name: {profile.name!r} does not match its folder {path.parent.name!r}"
-        )
-    unknown_tools = [t for t in profile.allowed_tools if t not in known_tools]
-    if unknown_tools:
-        raise SpecialistError(
-            f"{path}: field allowed_tools: unknown tool(s) {', '.join(unknown_tools)}; "
-            f"known tools: {', '.join(sorted(known_tools))}"
         )
     unknown_skills = [s for s in profile.skills if s not in known_skills]
     if unknown_skills:
@@ -228,5 +235,7 @@ def specialists_dir() -> Path:
 def roster() -> Roster:
     """The bundled specialists, loaded once per process."""
     return Roster.load(
-        specialists_dir(), known_tools=set(TOOL_CLASSES), known_skills=set(skills.library().names())
+        specialists_dir(),
+        tools={name: t.specialists for name, t in spec.builtin_tools().items()},
+        known_skills=set(skills.library().names()),
     )

@@ -23,9 +23,12 @@ from superbiz.errors import RunNotFound, StoreError, StoreThrottled
 from superbiz.records import (
     AgentStep,
     AlarmClaim,
+    FeedbackSummary,
     ReviewRecord,
+    RunChange,
     RunRecord,
     RunTrace,
+    SelfEvaluation,
     SessionRecord,
     ToolInvocation,
 )
@@ -442,16 +445,43 @@ class RunStore:
             raise RunNotFound(f"no run with id {run_id!r}")
         return RunRecord.model_validate(from_item(got["Item"]))
 
-    def update_run(self, run_id: str, **fields: Any) -> None:
-        if not fields:
+    def update_run(self, run_id: str, change: RunChange) -> None:
+        """Set what `change` sets. Its evaluation parts replace the run's, the others stay:
+        the stored evaluation is read and written back on condition that nobody changed it
+        in between (read again if somebody did)."""
+        key = {"PK": run_pk(run_id), "SK": "META"}
+        sets = redacted_run_fields(change.fields())
+        parts = change.evaluation
+        if parts is None or not parts.model_fields_set:
+            if sets and self._update(key, sets=sets, condition="attribute_exists(PK)") is None:
+                raise RunNotFound(f"no run with id {run_id!r}")
             return
-        done = self._update(
-            {"PK": run_pk(run_id), "SK": "META"},
-            sets=redacted_run_fields(fields),
-            condition="attribute_exists(PK)",
+        for _ in range(TRANSACT_ATTEMPTS):
+            got = self._call(
+                self.table.get_item,
+                Key=key,
+                ConsistentRead=True,
+                ProjectionExpression="PK, self_evaluation",
+            )
+            if "Item" not in got:
+                raise RunNotFound(f"no run with id {run_id!r}")
+            stored = got["Item"].get("self_evaluation")
+            current = SelfEvaluation.model_validate(json.loads(stored) if stored else {})
+            merged = current.merged(parts).as_dict()
+            done = self._update(
+                key,
+                sets={**sets, "self_evaluation": merged},
+                condition="self_evaluation = :stored"
+                if stored is not None
+                else "attribute_exists(PK) AND attribute_not_exists(self_evaluation)",
+                values={":stored": stored} if stored is not None else None,
+            )
+            if done is not None:
+                return
+        raise StoreError(
+            f"run {run_id}: its self-evaluation kept changing under {TRANSACT_ATTEMPTS} "
+            "updates; retry the update"
         )
-        if done is None:
-            raise RunNotFound(f"no run with id {run_id!r}")
 
     def append_flow(self, run_id: str, *nodes: str) -> None:
         done = self._update(
@@ -707,22 +737,20 @@ class RunStore:
         """One feedback item, then the run's self_evaluation.feedback summary recomputed
         from every feedback item (so concurrent feedback converges)."""
         comment = redact_text(comment)[0]
-        run = self.get_run(run_id)
+        self.get_run(run_id)  # RunNotFound before anything is written
         now = utcnow_iso()
         item = {"useful": useful, "comment": comment, "created_at": now}
         stamp = f"{now}#{uuid.uuid4().hex[:8]}"
         self._put_if_absent({"PK": run_pk(run_id), "SK": f"FEEDBACK#{stamp}", **item})
         every = self._query(run_pk(run_id), "FEEDBACK#")
         useful_n = sum(1 for f in every if f.get("useful"))
-        summary = {
-            "count": len(every),
-            "useful": useful_n,
-            "not_useful": len(every) - useful_n,
-            "latest": {k: v for k, v in item.items()},
-        }
-        evaluation = dict(run.self_evaluation)
-        evaluation["feedback"] = summary
-        self.update_run(run_id, self_evaluation=evaluation)
+        summary = FeedbackSummary(
+            count=len(every),
+            useful=useful_n,
+            not_useful=len(every) - useful_n,
+            latest=dict(item),
+        )
+        self.update_run(run_id, RunChange(evaluation=SelfEvaluation(feedback=summary)))
         # the cases the run used and produced weigh more (useful) or less and wait for review
         # reason: case memory loads only where feedback is given (the API), not in every Lambda
         from superbiz.cases import DynamoCaseStore, apply_feedback
@@ -731,7 +759,7 @@ class RunStore:
         return {
             "feedback_id": stamp,
             **item,
-            "summary": summary,
+            "summary": summary.as_stored(),
             "case_weight_changes": [
                 {"case_id": case_id, **c.model_dump()} for case_id, c in changes
             ],

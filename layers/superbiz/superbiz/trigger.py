@@ -18,7 +18,7 @@ Three guarantees, kept in DynamoDB with conditional writes:
 - **A late alarm is still answered.** An alarm can join in the moment between
   the check and the Planner's last turn. Finalize finds the alarms that joined
   after the Planner's last turn and starts one follow-up run for them
-  (`follow_up_late_alarms`); the report names it.
+  (`superbiz.late_alarms`); the report names it.
 
 A delivery that fails to start its execution raises, so it is delivered again
 (Lambda retries the asynchronous invocation twice, a minute or two apart, then
@@ -44,14 +44,13 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from pydantic import ValidationError
-
 from superbiz import reconcile, runs
 from superbiz.aiops import AlarmPayload, AlarmPayloadError, question_for
+from superbiz.alarm_payloads import from_eventbridge
 from superbiz.contracts import Limits, RunMode, StartRunInput
-from superbiz.deps import Deps, EntryDeps
+from superbiz.deps import EntryDeps
 from superbiz.errors import InvestigationStarting, RunNotFound
-from superbiz.records import AlarmClaim, RunRecord, RunTrace
+from superbiz.records import AlarmClaim, RunRecord
 from superbiz.store import RunStore
 from superbiz.times import iso_seconds, parse_iso, utcnow_iso
 
@@ -90,10 +89,6 @@ def handle_event(
     event: dict[str, Any], deps: EntryDeps, limits: Limits | None = None
 ) -> dict[str, Any]:
     """Start (or join) the investigation of one alarm state change event."""
-    # reason: the payload shapes are the alarm trigger's alone (its handler loads them at
-    # init); the Finalize node imports this module for follow_up_late_alarms
-    from superbiz.alarm_payloads import from_eventbridge
-
     if not isinstance(event, dict) or event.get("detail-type") != DETAIL_TYPE:
         raise AlarmPayloadError(f'not a "{DETAIL_TYPE}" event: detail-type is missing or other')
     alarm = from_eventbridge(event)
@@ -288,71 +283,3 @@ def investigation_for(
             return current
         current = store.open_investigation(service, run_id, at, until, replacing=current)
     return current
-
-
-def _late_alarms(trace: RunTrace) -> list[dict[str, Any]]:
-    """Alarms that joined after the Planner's last turn: its plan never saw them."""
-    plans = [s.started_at for s in trace.steps if s.agent_name == "planner" and not s.error]
-    if not plans:
-        return []
-    last = max(plans)
-    return [
-        a
-        for a in trace.alarms
-        if a.get("role") == "joined" and str(a.get("received_at") or "") > last
-    ]
-
-
-def _payload(stored: dict[str, Any]) -> AlarmPayload:
-    known = {k: v for k, v in stored.items() if k in AlarmPayload.model_fields}
-    try:
-        return AlarmPayload.model_validate(known)
-    except ValidationError:
-        return AlarmPayload(name=str(stored.get("name") or "alarm")[:255], state="ALARM")
-
-
-def follow_up_late_alarms(trace: RunTrace, deps: Deps | EntryDeps) -> dict[str, Any] | None:
-    """Start one follow-up run for the alarms that joined `trace`'s run too late for its
-    plan, so none is dropped silently. Idempotent: a retried Finalize finds the same
-    run. Returns what the report says about it (None when no alarm was late)."""
-    late = _late_alarms(trace)
-    if not late:
-        return None
-    run = trace.run
-    names = [str(a.get("name")) for a in late]
-    follow_id = hashlib.sha256(f"{run.run_id}|follow-up".encode()).hexdigest()[:32]
-    first = _payload(late[0])
-    service = first.service or first.name
-    at = first.state_changed_at or utcnow_iso()
-    store = deps.store
-    # later alarms of the service join the follow-up, not the run that is closing
-    store.open_investigation(
-        service,
-        follow_id,
-        at,
-        _plus(at, deps.settings.storm_window_seconds),
-        replacing=run.run_id,
-    )
-    for i, stored in enumerate(late):
-        alarm = _payload(stored)
-        store.add_run_alarm(
-            follow_id, f"late{i:03d}", alarm.as_run_alarm(), "opened" if i == 0 else "joined"
-        )
-    payload = StartRunInput(
-        run_id=follow_id,
-        session_id=run.session_id,
-        mode=RunMode.AIOPS_TARGETED,
-        query=question_for(first),
-        alarm=first.as_run_alarm(),
-        now=deps.settings.fixed_now,
-        expires_at=store.expires_at(),
-    )
-    out: dict[str, Any] = {"run_id": follow_id, "alarms": names}
-    try:
-        sfn = deps.clients.client("stepfunctions")
-        out["execution_arn"] = runs.start_execution(sfn, deps.settings.state_machine_arn, payload)
-        out["started"] = True
-    except runs.RunStartError as exc:
-        out |= {"started": False, "error": str(exc)[:500]}
-    out |= runs.links(deps.settings, run.session_id, follow_id, out.get("execution_arn"))
-    return out

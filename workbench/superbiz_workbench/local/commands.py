@@ -118,8 +118,9 @@ def alarm(world: Path, name: str | None, as_json: bool, model: Any, keep: Any = 
         result = run_result(runtime, outcome)
         evaluation = runtime.store.get_run(outcome.run_id).self_evaluation
         result["trigger"] = trigger
-        result["aiops_rule_evaluation"] = evaluation.get("aiops_rule_evaluation")
-        result["notification"] = evaluation.get("notification")
+        checks, sent = evaluation.aiops_rule_evaluation, evaluation.notification
+        result["aiops_rule_evaluation"] = checks.as_stored() if checks else None
+        result["notification"] = sent.as_stored() if sent else None
         result["notifications"] = runtime.notifications()
         if keep is not None:
             keep(runtime, outcome.run_id, scenario)

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from superbiz.records import EvaluationPart
+
 DEMO_WORLD = Path(__file__).resolve().parent.parent / "worlds" / "payment-db-pool.yaml"
 
 
@@ -17,16 +19,17 @@ def run_result(runtime: Any, outcome: Any) -> dict[str, Any]:
     run = trace.run
     orchestration = run.orchestration_trace or {}
     evaluation = run.self_evaluation
+    verifier = evaluation.verifier_evaluation
     return {
         "run_id": run.run_id,
         "session_id": run.session_id,
         "status": run.status,
         "final_node": orchestration.get("final_node"),
         "answer": run.answer,
-        "verifier_verdict": evaluation.get("verifier_evaluation", {}).get("verdict"),
-        "gatekeeper": evaluation.get("gatekeeper"),
-        "verifier": evaluation.get("verifier_evaluation"),
-        "answer_check": evaluation.get("answer_check"),
+        "verifier_verdict": verifier.verdict if verifier else None,
+        "gatekeeper": _stored(evaluation.gatekeeper),
+        "verifier": _stored(verifier),
+        "answer_check": _stored(evaluation.answer_check),
         "orchestration_trace": orchestration,
         "execution": {
             "arn": outcome.execution_arn,
@@ -139,3 +142,8 @@ def render_report(
     out.append(f"Verifier: {result['verifier_verdict'] or 'not reached'}")
     out.append(f"Run {result['run_id']}: {result['status']} in {result['seconds']:.2f} s")
     return "\n".join(out)
+
+
+def _stored(part: EvaluationPart | None) -> dict[str, Any] | None:
+    """A part of the run's self-evaluation as the run record holds it."""
+    return part.as_stored() if part is not None else None

@@ -149,7 +149,9 @@ def demo(decision: str, model: Any, as_json: bool, keep: Any = None) -> int:
     with LocalRuntime(scenario, model=model, review=True) as runtime:
         run_id, session_id, arn = runtime.start_run(question)
         waiting = wait_for_status(runtime, run_id, (WAITING, *FINISHED))
-        review = waiting.self_evaluation.get("review") or {}
+        # the review as the API shows it (what `superbiz review` reads)
+        asked = waiting.self_evaluation.review
+        review = asked.as_stored() if asked else {}
         decided: dict[str, Any] = {}
         if waiting.status == WAITING:
             say("\nThe report waits for human review (AWAITING_REVIEW):")
@@ -165,7 +167,8 @@ def demo(decision: str, model: Any, as_json: bool, keep: Any = None) -> int:
         status = runtime.wait(arn)
         outcome = RunOutcome(run_id, session_id, arn, status, time.perf_counter() - started)
         result = run_result(runtime, outcome)
-        result["review"] = runtime.store.get_run(run_id).self_evaluation.get("review")
+        published = runtime.store.get_run(run_id).self_evaluation.review
+        result["review"] = published.as_stored() if published else None
         if keep is not None:
             keep(runtime, run_id, scenario)
     if as_json:

@@ -41,7 +41,7 @@ class RunRow(BaseModel):
 
 def row_of(run_file: RunFile) -> RunRow:
     run = run_file.run
-    evaluation = run.self_evaluation or {}
+    gate, verifier = run.self_evaluation.gatekeeper, run.self_evaluation.verifier_evaluation
     principal = (run_file.source or {}).get("principal")
     return RunRow(
         run_id=run.run_id,
@@ -49,8 +49,8 @@ def row_of(run_file: RunFile) -> RunRow:
         mode=run.mode,
         question=question_of(run),
         status=run.status,
-        gate_verdict=(evaluation.get("gatekeeper") or {}).get("verdict"),
-        verifier_verdict=(evaluation.get("verifier_evaluation") or {}).get("verdict"),
+        gate_verdict=gate.verdict if gate else None,
+        verifier_verdict=verifier.verdict if verifier else None,
         route=route_text(run.orchestration_trace or {}),
         principal=str(principal) if principal else None,
     )

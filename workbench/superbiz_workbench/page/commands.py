@@ -37,13 +37,13 @@ def keep_local_run(
 def terminal_result(run_file: RunFile) -> dict[str, Any]:
     """A kept run in the shape `render_report` prints (what `superbiz chat` printed)."""
     run = run_file.run
-    evaluation = run.self_evaluation or {}
+    gate, verifier = run.self_evaluation.gatekeeper, run.self_evaluation.verifier_evaluation
     return {
         "run_id": run.run_id,
         "status": run.status,
         "answer": run.answer,
-        "gatekeeper": evaluation.get("gatekeeper"),
-        "verifier_verdict": (evaluation.get("verifier_evaluation") or {}).get("verdict"),
+        "gatekeeper": gate.as_stored() if gate else None,
+        "verifier_verdict": verifier.verdict if verifier else None,
         "orchestration_trace": run.orchestration_trace or {},
         "execution": {"state_path": run.agent_flow},
         "seconds": (run.duration_ms or 0) / 1000,
@@ -74,10 +74,10 @@ def runs(args: Any) -> int:
         if args.json:
             print(json.dumps(terminal_result(run_file), indent=2, ensure_ascii=False))
         else:
-            review = (run_file.run.self_evaluation or {}).get("review") or {}
+            review = run_file.run.self_evaluation.review
             print(render_report(terminal_result(run_file), question=row_of(run_file).question))
             if review:
-                print(f"Review: {review.get('status')} {review.get('decision') or ''}".rstrip())
+                print(f"Review: {review.status} {review.decision or ''}".rstrip())
         return 0
     rows = archive.rows(LOCAL_CALLER)
     if args.json:

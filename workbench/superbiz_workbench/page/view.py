@@ -10,7 +10,7 @@ from typing import Any
 from markupsafe import Markup
 from pydantic import BaseModel
 
-from superbiz.records import RunRecord
+from superbiz.records import ReviewSummary, RunRecord
 from superbiz_workbench.page.charts import Chart, charts, recorded_facts
 from superbiz_workbench.page.diagrams import PathDiagram, Timeline, path_diagram, timeline
 from superbiz_workbench.page.outputs import OutputLines, output_lines
@@ -163,26 +163,23 @@ def _citations(run_file: RunFile, facts: list[dict[str, Any]]) -> list[Citation]
     return found
 
 
-def _review(evaluation: dict[str, Any]) -> Review | None:
-    review = evaluation.get("review")
-    if not isinstance(review, dict):
+def _review(review: ReviewSummary | None) -> Review | None:
+    if review is None:
         return None
     return Review(
-        status=str(review.get("status") or "-"),
-        decision=review.get("decision"),
-        principal=review.get("principal"),
-        requester=review.get("requester"),
-        self_approved=bool(review.get("self_approved")),
-        why=str(review.get("why") or ""),
-        comment=str(review.get("comment") or ""),
-        reasons=[str(r) for r in review.get("reasons") or []],
+        status=review.status or "-",
+        decision=review.decision,
+        principal=review.principal,
+        requester=review.requester,
+        self_approved=review.self_approved,
+        why=review.why,
+        comment=review.comment,
+        reasons=list(review.reasons),
         # ApplyReview's outcome (`removed_actions`), else the decision (`remove_actions`)
-        removed_actions=[
-            str(a) for a in review.get("removed_actions") or review.get("remove_actions") or []
-        ],
-        requested_at=review.get("requested_at"),
-        decided_at=review.get("decided_at"),
-        deadline=review.get("deadline"),
+        removed_actions=list(review.removed_actions or review.remove_actions),
+        requested_at=review.requested_at,
+        decided_at=review.decided_at,
+        deadline=review.deadline,
     )
 
 
@@ -197,10 +194,9 @@ def question_of(run: RunRecord) -> str:
 
 def build(run_file: RunFile) -> RunPage:
     run = run_file.run
-    evaluation = run.self_evaluation or {}
-    gate = evaluation.get("gatekeeper") or {}
-    verifier = evaluation.get("verifier_evaluation") or {}
-    allowed = set(verifier.get("allowed_claims") or [])
+    gate = run.self_evaluation.gatekeeper
+    verifier = run.self_evaluation.verifier_evaluation
+    allowed = set(verifier.allowed_claims if verifier else [])
     orchestration = run.orchestration_trace or {}
     claims = [
         ClaimRow(
@@ -213,7 +209,7 @@ def build(run_file: RunFile) -> RunPage:
             citations=_citations(run_file, c.get("facts") or []),
             in_report=c.get("claim_id") in allowed,
         )
-        for c in gate.get("claims") or []
+        for c in (gate.claims if gate else [])
         if isinstance(c, dict)
     ]
     gaps = [
@@ -222,7 +218,7 @@ def build(run_file: RunFile) -> RunPage:
             passed=bool(g.get("passed")),
             rule_ids=[str(r) for r in g.get("rule_ids") or []],
         )
-        for g in gate.get("gaps") or []
+        for g in (gate.gaps if gate else [])
         if isinstance(g, dict)
     ]
     outputs = [
@@ -270,15 +266,15 @@ def build(run_file: RunFile) -> RunPage:
         report_citations=_citations(
             run_file, [{"invocation": i, "id": f} for i, f in cited_pairs(run.answer)]
         ),
-        gate_verdict=gate.get("verdict"),
-        gate_rules=gate.get("rule_set_version"),
-        claims_passed=int(gate.get("claims_passed") or 0),
-        claims_proposed=int(gate.get("claims_proposed") or 0),
+        gate_verdict=gate.verdict if gate else None,
+        gate_rules=gate.rule_set_version if gate else None,
+        claims_passed=gate.claims_passed if gate else 0,
+        claims_proposed=gate.claims_proposed if gate else 0,
         claims=claims,
         gaps=gaps,
-        verifier_verdict=verifier.get("verdict"),
-        verifier_score=verifier.get("score"),
-        verifier_missing=[str(m) for m in verifier.get("missing_info") or []],
+        verifier_verdict=verifier.verdict if verifier else None,
+        verifier_score=verifier.score if verifier else None,
+        verifier_missing=[str(m) for m in (verifier.missing_info if verifier else [])],
         outputs=outputs,
         charts=charts(run_file.invocations),
         path=path_diagram(run.agent_flow, run_file.invocations),
@@ -287,6 +283,6 @@ def build(run_file: RunFile) -> RunPage:
         prompt_tokens=run.prompt_tokens,
         completion_tokens=run.completion_tokens,
         cost_usd=run.cost_usd,
-        review=_review(evaluation),
+        review=_review(run.self_evaluation.review),
         failure=run.failure,
     )

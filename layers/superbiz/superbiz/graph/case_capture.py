@@ -5,7 +5,7 @@ Finalize calls `close_run`: a run that ends with a verified root cause becomes a
 `cases` domain), and the answer says whether a past case was matched and whether this
 run's own verified evidence confirmed it. The Planner calls `planner_matches` for the
 one-line summaries of the best past cases. Case memory never fails a run: a store or
-index error is recorded in `self_evaluation["case_memory"]` and the run goes on.
+index error is recorded in `self_evaluation.case_memory` and the run goes on.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ from pydantic import BaseModel
 
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import (
     AnswerCheck,
     ComposerChoice,
@@ -23,6 +22,7 @@ from superbiz.node_outputs import (
     VerifierOutput,
 )
 from superbiz.records import AgentStep, RunTrace
+from superbiz.verdicts import Route
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -7,10 +7,11 @@ L2 the generic investigator, which calls no tool and states a low-confidence
 inference from the evidence already recorded; L3 an answer from similar past
 diagnoses (case memory), marked as such; L4 the degraded report (the Fallback).
 
-The state machine shows each level as a state; `reroute` (a code node) decides the
-next level and records why the last one failed, so `orchestration_trace.route` reads
-`[{level, specialist, outcome, reason}]`. The Planner and Executor call the helpers
-here; the node modules (superbiz.graph.nodes) only wire them in.
+The state machine shows each level as a state; Reroute (a code node,
+superbiz.graph.nodes.reroute) decides the next level and records why the last one
+failed, so `orchestration_trace.route` reads `[{level, specialist, outcome, reason}]`;
+CaseMemory (superbiz.graph.nodes.case_memory) is L3. The Planner, the Executor and
+Reroute call the helpers here.
 """
 
 from __future__ import annotations
@@ -18,32 +19,23 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from superbiz import analyzers, cases, specialists
-from superbiz.cases import CaseMatch, CaseStore, DynamoCaseStore
-from superbiz.contracts import GraphState, NodeEvent, RouteStep, ToolCall
-from superbiz.deps import Deps
-from superbiz.graph.common import enter, latest, record_code_step
+from superbiz import analyzers, specialists
+from superbiz.contracts import GraphState, ToolCall
+from superbiz.graph.common import latest
 from superbiz.graph.route_report import reason_text
-from superbiz.graph.routes import Route
-from superbiz.node_outputs import FinalAnswer, GatekeeperResult, PlannerPlan, VerifierOutput
+from superbiz.node_outputs import PlannerPlan
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
 from superbiz.redaction import redact, redact_text
 from superbiz.repository import RunRepository
-from superbiz.sentences import render_gap
 from superbiz.skills import SkillMeta
 from superbiz.skills import read as read_skill
-from superbiz.specialists import GENERIC, Choice, Profile
+from superbiz.specialists import Choice, Profile
 from superbiz.state_bounds import bound_tool_calls, oversize
-from superbiz.times import utcnow_iso
 from superbiz.tools.registry import tool_schemas
 from superbiz.tools.runner import invocation_seq
 
 CONSECUTIVE_TOOL_FAILURES = 3
 REFUSED_MARK = "outside the specialist's profile"
-CASE_LIMIT = 3
-
-_TIME_BUDGET_ERRORS = {"States.Timeout", "ModelTimeout"}
-
 
 # ------------------------------------------------------------------- Planner
 
@@ -186,34 +178,7 @@ def tools_keep_failing(trace: RunTrace, since_seq: int) -> bool:
     return len(tail) == CONSECUTIVE_TOOL_FAILURES and not any(i.success for i in tail)
 
 
-# ------------------------------------------------------------------- Reroute
-
-
-def failure_reason(state: GraphState) -> str:
-    """Why the running level failed, from what the state machine brought here."""
-    if state.error:
-        name = str(state.error.get("Error", "Unknown"))
-        return "executor_time_budget" if name in _TIME_BUDGET_ERRORS else f"node_error:{name}"
-    if state.decision == Route.ESCALATE:
-        return state.termination_reason or "three_consecutive_tool_failures"
-    if state.decision == Route.REJECT:
-        return state.termination_reason or "verifier_reject"
-    return state.termination_reason or "unknown"
-
-
-def next_level(level: int, reason: str, alternates: list[str]) -> tuple[int, str | None]:
-    """The level after a failed one and who runs it. A Gatekeeper REJECT at L0 (no
-    claim of the chosen specialist survived the citation check) goes to the degraded
-    report as it always has; on the route, each failure steps down one level."""
-    if level == 0 and reason == "gatekeeper_reject":
-        return 4, None
-    if level == 0 and alternates:
-        return 1, alternates[0]
-    if level <= 1:
-        return 2, GENERIC
-    if level == 2:
-        return 3, None
-    return 4, None
+# ------------------------------------------------- the next level (Planner, Reroute)
 
 
 def next_specialists(state: GraphState, trace: RunTrace) -> list[str]:
@@ -229,143 +194,3 @@ def next_specialists(state: GraphState, trace: RunTrace) -> list[str]:
     except specialists.SpecialistError:
         return []  # every specialist has had its turn
     return [choice.specialist, *choice.alternates]
-
-
-_LEVEL_ROUTE = {
-    1: Route.L1_SPECIALIST,
-    2: Route.L2_GENERIC,
-    3: Route.L3_CASES,
-    4: Route.L4_DEGRADED,
-}
-
-
-def reroute(event: NodeEvent, deps: Deps) -> GraphState:
-    state = enter(event, "Reroute", deps)
-    trace = deps.store.get_trace(state.run_id)
-    reason = failure_reason(state)
-    failed = RouteStep(
-        level=state.level, specialist=state.specialist, outcome="failed", reason=reason
-    )
-    level, specialist = next_level(state.level, reason, next_specialists(state, trace))
-    state.route = [*state.route, failed]
-    state.level = level
-    state.specialist = specialist
-    state.error = None
-    state.pending_tool_calls = []
-    state.tool_results = []
-    # L2 answers from what is recorded, with the low-confidence banner; L4 says why
-    state.force_final = level == 2
-    state.low_confidence = level == 2
-    state.termination_reason = reason if level == 4 else None
-    state.decision = _LEVEL_ROUTE[level]
-    record_code_step(
-        deps,
-        state.run_id,
-        "reroute",
-        "route_step",
-        failed,
-        thought=f"L{failed.level} {failed.specialist or ''} failed: {reason_text(reason)}; "
-        f"next L{level} {specialist or ''}".strip(),
-    )
-    return state
-
-
-# ---------------------------------------------------------------- CaseMemory
-
-
-def case_store(deps: Deps) -> CaseStore:
-    """The injected case store (tests, the local runtime), else the runs table's."""
-    if deps.tool_sources.cases is not None:
-        return deps.tool_sources.cases
-    return DynamoCaseStore(deps.clients.table(deps.settings.table_name))
-
-
-def case_memory(event: NodeEvent, deps: Deps) -> GraphState:
-    """L3: similar past diagnoses, marked as such, with what this run could not confirm."""
-    state = enter(event, "CaseMemory", deps)
-    trace = deps.store.get_trace(state.run_id)
-    plan = latest(trace, PlannerPlan)
-    hits = analyzers.log_signatures(analyzers.inputs_of(trace.invocations))
-    store = case_store(deps)
-    matches = cases.recommend(
-        store,
-        service=plan.entities[0] if plan and plan.entities else None,
-        signature=hits[0].signature.name if hits else None,
-        text=trace.run.query,
-        limit=CASE_LIMIT,
-        exclude_run=state.run_id,
-    )
-    if not matches:
-        state.route = [
-            *state.route,
-            RouteStep(level=3, outcome="failed", reason="no_similar_case"),
-        ]
-        state.level = 4
-        state.termination_reason = "no_similar_case"
-        state.decision = Route.L4_DEGRADED
-        return state
-    cases.mark_referenced(store, [m.case.case_id for m in matches], state.run_id, utcnow_iso())
-    text = case_answer(matches, state.route, trace)
-    record_code_step(
-        deps,
-        state.run_id,
-        "case_memory",
-        "final_answer",
-        FinalAnswer(text=text, produced_by="CaseMemory", degraded=True),
-        thought=f"{len(matches)} similar past case(s): "
-        + ", ".join(m.case.case_id for m in matches),
-    )
-    state.termination_reason = "answered_from_past_cases"
-    state.decision = Route.ANSWERED
-    return state
-
-
-def case_answer(matches: list[CaseMatch], route: list[RouteStep], trace: RunTrace) -> str:
-    lines = [
-        "## Similar past diagnoses (not confirmed by this run)",
-        "",
-        "> **From case memory (L3):** this run could not verify a cause of its own. The "
-        "past diagnoses below are of similar incidents; each is a lead to check, not a "
-        "finding about this one.",
-        "",
-        "### Past cases",
-        "",
-    ]
-    for m in matches:
-        c = m.case
-        cause = "; ".join(c.root_cause) or "no root cause recorded"
-        lines.append(f"- **{c.case_id}** (score {m.score:g}: {m.why}; from run `{c.run_id}`)")
-        lines.append(f"  - Root cause then: {cause}")
-        if c.remediation:
-            lines.append(f"  - Remediation then: {'; '.join(c.remediation)}")
-    lines += ["", "### What this run could not confirm", ""]
-    for step in route:
-        who = f" ({step.specialist})" if step.specialist else ""
-        lines.append(f"- L{step.level}{who}: {reason_text(step.reason)}.")
-    gate = latest(trace, GatekeeperResult)
-    verdict = latest(trace, VerifierOutput)
-    gaps = list(
-        dict.fromkeys(
-            [g.text for g in (gate.gaps if gate else []) if g.passed]
-            + [render_gap(g) for g in (verdict.missing_info if verdict else [])]
-        )
-    )
-    lines += [f"- {g}" for g in gaps[:8]]
-    lines.append("- Whether any past cause above holds for this incident.")
-    collected = [inv for inv in trace.invocations if inv.success]
-    if collected:
-        lines += ["", "### Evidence collected (raw tool results, no conclusions drawn)", ""]
-        for inv in collected:
-            said = "returned nothing" if inv.empty else inv.output_preview[:200]
-            lines.append(f"- `{inv.invocation_id}` {inv.tool_name}: {said}")
-    lines += [
-        "",
-        "### Suggested manual next steps",
-        "",
-        "1. For the best-matching case, check its cause now: the same error lines, metric or "
-        "change in this service's logs, metrics and CloudTrail around the onset.",
-        "2. If it holds, apply that case's remediation; if not, continue with the alarms, "
-        "error logs and recent changes directly.",
-        f"3. Open this run's trace (run id `{trace.run.run_id}`) to see every step and tool output.",
-    ]
-    return "\n".join(lines)

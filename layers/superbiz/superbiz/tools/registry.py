@@ -2,7 +2,7 @@
 
 A tool's module is imported when the tool is first asked for, so a tool
 Lambda loads its own tool and not the others (nor their dependencies: YAML,
-the knowledge client, ...). Adding a tool is one line in `TOOL_CLASSES`.
+the knowledge client, ...). Adding a tool is one entry in `superbiz.spec.TOOLS`.
 """
 
 from __future__ import annotations
@@ -11,33 +11,22 @@ import importlib
 from functools import cache
 from typing import Any
 
+from superbiz import spec
 from superbiz.errors import UnknownTool
 from superbiz.observations import Observations
 from superbiz.tools.base import Tool
 
-# tool name -> "module:class"; a unit test checks each entry names its own tool
-TOOL_CLASSES: dict[str, str] = {
-    "query_logs": "superbiz.tools.logs:QueryLogsTool",
-    "query_metrics": "superbiz.tools.metrics:QueryMetricsTool",
-    "query_alarms": "superbiz.tools.alarms:QueryAlarmsTool",
-    "recent_changes": "superbiz.tools.changes:RecentChangesTool",
-    "read_skill": "superbiz.tools.skills:ReadSkillTool",
-    "lookup_knowledge": "superbiz.tools.knowledge:LookupKnowledgeTool",
-    "get_current_time": "superbiz.tools.clock:GetCurrentTimeTool",
-    "find_resources": "superbiz.tools.resources:FindResourcesTool",
-    "list_log_groups": "superbiz.tools.loggroups:ListLogGroupsTool",
-    "list_metrics": "superbiz.tools.metric_catalog:ListMetricsTool",
-    "query_traces": "superbiz.tools.traces:QueryTracesTool",
-    "recommend_case": "superbiz.tools.cases:RecommendCaseTool",
-}
+# tool name -> "module:class", from the spec table (superbiz.spec.TOOLS)
+TOOL_CLASSES: dict[str, str] = spec.tool_classes()
 
 
 @cache
 def get_tool(name: str) -> Tool:
     """The tool called `name`; its module loads on the first call."""
-    target = TOOL_CLASSES.get(name)
+    classes = spec.tool_classes()
+    target = classes.get(name)
     if target is None:
-        raise UnknownTool(f"unknown tool {name!r}; known tools: {', '.join(sorted(TOOL_CLASSES))}")
+        raise UnknownTool(f"unknown tool {name!r}; known tools: {', '.join(sorted(classes))}")
     module, _, cls = target.partition(":")
     tool: Tool = getattr(importlib.import_module(module), cls)()
     return tool
@@ -45,7 +34,7 @@ def get_tool(name: str) -> Tool:
 
 def all_tools() -> dict[str, Tool]:
     """Every tool, by name (imports every tool module)."""
-    return {name: get_tool(name) for name in TOOL_CLASSES}
+    return {name: get_tool(name) for name in spec.tool_classes()}
 
 
 def __getattr__(name: str) -> Any:

@@ -15,6 +15,7 @@ from superbiz.node_outputs import (
     VerifierOutput,
     VerifierVerdict,
 )
+from superbiz.records import AnswerCheckSummary, RunChange, SelfEvaluation
 from superbiz.render import fitting_summary, render_report
 from superbiz.sentences import render_gap
 
@@ -70,9 +71,8 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
         fitting=fitting_summary(claims, verdict.verdict.value),
     )
     record_code_step(deps, state.run_id, "composer", "composer_output", report)
-    evaluation = dict(deps.store.get_run(state.run_id).self_evaluation)
-    evaluation["answer_check"] = check.model_dump(mode="json")
-    deps.store.update_run(state.run_id, self_evaluation=evaluation)
+    summary = AnswerCheckSummary.model_validate(check.model_dump(mode="json"))
+    deps.store.update_run(state.run_id, RunChange(evaluation=SelfEvaluation(answer_check=summary)))
     if not held:
         record_code_step(
             deps,

@@ -17,7 +17,6 @@ from superbiz.graph.common import (
     latest,
 )
 from superbiz.graph.context import findings, run_context
-from superbiz.graph.routes import Route
 from superbiz.graph.turns import model_turn, parse_output
 from superbiz.mcp import offer as mcp_offer
 from superbiz.node_outputs import ExecutorEvidence, PlannerPlan
@@ -25,6 +24,7 @@ from superbiz.prompts import load_prompt
 from superbiz.records import RunTrace, ToolInvocation, invocation_id_for
 from superbiz.redaction import redact
 from superbiz.tools.runner import invocation_seq
+from superbiz.verdicts import Route
 
 MAX_CALLS_PER_ROUND = 8
 

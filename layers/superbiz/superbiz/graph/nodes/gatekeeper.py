@@ -7,6 +7,7 @@ from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.graph.common import enter, latest_evidence, record_code_step
 from superbiz.node_outputs import GateVerdict
+from superbiz.records import GateSummary, RunChange, SelfEvaluation
 
 
 def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
@@ -24,17 +25,16 @@ def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
         result,
         thought=f"{len(result.passed_ids)}/{len(result.claims)} claims passed",
     )
-    evaluation = dict(trace.run.self_evaluation)
-    evaluation["gatekeeper"] = {
-        "verdict": result.verdict.value,
-        "rule_set_version": result.rule_set_version,
-        "contract": result.contract,
-        "claims_proposed": len(result.claims),
-        "claims_passed": len(result.passed_ids),
-        "claims": [c.model_dump(mode="json") for c in result.claims],
-        "gaps": [g.model_dump(mode="json") for g in result.gaps],
-    }
-    deps.store.update_run(state.run_id, self_evaluation=evaluation)
+    summary = GateSummary(
+        verdict=result.verdict.value,
+        rule_set_version=result.rule_set_version,
+        contract=result.contract,
+        claims_proposed=len(result.claims),
+        claims_passed=len(result.passed_ids),
+        claims=[c.model_dump(mode="json") for c in result.claims],
+        gaps=[g.model_dump(mode="json") for g in result.gaps],
+    )
+    deps.store.update_run(state.run_id, RunChange(evaluation=SelfEvaluation(gatekeeper=summary)))
     state.decision = result.verdict.value
     if result.verdict is GateVerdict.REJECT:
         state.termination_reason = "gatekeeper_reject"

@@ -13,10 +13,10 @@ from superbiz.graph.common import (
     latest_output,
 )
 from superbiz.graph.context import findings, run_context, session_history
-from superbiz.graph.routes import Route
 from superbiz.graph.turns import model_turn, parse_output
 from superbiz.mcp import offer as mcp_offer
 from superbiz.node_outputs import Decision, PlannerPlan, VerifierOutput
+from superbiz.verdicts import Route
 
 
 def _knowledge_domains(deps: Deps) -> list[str]:

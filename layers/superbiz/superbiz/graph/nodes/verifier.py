@@ -9,6 +9,7 @@ from superbiz.errors import ModelOutputInvalid
 from superbiz.graph.common import enter, latest_output
 from superbiz.graph.turns import model_turn, parse_output
 from superbiz.node_outputs import VerifierOutput
+from superbiz.records import RunChange, SelfEvaluation, VerifierSummary
 
 
 def verifier(event: NodeEvent, deps: Deps) -> GraphState:
@@ -32,14 +33,14 @@ def verifier(event: NodeEvent, deps: Deps) -> GraphState:
         raise ModelOutputInvalid(
             f"Verifier allowed claims that did not pass the Gatekeeper: {unknown}"
         )
-    evaluation = dict(trace.run.self_evaluation)
-    evaluation["verifier_evaluation"] = {
-        "verdict": output.verdict.value,
-        "score": output.score,
-        "allowed_claims": output.allowed_claims,
-        "missing_info": [g.model_dump(mode="json") for g in output.missing_info],
-        "attempt": state.counters.evidence_retries,
-    }
-    deps.store.update_run(state.run_id, self_evaluation=evaluation)
+    summary = VerifierSummary(
+        verdict=output.verdict.value,
+        score=output.score,
+        allowed_claims=output.allowed_claims,
+        missing_info=[g.model_dump(mode="json") for g in output.missing_info],
+        attempt=state.counters.evidence_retries,
+    )
+    change = RunChange(evaluation=SelfEvaluation(verifier_evaluation=summary))
+    deps.store.update_run(state.run_id, change)
     state.decision = output.verdict.value
     return state

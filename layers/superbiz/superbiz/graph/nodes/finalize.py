@@ -1,14 +1,11 @@
-"""Finalize: every branch of the graph ends here (the Fallback's degraded report,
-superbiz.graph.degraded, included), and every run ends with a status and a non-empty
-answer."""
+"""Finalize: every branch of the graph ends here (the Fallback's degraded report
+included), and every run ends with a status and a non-empty answer."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from aws_lambda_powertools.metrics import MetricUnit
 
-from superbiz import aiops, notify, trigger
+from superbiz import aiops, late_alarms, notify
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import FollowUpNotStarted
@@ -16,12 +13,20 @@ from superbiz.graph import case_capture
 from superbiz.graph.common import RETRY_MARK, enter, latest, record_code_step
 from superbiz.graph.degraded import SAFE_ANSWER, why_stopped
 from superbiz.graph.route_report import closed_route
-from superbiz.graph.routes import Route
 from superbiz.node_outputs import FinalAnswer, OrchestrationTrace
 from superbiz.observability import metrics
 from superbiz.reconcile import OPEN_STATUSES
-from superbiz.records import RunTrace
+from superbiz.records import (
+    CaseMemorySummary,
+    FollowUp,
+    Notification,
+    RuleEvaluation,
+    RunChange,
+    RunTrace,
+    SelfEvaluation,
+)
 from superbiz.times import parse_iso, utcnow_iso
+from superbiz.verdicts import Route
 
 
 def finalize(event: NodeEvent, deps: Deps) -> GraphState:
@@ -61,21 +66,20 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
     status = "DEGRADED" if degraded else "SUCCEEDED"
     # a verified root cause becomes a case; the answer says if a past case matched
     answer, memory = case_capture.close_run(deps, state.run_id, final, duration_ms)
-    extra: dict[str, Any] = {}
+    parts = SelfEvaluation()
     if trace.run.mode != "chat":  # written with the status, so a poller sees both at once
-        extra["self_evaluation"] = _aiops_close(deps, trace, answer, status)
+        parts = _aiops_close(deps, trace, answer, status)
     if memory:
-        evaluation = extra.get("self_evaluation") or dict(trace.run.self_evaluation)
-        extra["self_evaluation"] = evaluation | {"case_memory": memory}
-    deps.store.update_run(
-        state.run_id,
+        parts = parts.merged(SelfEvaluation(case_memory=CaseMemorySummary.model_validate(memory)))
+    change = RunChange(
         answer=answer,
         status=status,
         orchestration_trace=orchestration.model_dump(mode="json"),
         finished_at=finished,
         duration_ms=duration_ms,
-        **extra,
+        evaluation=parts,
     )
+    deps.store.update_run(state.run_id, change)
     deps.store.count_exchange(trace.run.session_id)
     metrics.add_metric(name="RunsFinished", unit=MetricUnit.Count, value=1)
     tokens = trace.run.prompt_tokens + trace.run.completion_tokens
@@ -83,52 +87,56 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
         metrics.add_metric(name="ModelTokens", unit=MetricUnit.Count, value=tokens)
     if degraded:
         metrics.add_metric(name="RunsDegraded", unit=MetricUnit.Count, value=1)
-    gate = trace.run.self_evaluation.get("gatekeeper", {})
-    rejected = gate.get("claims_proposed", 0) - gate.get("claims_passed", 0)
+    gate = trace.run.self_evaluation.gatekeeper
+    rejected = gate.claims_proposed - gate.claims_passed if gate else 0
     if rejected:
         metrics.add_metric(name="GatekeeperRejectedClaims", unit=MetricUnit.Count, value=rejected)
     state.decision = Route.DEGRADED if degraded else Route.DONE
-    _check_follow_up(extra.get("self_evaluation", {}).get("follow_up"))
+    _check_follow_up(parts.follow_up or trace.run.self_evaluation.follow_up)
     return state
 
 
-def _check_follow_up(follow_up: dict[str, Any] | None) -> None:
+def _check_follow_up(follow_up: FollowUp | None) -> None:
     """Fail, once the run is closed, if its follow-up run could not start: the state
     machine retries Finalize, which then only starts the follow-up."""
-    if follow_up is not None and not follow_up.get("started"):
+    if follow_up is not None and not follow_up.started:
         raise FollowUpNotStarted(
-            f"run {follow_up['run_id']} for the alarms {', '.join(follow_up['alarms'])}, "
-            f"which joined after the last plan, did not start: {follow_up.get('error', '')}"
+            f"run {follow_up.run_id} for the alarms {', '.join(follow_up.alarms)}, "
+            f"which joined after the last plan, did not start: {follow_up.error or ''}"
         )
 
 
 def _start_follow_up_again(deps: Deps, trace: RunTrace) -> None:
     """A retried Finalize of a closed run: start the follow-up run that did not start
     (idempotent on its run id), record it, and fail again if it still does not."""
-    evaluation = dict(trace.run.self_evaluation)
-    follow_up = evaluation.get("follow_up")
-    if follow_up is None or follow_up.get("started"):
+    recorded = trace.run.self_evaluation.follow_up
+    if recorded is None or recorded.started:
         return
-    follow_up = trigger.follow_up_late_alarms(trace, deps)
+    follow_up = late_alarms.follow_up(trace, deps)
     if follow_up is None:
         return
-    deps.store.update_run(trace.run.run_id, self_evaluation=evaluation | {"follow_up": follow_up})
+    change = RunChange(evaluation=SelfEvaluation(follow_up=follow_up))
+    deps.store.update_run(trace.run.run_id, change)
     _check_follow_up(follow_up)
 
 
-def _aiops_close(deps: Deps, trace: RunTrace, answer: str, status: str) -> dict[str, Any]:
+def _aiops_close(deps: Deps, trace: RunTrace, answer: str, status: str) -> SelfEvaluation:
     """An AIOps run ends with its rule evaluation and a notification; neither may fail
     the run: a notification that cannot be sent is recorded as such, and a retried
-    Finalize does not send it twice."""
-    evaluation = dict(trace.run.self_evaluation)
-    if "follow_up" not in evaluation:  # alarms that joined too late for the plan
-        follow_up = trigger.follow_up_late_alarms(trace, deps)
-        if follow_up is not None:
-            evaluation["follow_up"] = follow_up
+    Finalize does not send it twice. Returns the parts it writes."""
+    recorded = trace.run.self_evaluation
+    follow_up = None
+    if recorded.follow_up is None:  # alarms that joined too late for the plan
+        follow_up = late_alarms.follow_up(trace, deps)
     used = {inv.tool_name for inv in trace.invocations if inv.success}
-    evaluation["aiops_rule_evaluation"] = aiops.rule_evaluation(
-        trace.run.mode, trace.run.alarm, answer, used
+    rules = RuleEvaluation.model_validate(
+        aiops.rule_evaluation(trace.run.mode, trace.run.alarm, answer, used)
     )
-    if not evaluation.get("notification", {}).get("sent"):
-        evaluation["notification"] = notify.publish_report(deps, trace, answer, status, evaluation)
-    return evaluation
+    parts = SelfEvaluation(aiops_rule_evaluation=rules)
+    if follow_up is not None:
+        parts = parts.merged(SelfEvaluation(follow_up=follow_up))
+    if recorded.notification is None or not recorded.notification.sent:
+        report = recorded.merged(parts)
+        sent = notify.publish_report(deps, trace, answer, status, report)
+        parts = parts.merged(SelfEvaluation(notification=Notification.model_validate(sent)))
+    return parts

@@ -1,0 +1,883 @@
+"""The diagnosis graph's nodes and tools, each listed once (docs/architecture.md, "Spec table").
+
+Everything else that names a node or a tool is derived from these two tables: the CDK
+functions, roles and environments (`stacks/`), the ASL's Task, tool Choice and route Choice
+states (`make asl` writes them into `stacks/statemachines/diagnosis.asl.json`), the tool
+registry, `catalog`'s function tables and the specialists' tool lists.
+
+Data only: nothing here imports a node or a tool (a Lambda that reads its own entry loads
+nothing else), and `implementation` is a "module:attribute" string.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, StrEnum
+from typing import Any
+
+from superbiz.verdicts import (
+    CASE_MEMORY_ROUTES,
+    EXECUTOR_ROUTES,
+    FINALIZE_ROUTES,
+    GATEKEEPER_ROUTES,
+    PLANNER_ROUTES,
+    REROUTE_ROUTES,
+    REVIEW_GATE_ROUTES,
+    VERIFIER_ROUTES,
+    Route,
+)
+
+
+class FunctionKind(Enum):
+    GRAPH_NODE = "graph_node"
+    TOOL = "tool"
+
+
+class Env(StrEnum):
+    """Environment variables a function may be given (the library's Settings reads them)."""
+
+    TABLE_NAME = "SUPERBIZ_TABLE_NAME"
+    BUCKET_NAME = "SUPERBIZ_BUCKET_NAME"
+    TTL_DAYS = "SUPERBIZ_TTL_DAYS"
+    STATE_MACHINE_ARN = "SUPERBIZ_STATE_MACHINE_ARN"
+    NOTIFY_TOPIC_ARN = "SUPERBIZ_NOTIFY_TOPIC_ARN"
+    API_BASE_URL = "SUPERBIZ_API_BASE_URL"
+    PRESIGN_OUTPUT_LINKS = "SUPERBIZ_PRESIGN_OUTPUT_LINKS"
+    ALARM_NAME_PREFIXES = "SUPERBIZ_ALARM_NAME_PREFIXES"
+    LOG_GROUP_PREFIXES = "SUPERBIZ_LOG_GROUP_PREFIXES"
+    OWN_LOG_GROUPS = "SUPERBIZ_OWN_LOG_GROUPS"
+    KNOWLEDGE_UPLOAD_PREFIX = "SUPERBIZ_KNOWLEDGE_UPLOAD_PREFIX"
+    OPENSEARCH_ENDPOINT = "SUPERBIZ_OPENSEARCH_ENDPOINT"
+    OPENSEARCH_INDEX = "SUPERBIZ_OPENSEARCH_INDEX"
+    EMBEDDINGS_BASE_URL = "SUPERBIZ_EMBEDDINGS_BASE_URL"
+    EMBEDDINGS_MODEL = "SUPERBIZ_EMBEDDINGS_MODEL"
+    EMBEDDINGS_DIMENSION = "SUPERBIZ_EMBEDDINGS_DIMENSION"
+    MODEL = "SUPERBIZ_MODEL"
+    # one per model role: SUPERBIZ_MODEL_PLANNER, ..._EXECUTOR, ..._VERIFIER, ..._COMPOSER
+    MODEL_ROLE = "SUPERBIZ_MODEL_{role}"
+    OPENAI_BASE_URL = "OPENAI_BASE_URL"
+    MODEL_KEY_SECRET_ARN = "SUPERBIZ_OPENAI_API_KEY_SECRET_ARN"
+    MCP_CONFIG = "SUPERBIZ_MCP_CONFIG"
+
+
+# Every function gets these (the stack sets them on all of them).
+COMMON_ENV: tuple[Env, ...] = (Env.TABLE_NAME, Env.BUCKET_NAME, Env.TTL_DAYS)
+# What calling a model needs; what searching the knowledge domain needs.
+MODEL_ENV: tuple[Env, ...] = (
+    Env.MODEL,
+    Env.MODEL_ROLE,
+    Env.OPENAI_BASE_URL,
+    Env.MODEL_KEY_SECRET_ARN,
+)
+KNOWLEDGE_ENV: tuple[Env, ...] = (
+    Env.OPENSEARCH_ENDPOINT,
+    Env.OPENSEARCH_INDEX,
+    Env.EMBEDDINGS_BASE_URL,
+    Env.EMBEDDINGS_MODEL,
+    Env.EMBEDDINGS_DIMENSION,
+    Env.MODEL_KEY_SECRET_ARN,  # query embeddings use the same OpenAI-compatible key
+)
+
+
+# ------------------------------------------------------------------ the table
+
+
+@dataclass(frozen=True)
+class ItemKind:
+    """One kind of item of the single table: its partition key prefix and sort key
+    (prefix, when it ends with '#'), as `superbiz.store` and `superbiz.cases` write them."""
+
+    name: str
+    pk: str
+    sk: str
+
+
+SESSION = ItemKind("session", "SESSION#", "META")
+SESSION_RUN = ItemKind("session_run", "SESSION#", "RUN#")  # a session's index of its runs
+RUN = ItemKind("run", "RUN#", "META")
+STEP = ItemKind("agent_step", "RUN#", "STEP#")
+INVOCATION = ItemKind("tool_invocation", "RUN#", "TOOL#")
+RUN_ALARM = ItemKind("run_alarm", "RUN#", "ALARM#")
+REVIEW = ItemKind("review", "RUN#", "REVIEW")
+FEEDBACK = ItemKind("feedback", "RUN#", "FEEDBACK#")
+ALARM_CLAIM = ItemKind("alarm_claim", "ALARM#", "META")
+STORM = ItemKind("storm", "STORM#", "META")
+CASE = ItemKind("case", "CASES", "CASE#")
+PROPOSAL = ItemKind("skill_proposal", "SKILL_PROPOSALS", "PROPOSAL#")
+INSIGHT = ItemKind("insight", "INSIGHTS", "REPORT#")
+ITEM_KINDS: tuple[ItemKind, ...] = (
+    SESSION,
+    SESSION_RUN,
+    RUN,
+    STEP,
+    INVOCATION,
+    RUN_ALARM,
+    REVIEW,
+    FEEDBACK,
+    ALARM_CLAIM,
+    STORM,
+    CASE,
+    PROPOSAL,
+    INSIGHT,
+)
+WHOLE_ITEM = ("*",)
+# A run's trace is one Query on its partition: every item kind under RUN#.
+TRACE = (RUN, STEP, INVOCATION, RUN_ALARM, REVIEW, FEEDBACK)
+
+
+@dataclass(frozen=True)
+class Access:
+    """Items of one kind a function reads or writes, and which of their attributes
+    (`WHOLE_ITEM`: the item is put whole, or read whole)."""
+
+    item: ItemKind
+    attributes: tuple[str, ...] = WHOLE_ITEM
+
+
+def _reads(*items: ItemKind) -> tuple[Access, ...]:
+    return tuple(Access(i) for i in items)
+
+
+# What every graph node writes: its entry in the run's flow, and a step with its counters
+# (`graph.common.enter`, `record_code_step`, `turns`).
+_FLOW = Access(RUN, ("agent_flow",))
+_STEP = (
+    Access(STEP),
+    Access(RUN, ("step_count", "prompt_tokens", "completion_tokens", "cost_usd")),
+)
+# A tool's recording of its own call, with the run's count of calls (`RunStore.record_invocation`).
+_INVOCATION = (Access(INVOCATION), Access(RUN, ("tool_call_count",)))
+
+
+@dataclass(frozen=True)
+class TableAccess:
+    reads: tuple[Access, ...] = ()
+    writes: tuple[Access, ...] = ()
+
+    def partitions(self) -> tuple[str, ...]:
+        """The partition key prefixes touched, in order of first mention."""
+        return tuple(dict.fromkeys(a.item.pk for a in (*self.reads, *self.writes)))
+
+
+# ---------------------------------------------------------- the state machine
+
+
+@dataclass(frozen=True)
+class Retry:
+    """One `Retry` rule of a Task state."""
+
+    errors: tuple[str, ...]
+    interval_seconds: int
+    max_attempts: int
+    backoff_rate: float
+
+    def asl(self) -> dict[str, Any]:
+        return {
+            "ErrorEquals": list(self.errors),
+            "IntervalSeconds": self.interval_seconds,
+            "MaxAttempts": self.max_attempts,
+            "BackoffRate": self.backoff_rate,
+        }
+
+
+# transient platform errors: every Task, twice
+PLATFORM_RETRY = Retry(
+    (
+        "StoreThrottled",
+        "Lambda.ServiceException",
+        "Lambda.AWSLambdaException",
+        "Lambda.SdkClientException",
+        "Lambda.TooManyRequestsException",
+    ),
+    1,
+    2,
+    2.0,
+)
+# a model node's technical retry: once
+MODEL_RETRY = Retry(("ModelRateLimited", "ModelTimeout", "ModelOutputInvalid"), 1, 1, 1.0)
+# Finalize of a closed run whose follow-up run did not start: it starts it again
+FOLLOW_UP_RETRY = Retry(("FollowUpNotStarted",), 5, 3, 2.0)
+
+# `$.counters.transitions` reached the bound: the first rule of a bounded Choice
+TRANSITION_LIMIT: dict[str, Any] = {
+    "Variable": "$.counters.transitions",
+    "NumericGreaterThanEqualsPath": "$.limits.max_transitions",
+    "Next": "TransitionLimit",
+}
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One rule of a route Choice: the node wrote `route` (and `when` holds) -> `next`.
+    Without a route, `when` alone decides."""
+
+    next: str
+    route: Route | None = None
+    when: tuple[dict[str, Any], ...] = ()
+
+    def asl(self) -> dict[str, Any]:
+        conditions = list(self.when)
+        if self.route is not None:
+            conditions.insert(0, {"Variable": "$.decision", "StringEquals": self.route.value})
+        if len(conditions) == 1:
+            return {**conditions[0], "Next": self.next}
+        return {"And": conditions, "Next": self.next}
+
+
+@dataclass(frozen=True)
+class RouteChoice:
+    """The Choice state after a node: its branches in order, then `default` (a route no
+    branch tests). `bounded`: the transition bound is checked first."""
+
+    state: str
+    default: str
+    branches: tuple[Branch, ...]
+    bounded: bool = False
+
+    def asl(self) -> dict[str, Any]:
+        rules = [TRANSITION_LIMIT] if self.bounded else []
+        return {
+            "Type": "Choice",
+            "Choices": [*rules, *(b.asl() for b in self.branches)],
+            "Default": self.default,
+        }
+
+
+# ------------------------------------------------------------------ functions
+
+
+@dataclass(frozen=True)
+class Source:
+    """AWS actions a tool calls on the account it diagnoses, and on what. `on`: "*" (the
+    actions have no resource-level permissions), "log_groups" (the configured log group
+    prefixes), "iam_roles" (the account's roles) or "table" (the items `items` names, by
+    `dynamodb:LeadingKeys`). `why` is what a reviewer reads (and cdk-nag's acknowledgement)."""
+
+    actions: tuple[str, ...]
+    on: str
+    why: str = ""
+    items: tuple[ItemKind, ...] = ()
+
+
+class Grant(Enum):
+    """What a function may do besides its table, tool outputs, model and knowledge."""
+
+    PUBLISH_REPORT = "publish_report"  # the report topic (SNS)
+    START_FOLLOW_UP_RUN = "start_follow_up_run"  # states:StartExecution on this state machine
+    READ_MCP_SECRETS = "read_mcp_secrets"  # the MCP servers' auth secrets
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """One Lambda of the diagnosis graph, and its Task state.
+
+    `timeout_seconds` stays below `state_timeout_seconds` (the state's `TimeoutSeconds`) so
+    the function's own timeout, not the state's, fires and shows up in the run record.
+    """
+
+    module: str  # functions/<module>.py exposing lambda_handler
+    state: str  # the ASL state that invokes it
+    substitution: str  # the ${...} placeholder in the ASL
+    kind: FunctionKind
+    implementation: str | None  # "module:attribute": the node function or the tool class
+    timeout_seconds: int
+    state_timeout_seconds: int | None  # None: a callback task, which waits for a person
+    retries: tuple[Retry, ...]
+    table: TableAccess
+    memory_mb: int = 512
+    reads_tool_outputs: bool = True  # S3 read of outputs too large for DynamoDB
+    calls_model: bool = False  # the model configuration; may read the key secret
+    reads_knowledge: bool = False  # searches the knowledge domain
+    grants: frozenset[Grant] = frozenset()
+    environment: tuple[Env, ...] = ()  # besides COMMON_ENV
+
+    @property
+    def handler(self) -> str:
+        return f"{self.module}.lambda_handler"
+
+    def env_names(self) -> tuple[Env, ...]:
+        """Every variable the function is given."""
+        names = [*COMMON_ENV, *self.environment]
+        if self.calls_model:
+            names += MODEL_ENV
+        if self.reads_knowledge:
+            names += KNOWLEDGE_ENV
+        return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class NodeSpec(FunctionSpec):
+    # the routes it writes to `GraphState.decision`, and the Choice that reads them
+    routes: frozenset[Route] = frozenset()
+    choice: RouteChoice | None = None
+
+
+@dataclass(frozen=True)
+class ToolSpec(FunctionSpec):
+    name: str = ""  # what a model calls it, and the Choice tests
+    pattern: str | None = None  # a StringMatches pattern instead (the MCP tools)
+    sources: tuple[Source, ...] = ()  # its read-only AWS access
+    specialists: tuple[str, ...] = ()  # the specialists whose Executor may call it
+    comment: str = ""  # the Task state's Comment
+
+    @property
+    def operations(self) -> tuple[str, ...]:
+        """The AWS operations it calls on the diagnosed account, as IAM names them (not
+        those on the system's own table)."""
+        return tuple(dict.fromkeys(a for s in self.sources if s.on != "table" for a in s.actions))
+
+
+NODE_TIMEOUT_SECONDS = 110
+MODEL_NODE_TIMEOUT_SECONDS = 280
+NODE_STATE_TIMEOUT_SECONDS = 120
+MODEL_STATE_TIMEOUT_SECONDS = 300
+TOOL_TIMEOUT_SECONDS = 50
+TOOL_STATE_TIMEOUT_SECONDS = 60
+TOOL_MEMORY_MB = 256
+
+
+def node(
+    state: str,
+    module: str,
+    implementation: str,
+    *,
+    table: TableAccess,
+    calls_model: bool = False,
+    retries: tuple[Retry, ...] = (PLATFORM_RETRY,),
+    **more: Any,
+) -> NodeSpec:
+    """A graph node's entry: a model node gets the model's timeouts and its retry."""
+    if calls_model:
+        more.setdefault("timeout_seconds", MODEL_NODE_TIMEOUT_SECONDS)
+        more.setdefault("state_timeout_seconds", MODEL_STATE_TIMEOUT_SECONDS)
+        retries = (MODEL_RETRY, *retries)
+    return NodeSpec(
+        module=module,
+        state=state,
+        substitution=f"{state}FunctionArn",
+        kind=FunctionKind.GRAPH_NODE,
+        implementation=implementation,
+        timeout_seconds=more.pop("timeout_seconds", NODE_TIMEOUT_SECONDS),
+        state_timeout_seconds=more.pop("state_timeout_seconds", NODE_STATE_TIMEOUT_SECONDS),
+        retries=retries,
+        table=table,
+        calls_model=calls_model,
+        **more,
+    )
+
+
+def tool(
+    name: str,
+    implementation: str | None,
+    *,
+    specialists: tuple[str, ...],
+    sources: tuple[Source, ...] = (),
+    table: TableAccess = TableAccess(),
+    **more: Any,
+) -> ToolSpec:
+    """A tool's entry. Every tool records its own invocation (and reads it back when a
+    retried call finds it recorded), and writes its large outputs under runs/."""
+    substitution = "".join(p.title() for p in name.split("_")) + "FunctionArn"
+    return ToolSpec(
+        name=name,
+        module=more.pop("module", f"tool_{name}"),
+        state=name,
+        substitution=more.pop("substitution", substitution),
+        kind=FunctionKind.TOOL,
+        implementation=implementation,
+        timeout_seconds=more.pop("timeout_seconds", TOOL_TIMEOUT_SECONDS),
+        state_timeout_seconds=more.pop("state_timeout_seconds", TOOL_STATE_TIMEOUT_SECONDS),
+        retries=(PLATFORM_RETRY,),
+        table=TableAccess(
+            reads=(Access(INVOCATION), *table.reads),
+            writes=(*_INVOCATION, *table.writes),
+        ),
+        memory_mb=more.pop("memory_mb", TOOL_MEMORY_MB),
+        sources=sources,
+        specialists=specialists,
+        **more,
+    )
+
+
+# ---------------------------------------------------------------------- nodes
+
+_TRACE_READ = _reads(*TRACE)
+_NODE = TableAccess(reads=_TRACE_READ, writes=(_FLOW, *_STEP))
+
+NODES: tuple[NodeSpec, ...] = (
+    node(
+        "StartRun",
+        "start_run",
+        "superbiz.graph.nodes.start_run:start_run",
+        table=TableAccess(
+            reads=_reads(SESSION, RUN),
+            writes=(
+                Access(SESSION),
+                Access(SESSION, ("principal", "updated_at")),
+                Access(SESSION_RUN),
+                Access(RUN),
+                _FLOW,
+            ),
+        ),
+        timeout_seconds=50,
+        state_timeout_seconds=60,
+        reads_tool_outputs=False,
+        grants=frozenset({Grant.READ_MCP_SECRETS}),
+        environment=(Env.MCP_CONFIG,),
+    ),
+    node(
+        "Planner",
+        "planner",
+        "superbiz.graph.nodes.planner:planner",
+        # the session's earlier exchanges, for a follow-up question
+        table=TableAccess(reads=(*_TRACE_READ, *_reads(SESSION_RUN)), writes=_NODE.writes),
+        calls_model=True,
+        reads_knowledge=True,  # the knowledge base's domain map
+        routes=PLANNER_ROUTES,
+        choice=RouteChoice(
+            "AfterPlanner",
+            default="Executor",
+            bounded=True,
+            branches=(Branch("Gatekeeper", Route.FINISH),),
+        ),
+    ),
+    node(
+        "Executor",
+        "executor",
+        "superbiz.graph.nodes.executor:executor",
+        # a refused tool call is recorded as a failed invocation at once
+        table=TableAccess(
+            reads=(*_TRACE_READ, *_reads(SESSION_RUN)),
+            writes=(*_NODE.writes, *_INVOCATION),
+        ),
+        calls_model=True,
+        routes=EXECUTOR_ROUTES,
+        choice=RouteChoice(
+            "AfterExecutor",
+            default="Gatekeeper",
+            bounded=True,
+            branches=(
+                Branch("Reroute", Route.ESCALATE),
+                Branch(
+                    "ToolBudgetExhausted",
+                    Route.TOOLS,
+                    when=(
+                        {
+                            "Variable": "$.counters.tool_rounds",
+                            "NumericGreaterThanEqualsPath": "$.limits.max_tool_rounds",
+                        },
+                    ),
+                ),
+                Branch("RunTools", Route.TOOLS),
+                Branch(
+                    "NextPlanLoop",
+                    when=(
+                        {"Variable": "$.replan", "BooleanEquals": True},
+                        {
+                            "Variable": "$.counters.plan_loops",
+                            "NumericLessThanPath": "$.limits.max_plan_loops",
+                        },
+                    ),
+                ),
+            ),
+        ),
+    ),
+    node(
+        "Gatekeeper",
+        "gatekeeper",
+        "superbiz.graph.nodes.gatekeeper:gatekeeper_node",
+        table=TableAccess(
+            reads=_TRACE_READ, writes=(*_NODE.writes, Access(RUN, ("self_evaluation",)))
+        ),
+        routes=GATEKEEPER_ROUTES,
+        choice=RouteChoice(
+            "AfterGatekeeper", default="VerifiedInput", branches=(Branch("Reroute", Route.REJECT),)
+        ),
+    ),
+    node(
+        "VerifiedInput",
+        "verified_input",
+        "superbiz.graph.nodes.verified_input:verified_input",
+        table=_NODE,
+    ),
+    node(
+        "Verifier",
+        "verifier",
+        "superbiz.graph.nodes.verifier:verifier",
+        table=TableAccess(
+            reads=_TRACE_READ, writes=(*_NODE.writes, Access(RUN, ("self_evaluation",)))
+        ),
+        calls_model=True,
+        routes=VERIFIER_ROUTES,
+        choice=RouteChoice(
+            "AfterVerifier",
+            default="Composer",
+            bounded=True,
+            branches=(
+                Branch("Reroute", Route.REJECT),
+                # on the fallback route (L2 and below) there is no evidence retry
+                Branch(
+                    "LowConfidence",
+                    Route.LOW_CONFID,
+                    when=({"Variable": "$.level", "NumericGreaterThanEquals": 2},),
+                ),
+                Branch(
+                    "EvidenceRetry",
+                    Route.LOW_CONFID,
+                    when=(
+                        {
+                            "Variable": "$.counters.evidence_retries",
+                            "NumericLessThanPath": "$.limits.max_evidence_retries",
+                        },
+                    ),
+                ),
+                Branch("LowConfidence", Route.LOW_CONFID),
+            ),
+        ),
+    ),
+    node(
+        "Composer",
+        "composer",
+        "superbiz.graph.nodes.composer:composer",
+        table=TableAccess(
+            reads=_TRACE_READ, writes=(*_NODE.writes, Access(RUN, ("self_evaluation",)))
+        ),
+        calls_model=True,
+    ),
+    node(
+        "Reroute",
+        "reroute",
+        "superbiz.graph.nodes.reroute:reroute",
+        table=_NODE,
+        routes=REROUTE_ROUTES,
+        choice=RouteChoice(
+            "AfterReroute",
+            default="Fallback",
+            bounded=True,
+            branches=(
+                Branch("L1NextSpecialist", Route.L1_SPECIALIST),
+                Branch("L2GenericInvestigator", Route.L2_GENERIC),
+                Branch("CaseMemory", Route.L3_CASES),
+            ),
+        ),
+    ),
+    node(
+        "CaseMemory",
+        "case_memory",
+        "superbiz.graph.nodes.case_memory:case_memory",
+        # past cases; a case shown is saved again with this run among its users
+        # (`cases.mark_referenced`)
+        table=TableAccess(
+            reads=(*_TRACE_READ, *_reads(CASE)), writes=(*_NODE.writes, Access(CASE))
+        ),
+        routes=CASE_MEMORY_ROUTES,
+        choice=RouteChoice(
+            "AfterCaseMemory",
+            default="ReviewGate",
+            branches=(Branch("Fallback", Route.L4_DEGRADED),),
+        ),
+    ),
+    node(
+        "Fallback",
+        "fallback",
+        "superbiz.graph.nodes.fallback:fallback",
+        table=_NODE,
+    ),
+    node(
+        "Finalize",
+        "finalize",
+        "superbiz.graph.nodes.finalize:finalize",
+        # closes the run; a verified root cause becomes a case; alarms that joined after the
+        # last plan open a follow-up investigation with its own run alarms
+        table=TableAccess(
+            reads=(*_TRACE_READ, *_reads(CASE)),
+            writes=(
+                *_NODE.writes,
+                Access(
+                    RUN,
+                    (
+                        "answer",
+                        "status",
+                        "orchestration_trace",
+                        "finished_at",
+                        "duration_ms",
+                        "self_evaluation",
+                    ),
+                ),
+                Access(SESSION, ("updated_at", "message_pair_count")),
+                Access(CASE),
+                Access(STORM),
+                Access(RUN_ALARM),
+            ),
+        ),
+        retries=(PLATFORM_RETRY, FOLLOW_UP_RETRY),
+        reads_knowledge=True,  # indexes a new case's text in the cases domain (POST _bulk)
+        routes=FINALIZE_ROUTES,
+        grants=frozenset({Grant.PUBLISH_REPORT, Grant.START_FOLLOW_UP_RUN}),
+        environment=(Env.NOTIFY_TOPIC_ARN, Env.STATE_MACHINE_ARN, Env.API_BASE_URL),
+    ),
+    # human review (docs/architecture.md, "Human review")
+    node(
+        "ReviewGate",
+        "review_gate",
+        "superbiz.graph.nodes.review_gate:gate",
+        table=_NODE,
+        routes=REVIEW_GATE_ROUTES,
+        choice=RouteChoice(
+            "AfterReviewGate", default="Finalize", branches=(Branch("AwaitReview", Route.REVIEW),)
+        ),
+    ),
+    node(
+        "AwaitReview",
+        "review_request",
+        "superbiz.graph.nodes.review_request:request",
+        # a callback task: it records and announces the review; the API decides it
+        table=TableAccess(
+            reads=(*_TRACE_READ,),
+            writes=(Access(REVIEW), Access(RUN, ("status", "self_evaluation"))),
+        ),
+        state_timeout_seconds=None,
+        grants=frozenset({Grant.PUBLISH_REPORT}),
+        environment=(Env.NOTIFY_TOPIC_ARN, Env.API_BASE_URL),
+    ),
+    node(
+        "ApplyReview",
+        "review_apply",
+        "superbiz.graph.nodes.review_apply:apply",
+        table=TableAccess(
+            reads=_TRACE_READ,
+            writes=(*_NODE.writes, Access(RUN, ("status", "self_evaluation"))),
+        ),
+    ),
+)
+
+
+# ---------------------------------------------------------------------- tools
+
+# the specialists that investigate with a tool (prompts/specialists/<name>/)
+_ALL = ("application", "capacity", "datastore", "dependency")
+
+_ANY_RESOURCE = "*"
+
+TOOLS: tuple[ToolSpec, ...] = (
+    tool(
+        "query_logs",
+        "superbiz.tools.logs:QueryLogsTool",
+        specialists=_ALL,
+        sources=(
+            Source(
+                ("logs:StartQuery",),
+                "log_groups",
+                "The log group to query is chosen at run time from the alarm or the question; "
+                "logs:StartQuery (read-only) is limited to {scope}.",
+            ),
+            # StopQuery cancels the tool's own query when it overruns its time budget.
+            Source(
+                ("logs:GetQueryResults", "logs:StopQuery", "logs:DescribeLogGroups"),
+                _ANY_RESOURCE,
+                "logs:GetQueryResults and logs:StopQuery act on a query id this role obtained "
+                "from StartQuery, and logs:DescribeLogGroups lists names; none of them is "
+                "scoped by log group ARN.",
+            ),
+        ),
+        environment=(Env.LOG_GROUP_PREFIXES, Env.OWN_LOG_GROUPS),
+    ),
+    tool(
+        "query_metrics",
+        "superbiz.tools.metrics:QueryMetricsTool",
+        specialists=_ALL,
+        sources=(
+            # ListMetrics suggests the dimension sets that exist when a query matched nothing.
+            Source(
+                ("cloudwatch:GetMetricData", "cloudwatch:ListMetrics"),
+                _ANY_RESOURCE,
+                "cloudwatch:GetMetricData and cloudwatch:ListMetrics have no resource-level "
+                "permissions; they are the tool's only CloudWatch actions and both are "
+                "read-only.",
+            ),
+        ),
+    ),
+    tool(
+        "query_alarms",
+        "superbiz.tools.alarms:QueryAlarmsTool",
+        specialists=_ALL,
+        sources=(
+            Source(
+                ("cloudwatch:DescribeAlarms", "cloudwatch:DescribeAlarmHistory"),
+                _ANY_RESOURCE,
+                "AUTO_DISCOVERY lists every alarm currently in ALARM, so alarm names are not "
+                "known in advance; the CloudWatch permissions reference documents '*' for "
+                "these read-only describe actions.",
+            ),
+        ),
+    ),
+    tool(
+        "recent_changes",
+        "superbiz.tools.changes:RecentChangesTool",
+        specialists=_ALL,
+        sources=(
+            Source(
+                ("cloudtrail:LookupEvents",),
+                _ANY_RESOURCE,
+                "cloudtrail:LookupEvents reads the account's management-event history and has "
+                "no resource-level permissions (the CloudTrail permissions reference lists '*' "
+                "only); it is the tool's only CloudTrail action and is read-only.",
+            ),
+        ),
+    ),
+    tool(
+        "read_skill",
+        "superbiz.tools.skills:ReadSkillTool",
+        specialists=_ALL,
+        # the bundled skills, and the mined ones a person accepted
+        sources=(Source(("dynamodb:Query",), "table", items=(PROPOSAL,)),),
+        table=TableAccess(reads=_reads(PROPOSAL)),
+    ),
+    tool(
+        "lookup_knowledge",
+        "superbiz.tools.knowledge:LookupKnowledgeTool",
+        specialists=_ALL,
+        # the knowledge construct grants its domain (read verbs)
+        reads_knowledge=True,
+    ),
+    tool(
+        "get_current_time",
+        "superbiz.tools.clock:GetCurrentTimeTool",
+        specialists=_ALL,
+    ),
+    tool(
+        "find_resources",
+        "superbiz.tools.resources:FindResourcesTool",
+        specialists=_ALL,
+        sources=(
+            Source(
+                ("tag:GetResources",),
+                _ANY_RESOURCE,
+                "tag:GetResources lists the account's tagged resources and has no "
+                "resource-level permissions (the Resource Groups Tagging API permissions "
+                "reference lists '*' only); it is read-only.",
+            ),
+            # roles: the Tagging API does not list IAM roles
+            Source(
+                ("iam:ListRoles", "iam:ListRoleTags"),
+                "iam_roles",
+                "Which roles belong to the diagnosed service is learnt at run time from their "
+                "tags; iam:ListRoles and iam:ListRoleTags read role names and tags only (no "
+                "policies, no credentials).",
+            ),
+        ),
+    ),
+    tool(
+        "list_log_groups",
+        "superbiz.tools.loggroups:ListLogGroupsTool",
+        specialists=("application", "dependency"),
+        sources=(
+            Source(
+                ("logs:DescribeLogGroups",),
+                _ANY_RESOURCE,
+                "logs:DescribeLogGroups lists group names and sizes and is not scoped by log "
+                "group ARN; it reads no events.",
+            ),
+            # the newest stream's last event time, only in the readable groups
+            Source(
+                ("logs:DescribeLogStreams",),
+                "log_groups",
+                "Which log groups exist is learnt at run time; logs:DescribeLogStreams (stream "
+                "names and times, no events) is limited to {scope}.",
+            ),
+        ),
+        environment=(Env.LOG_GROUP_PREFIXES, Env.OWN_LOG_GROUPS),
+    ),
+    tool(
+        "list_metrics",
+        "superbiz.tools.metric_catalog:ListMetricsTool",
+        specialists=("application", "capacity", "datastore"),
+        sources=(
+            Source(
+                ("cloudwatch:ListMetrics",),
+                _ANY_RESOURCE,
+                "cloudwatch:ListMetrics has no resource-level permissions; it is the tool's "
+                "only action and is read-only.",
+            ),
+        ),
+    ),
+    tool(
+        "query_traces",
+        "superbiz.tools.traces:QueryTracesTool",
+        specialists=("application", "dependency"),
+        sources=(
+            Source(
+                ("xray:GetTraceSummaries", "xray:BatchGetTraces"),
+                _ANY_RESOURCE,
+                "xray:GetTraceSummaries and xray:BatchGetTraces read the account's traces and "
+                "have no resource-level permissions (the X-Ray permissions reference lists '*' "
+                "only); they are the tool's only actions and are read-only.",
+            ),
+        ),
+    ),
+    tool(
+        "recommend_case",
+        "superbiz.tools.cases:RecommendCaseTool",
+        specialists=_ALL,
+        # the cases partition only: the tool lists cases, never another run's items; they
+        # are ranked with the knowledge base's hybrid search of the cases domain
+        sources=(Source(("dynamodb:Query",), "table", items=(CASE,)),),
+        table=TableAccess(reads=_reads(CASE)),
+        reads_knowledge=True,
+    ),
+    # every mcp__<server>__<tool> call: the MCP tool Lambda checks the allowlist and calls
+    # the server (its tools are offered per run, not per specialist)
+    tool(
+        "mcp",
+        None,
+        specialists=(),
+        pattern="mcp__*",
+        module="tool_mcp",
+        substitution="McpToolFunctionArn",
+        # an MCP server's tool may take its whole call timeout
+        timeout_seconds=110,
+        state_timeout_seconds=120,
+        grants=frozenset({Grant.READ_MCP_SECRETS}),
+        environment=(Env.MCP_CONFIG,),
+        comment="every mcp__<server>__<tool> call: the MCP tool Lambda checks the allowlist "
+        "and calls the server",
+    ),
+)
+
+
+def functions() -> tuple[FunctionSpec, ...]:
+    """Every function of the diagnosis graph: the nodes, then the tools."""
+    return (*NODES, *TOOLS)
+
+
+def builtin_tools() -> dict[str, ToolSpec]:
+    """The tools a model calls by name (the MCP tools are matched by their pattern)."""
+    return {t.name: t for t in TOOLS if t.pattern is None}
+
+
+def tool_classes() -> dict[str, str]:
+    """Tool name -> "module:class"."""
+    return {name: t.implementation for name, t in builtin_tools().items() if t.implementation}
+
+
+def read_operations() -> dict[str, tuple[str, ...]]:
+    """Each tool and the AWS operations it calls on the diagnosed account
+    (`logs:StartQuery`, ...): what its role is granted there, and all a run may ask of it."""
+    return {t.name: t.operations for t in TOOLS if t.operations}
+
+
+def tools_of(specialist: str) -> list[str]:
+    """The tools a specialist's Executor may call, in the table's order."""
+    return [name for name, t in builtin_tools().items() if specialist in t.specialists]
+
+
+def choice_routes() -> dict[str, frozenset[Route]]:
+    """Each Choice state on `$.decision` and the routes the node before it may write."""
+    return {n.choice.state: n.routes for n in NODES if n.choice is not None}
+
+
+def by_module(module: str) -> FunctionSpec:
+    for spec in functions():
+        if spec.module == module:
+            return spec
+    raise KeyError(f"no function spec for handler module {module!r}")
