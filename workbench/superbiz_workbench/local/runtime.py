@@ -150,6 +150,7 @@ class LocalRuntime:
         limits: Limits | None = None,
         region: str | None = None,
         review: bool = False,
+        knowledge_cache: Path | None = None,
     ) -> None:
         self.scenario = scenario
         self.region = region or getattr(scenario, "region", None) or "us-east-1"
@@ -158,6 +159,10 @@ class LocalRuntime:
         # a local run has nobody to decide unless a caller (test, demo, serve) asks for one
         self.review = review
         self._model = model
+        # where built world indexes are kept (None: SUPERBIZ_KB_CACHE_DIR, else
+        # .superbiz/knowledge-cache)
+        self.knowledge_cache = knowledge_cache
+        self.knowledge_reused = False
         self._mock: Any = None
         self._override: Any = None
         self._saved_env: dict[str, str | None] = {}
@@ -295,21 +300,20 @@ class LocalRuntime:
         self.settings.notify_topic_arn = topic_arn
 
     def _world_knowledge(self) -> Any:
-        """The world's knowledge documents in a fresh embedded index (BM25 + MiniLM),
-        through the same ingestion path as `superbiz kb ingest`."""
+        """The world's knowledge documents in the run's own embedded index (BM25 + MiniLM),
+        through the same ingestion path as `superbiz kb ingest`; an index built before from
+        the same content and embedder is copied from the cache instead (knowledge_cache)."""
         import tempfile
 
-        from superbiz.knowledge.service import open_local_kb
+        from superbiz.knowledge.embedders import MiniLMEmbedder
+        from superbiz_workbench.local.knowledge_cache import default_cache_dir, world_knowledge
 
         self._kb_dir = tempfile.TemporaryDirectory(prefix="superbiz-kb-")
-        kb = open_local_kb(Path(self._kb_dir.name))
-        for entry in getattr(getattr(self.scenario, "world", None), "knowledge", []):
-            if entry.path is not None:
-                kb.ingest_path(entry.path)
-            elif entry.inline is not None:
-                kb.ingest_text(
-                    f"inline/{entry.inline.title}", entry.inline.title, entry.inline.text, "inline"
-                )
+        entries = getattr(getattr(self.scenario, "world", None), "knowledge", [])
+        cache = self.knowledge_cache or get_settings().kb_cache_dir or default_cache_dir()
+        kb, self.knowledge_reused = world_knowledge(
+            entries, Path(self._kb_dir.name), cache, MiniLMEmbedder()
+        )
         return kb
 
     def stop(self) -> None:
