@@ -242,6 +242,7 @@ class LocalRuntime:
         from superbiz_workbench.local import (
             insights,
             moto_alarm_history,
+            moto_asl,
             moto_locks,
             moto_percentiles,
             moto_transactions,
@@ -271,6 +272,7 @@ class LocalRuntime:
         moto_locks.install()
         moto_percentiles.install()
         moto_alarm_history.install()
+        moto_asl.install()
         if self.scenario is not None:
             from superbiz_workbench.world import seed_world
 
