@@ -348,7 +348,7 @@ def _open_kb(args: argparse.Namespace, *, for_writing: bool = False) -> tuple[An
     from superbiz.knowledge.service import open_local_kb
 
     index_dir = _kb_dir(args)
-    return open_local_kb(index_dir), str(index_dir)
+    return open_local_kb(index_dir, adapter=settings.kb_adapter), str(index_dir)
 
 
 def _ingest_with_progress(kb: Any, path: Path) -> Any:
@@ -431,12 +431,16 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
     root, files = document_files(args.corpus)
     queries = load_queries(args.queries, {f.relative_to(root).as_posix() for f in files})
     modes = SEARCH_MODES if args.mode == "all" else (args.mode,)
+    from superbiz.knowledge.base import embedder_version
+    from superbiz.settings import get_settings
+
     with tempfile.TemporaryDirectory(prefix="superbiz-eval-kb-") as tmp:
-        kb = open_local_kb(Path(tmp))
+        kb = open_local_kb(Path(tmp), adapter=get_settings().kb_adapter)
         summary = _ingest_with_progress(kb, args.corpus)
+        embedder = f"{kb.embedder.name} {embedder_version(kb.embedder)}".strip()
         print(
             f"ingested {summary.documents} documents, {summary.chunks} chunks "
-            f"in {summary.seconds:.1f} s; running {len(queries)} queries",
+            f"in {summary.seconds:.1f} s with embedder {embedder}; running {len(queries)} queries",
             file=sys.stderr,
         )
         reports = [evaluate(kb, queries, mode=m, top_k=args.top_k) for m in modes]
@@ -444,6 +448,7 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
         out: Any = [r.as_json() for r in reports] if args.mode == "all" else reports[0].as_json()
         print(json.dumps(out, indent=2))
         return 0
+    print(f"embedder: {embedder}")
     print(f"{'mode':<8} {'n':>4} {'recall@1':>9} {'recall@5':>9} {'mrr@10':>7} {'median_ms':>10}")
     for r in reports:
         print(

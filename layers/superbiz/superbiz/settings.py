@@ -69,6 +69,8 @@ class Settings(Schema):
     # built knowledge indexes the local runtime reuses, one per world content and embedder
     # (SUPERBIZ_KB_CACHE_DIR); None: ./.superbiz/knowledge-cache
     kb_cache_dir: Path | None = None
+    # a linear adapter over MiniLM's vectors (`make adapter`; SUPERBIZ_KB_ADAPTER); None: none
+    kb_adapter: Path | None = None
     # knowledge base in AWS: an OpenSearch domain endpoint and an embeddings endpoint
     opensearch_endpoint: str | None = None
     opensearch_index: str = "superbiz-knowledge"

@@ -334,8 +334,9 @@ class LocalRuntime:
         self._kb_dir = tempfile.TemporaryDirectory(prefix="superbiz-kb-")
         entries = getattr(getattr(self.scenario, "world", None), "knowledge", [])
         cache = self.knowledge_cache or get_settings().kb_cache_dir or default_cache_dir()
+        embedder = MiniLMEmbedder(adapter=get_settings().kb_adapter)
         kb, self.knowledge_reused = world_knowledge(
-            entries, Path(self._kb_dir.name), cache, MiniLMEmbedder()
+            entries, Path(self._kb_dir.name), cache, embedder
         )
         return kb
 

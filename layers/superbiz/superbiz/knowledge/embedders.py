@@ -14,6 +14,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from superbiz.knowledge.base import EmbeddingError
@@ -54,12 +55,18 @@ class MiniLMEmbedder:
     name: str = MINILM_NAME
     dimension: int = MINILM_DIMENSION
 
-    def __init__(self, batch_size: int = 32) -> None:
+    def __init__(self, batch_size: int = 32, adapter: Path | None = None) -> None:
         self.batch_size = batch_size
+        self.adapter: Any = None
+        if adapter is not None:
+            from superbiz.knowledge.adapter import LinearAdapter  # reason: only when set
+
+            self.adapter = LinearAdapter(adapter)
 
     @property
     def version(self) -> str:
-        return minilm_version()
+        base = minilm_version()
+        return f"{base}+adapter-{self.adapter.digest}" if self.adapter is not None else base
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
@@ -73,7 +80,10 @@ class MiniLMEmbedder:
             fresh = dict(zip(missing, vectors, strict=True))
             _MEMO.update(fresh)
             known.update(fresh)
-        return [list(map(float, known[t])) for t in texts]
+        rows = [known[t] for t in texts]
+        if self.adapter is not None:
+            rows = list(self.adapter.apply(rows))
+        return [list(map(float, row)) for row in rows]
 
 
 class _Memo:

@@ -432,10 +432,14 @@ def best_per_document(hits: list[SearchHit]) -> list[SearchHit]:
     return kept
 
 
-def open_local_kb(index_dir: Path | None = None, embedder: Embedder | None = None) -> KnowledgeBase:
-    """The embedded local knowledge base (default folder: `.superbiz/knowledge`)."""
+def open_local_kb(
+    index_dir: Path | None = None, embedder: Embedder | None = None, *, adapter: Path | None = None
+) -> KnowledgeBase:
+    """The embedded local knowledge base (default folder: `.superbiz/knowledge`); MiniLM,
+    through `adapter` when one is given (SUPERBIZ_KB_ADAPTER), unless `embedder` is."""
     # reason: the local embedding model and index (numpy, the model files) load only here
     from superbiz.knowledge.embedders import MiniLMEmbedder
     from superbiz.knowledge.local_index import LocalIndex
 
-    return KnowledgeBase(LocalIndex(index_dir or default_index_dir()), embedder or MiniLMEmbedder())
+    chosen = embedder or MiniLMEmbedder(adapter=adapter)
+    return KnowledgeBase(LocalIndex(index_dir or default_index_dir()), chosen)
