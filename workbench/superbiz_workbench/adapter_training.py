@@ -22,6 +22,7 @@ import statistics
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -146,9 +147,16 @@ class _Looked:
 
 
 def score(
-    corpus: Corpus, queries: list[LabelledQuery], query_vectors: np.ndarray, w: np.ndarray | None
-) -> tuple[float, float]:
-    """(hybrid, dense) recall@1 of `queries` with the vectors adapted by `w`."""
+    corpus: Corpus,
+    queries: list[LabelledQuery],
+    query_vectors: np.ndarray,
+    w: np.ndarray | None,
+    shares: tuple[float, ...] = (),
+) -> tuple[float, float, list[float]]:
+    """(hybrid, dense) recall@1 of `queries` with the vectors adapted by `w`, and hybrid
+    recall@1 at each of `shares` for plain-words queries (the fusion's lexical share)."""
+    from superbiz.knowledge import service
+
     texts = [embedded_text(q.query) for q in queries]
     looked = _Looked(dict(zip(texts, adapt(query_vectors, w), strict=True)))
     with tempfile.TemporaryDirectory() as tmp:
@@ -158,7 +166,15 @@ def score(
         kb = KnowledgeBase(index, looked)
         hybrid = evaluate(kb, queries, mode="hybrid").recall_at_1
         dense = evaluate(kb, queries, mode="dense").recall_at_1
-    return hybrid, dense
+        by_share = []
+        shipped = service.PLAIN_LEXICAL_SHARE
+        try:
+            for share in shares:  # a measurement: the module's constant, set and restored
+                service.PLAIN_LEXICAL_SHARE = share
+                by_share.append(evaluate(kb, queries, mode="hybrid").recall_at_1)
+        finally:
+            service.PLAIN_LEXICAL_SHARE = shipped
+    return hybrid, dense, by_share
 
 
 def query_sets(folder: Path, corpus: Path) -> dict[str, list[LabelledQuery]]:
@@ -190,30 +206,43 @@ def train_on(
     return train(queries, labels, corpus.summaries)
 
 
-def leave_one_set_out(corpus: Corpus, sets: dict[str, list[LabelledQuery]]) -> None:
+def leave_one_set_out(
+    corpus: Corpus, sets: dict[str, list[LabelledQuery]], shares: tuple[float, ...] = ()
+) -> None:
     vectors = _vectors(sets)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for held in sets:
         rest = {n: q for n, q in sets.items() if n != held}
         w = train_on(corpus, rest, vectors)
         base = score(corpus, sets[held], vectors[held], None)
-        tuned = score(corpus, sets[held], vectors[held], w)
-        rows.append((held, len(sets[held]), base, tuned))
+        tuned = score(corpus, sets[held], vectors[held], w, shares)
+        rows.append(
+            {"set": held, "hybrid": (base[0], tuned[0]), "dense": (base[1], tuned[1])}
+            | {f"@{share:g}": (tuned[0], r) for share, r in zip(shares, tuned[2], strict=True)}
+        )
+        extra = "".join(f"  @{s:g} {r:.3f}" for s, r in zip(shares, tuned[2], strict=True))
         print(
             f"  {held:<32} {len(sets[held]):>4}  hybrid {base[0]:.3f} -> {tuned[0]:.3f}  "
-            f"dense {base[1]:.3f} -> {tuned[1]:.3f}",
+            f"dense {base[1]:.3f} -> {tuned[1]:.3f}"
+            + (f"  adapter hybrid{extra}" if extra else ""),
             flush=True,
         )
     for kind, prefix in (("described", "runbook_queries"), ("named", "runbook_names")):
-        mine = [r for r in rows if r[0].startswith(prefix)]
+        mine = [r for r in rows if str(r["set"]).startswith(prefix)]
         if not mine:
             continue
-        for label, at in (("hybrid", 0), ("dense", 1)):
-            before = [r[2][at] for r in mine]
-            after = [r[3][at] for r in mine]
+        for label in ("hybrid", "dense"):
+            before = [float(r[label][0]) for r in mine]
+            after = [float(r[label][1]) for r in mine]
             print(
                 f"  {kind} ({len(mine)} sets) {label}: mean {statistics.mean(before):.3f} -> "
                 f"{statistics.mean(after):.3f}, worst {min(before):.3f} -> {min(after):.3f}"
+            )
+        for share in shares:
+            got = [float(r[f"@{share:g}"][1]) for r in mine]
+            print(
+                f"  {kind} adapter hybrid at lexical share {share:g}: mean "
+                f"{statistics.mean(got):.3f}, worst {min(got):.3f}"
             )
 
 
@@ -224,6 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=Path, default=QUERY_SETS)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument(
+        "--shares",
+        default="",
+        help="loso: also score the adapter's hybrid search at these plain-words lexical "
+        "shares (comma-separated, e.g. 0.2,0.3)",
+    )
     args = parser.parse_args(argv)
     corpus = load_corpus(args.corpus, args.cache or default_cache_dir())
     sets = query_sets(args.queries, args.corpus)
@@ -232,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
             f"leave-one-set-out over {len(sets)} sets ({sum(map(len, sets.values()))} queries), "
             f"{len(corpus.sources)} runbooks; recall@1, base -> adapter trained on the others"
         )
-        leave_one_set_out(corpus, sets)
+        shares = tuple(float(x) for x in args.shares.split(",") if x.strip())
+        leave_one_set_out(corpus, sets, shares)
         return 0
     w = train_on(corpus, sets, _vectors(sets))
     args.out.parent.mkdir(parents=True, exist_ok=True)
