@@ -5,7 +5,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-unit test-integration test-infra lint layer synth bench imports asl clean browser
+.PHONY: setup demo test test-unit test-integration test-infra lint layer synth bench imports asl clean \
+        browser adapter adapter-eval
 
 setup: $(STAMP)
 
@@ -60,6 +61,16 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m superbiz_workbench.bench --runs 5
+
+# A linear adapter over MiniLM's vectors, trained in numpy on CPU from a fixed seed on the
+# labelled query sets in tests/knowledge against data/runbooks (docs/knowledge.md); use it
+# with SUPERBIZ_KB_ADAPTER=build/adapter/minilm-adapter.npz. adapter-eval measures it
+# leave-one-set-out (each set scored by an adapter trained on the others)
+adapter: $(STAMP)
+	$(BIN)/python -m superbiz_workbench.adapter_training train
+
+adapter-eval: $(STAMP)
+	$(BIN)/python -m superbiz_workbench.adapter_training loso
 
 # The import graph between the project's modules (function-local imports included);
 # fails on a cycle

@@ -146,6 +146,33 @@ def test_missing_world_file_is_a_clear_error(tmp_path):
     assert done.returncode == 2 and "nope.yaml" in done.stderr and "Traceback" not in done.stderr
 
 
+DEMO = (
+    Path(__file__).resolve().parents[2] / "workbench/superbiz_workbench/worlds/payment-db-pool.yaml"
+)
+# (arguments, what the error must name)
+ARGUMENT_MISTAKES = [
+    (["chat", "  ", "--world", str(DEMO)], "MESSAGE must not be empty"),
+    (["chat", "x" * 4001, "--world", str(DEMO)], "4001 characters long; at most 4000"),
+    (["chat", "why?", "--world", "nowhere/nope.yaml"], "--world nowhere/nope.yaml does not exist"),
+    (["alarm", "--world", str(DEMO), "--alarm", "nope"], "'nope': the world"),
+    (["chat", "why?", "--world", str(DEMO), "--session-id", "a b"], "is not a session id"),
+    (["chat", "why?", "--world", str(DEMO), "--html", "nowhere/run.html"], "nowhere does not"),
+    (["serve", "--port", "70000"], "--port 70000 is not a port"),
+]
+
+
+@pytest.mark.parametrize(("args", "named"), ARGUMENT_MISTAKES, ids=lambda v: str(v)[:40])
+def test_an_argument_mistake_fails_before_anything_starts(args: list[str], named: str):
+    # When a command is given a wrong argument
+    done = superbiz(*args)
+    # Then it fails with exit code 2, naming the problem, before seeding the local AWS
+    assert done.returncode == 2, done.stderr
+    assert named in done.stderr and "Traceback" not in done.stderr
+    assert "Seeding local AWS" not in done.stderr
+    if args[0] == "alarm":  # and the world's alarms are listed to choose from
+        assert "payment-api-5xx" in done.stderr
+
+
 def test_unknown_model_provider_is_a_clear_error():
     done = superbiz("demo", "--model", "gpt-banana")
     assert done.returncode == 2 and "gpt-banana" in done.stderr

@@ -1,6 +1,6 @@
 """How hybrid search orders runbooks: the convex fusion of normalised scores, the
 lexical share a query gets, the document-aware vector score that weighs a runbook's
-own summary ("Meaning", "Impact"), and one-thread embedding of a search query."""
+own summary ("Meaning", "Impact")."""
 
 from __future__ import annotations
 
@@ -157,30 +157,6 @@ def test_the_runbook_whose_meaning_is_the_symptom_ranks_first(tmp_path: Path):
     hits = best_per_document(kb.search("client certificate expires soon", mode="dense"))
     # Then the runbook whose own summary states it comes first
     assert [h.chunk.source for h in hits] == ["ClientCertificateExpiration.md", "QuotaExceeded.md"]
-
-
-# -- query embedding on one thread -------------------------------------------------------
-
-
-def test_a_search_query_is_embedded_on_one_thread_and_a_batch_on_the_default():
-    torch = pytest.importorskip("torch")
-    from superbiz.knowledge.embedders import SINGLE_THREAD_TEXTS, _encode
-
-    class Recorder:
-        threads: list[int] = []
-
-        def encode(self, texts: list[str], **_: object) -> np.ndarray:
-            self.threads.append(torch.get_num_threads())
-            return np.zeros((len(texts), 2), dtype=np.float32)
-
-    before = torch.get_num_threads()
-    model = Recorder()
-    # When one query is embedded, then a batch larger than the single-thread limit
-    _encode(model, ["pods keep restarting"], 64)
-    _encode(model, ["chunk"] * (SINGLE_THREAD_TEXTS + 1), 64)
-    # Then the query ran on one thread, the batch on the default, which is restored
-    assert model.threads == [1, before]
-    assert torch.get_num_threads() == before
 
 
 # The same, with the symptom's words only in passing in the other runbook's diagnosis

@@ -1,7 +1,8 @@
 """`make bench`: wall time of local diagnoses and prompt budgets, printed, never asserted.
 
     python -m superbiz_workbench.bench [--runs N] [--world FILE] [--log-sizes 1000,10000,100000]
-                             [--skip imports,retrieval,trace] [--corpus DIR]
+                             [--skip startup,imports,retrieval,trace,load] [--corpus DIR]
+                             [--startup-rounds N] [--baseline DIR]
 
 Reports the one-off cost of starting the local runtime (moto, table, state
 machine, seeding) and the median / min / max of N diagnoses of the same world
@@ -53,7 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--skip",
         default="",
-        help="sections to leave out: imports, retrieval, trace, load (comma-separated)",
+        help="sections to leave out: startup, imports, retrieval, trace, load (comma-separated)",
+    )
+    parser.add_argument(
+        "--startup-rounds",
+        type=int,
+        default=3,
+        help="rounds of the command-line start-up section (default 3)",
     )
     parser.add_argument(
         "--import-rounds",
@@ -66,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         metavar="DIR",
         help="a checkout of an earlier revision (e.g. git worktree add ../base REV): its "
-        "handlers' import times are measured in the same rounds, for before/after figures",
+        "handlers' import times and its command-line start-up are measured in the same "
+        "rounds, for before/after figures",
     )
     parser.add_argument(
         "--load-chats", type=int, default=50, help="concurrent POST /api/chat (default 50)"
@@ -92,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--baseline: {args.baseline} is not a checkout of this repository")
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.startup_rounds < 1:
+        parser.error("--startup-rounds must be at least 1")
     try:
         sizes = [int(n) for n in args.log_sizes.split(",") if n.strip()]
     except ValueError:
@@ -131,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         bench_prompt_budget(sizes)
         print()
         bench_diagnosis_tokens(scenario, sizes)
+    if "startup" not in skip:
+        from superbiz_workbench.bench_startup import bench_startup
+
+        print()
+        bench_startup(args.world, args.startup_rounds, REPO_ROOT, args.baseline)
     if "imports" not in skip:
         print()
         bench_tracer(args.import_rounds)

@@ -47,15 +47,79 @@ def _build_model(spec: str | None) -> Any:
     return build_model(spec or settings.model, settings)
 
 
-def _run_world(world: Path, message: str | None, args: argparse.Namespace) -> int:
-    from superbiz_workbench.local.runtime import LocalRuntime
+# commands that run a world on the local runtime, and the worlds they run without --world
+WORLD_COMMANDS = frozenset({"demo", "chat", "alarm", "serve", "mcp"})
+OUTPUT_FILES = ("html", "export", "cases")  # files a command writes after its run
+
+
+def check_arguments(args: argparse.Namespace) -> Any:
+    """Every argument checked before anything starts (the local AWS, the model, the
+    knowledge index): a mistake fails in about a second, naming the argument and the
+    problem, with exit code 2. Returns the world a command runs, loaded once here."""
+    message = getattr(args, "message", None)
+    if args.command == "chat":
+        from superbiz.contracts import MAX_QUERY_CHARS
+
+        if message is None or not message.strip():
+            raise ValueError("MESSAGE must not be empty: ask a question about the world")
+        if len(message) > MAX_QUERY_CHARS:
+            raise ValueError(
+                f"MESSAGE is {len(message)} characters long; at most {MAX_QUERY_CHARS} "
+                "are accepted: shorten the question"
+            )
+        session = getattr(args, "session_id", None)
+        if session is not None:
+            import re
+
+            from superbiz.contracts import ID_PATTERN
+
+            if not re.fullmatch(ID_PATTERN, session):
+                raise ValueError(
+                    f"--session-id {session[:60]!r} is not a session id (letters, digits "
+                    "and _.:- , at most 128, starting with a letter or digit)"
+                )
+    port = getattr(args, "port", None)
+    if port is not None and not 0 <= port <= 65535:
+        raise ValueError(f"--port {port} is not a port (0 to 65535; 0 picks a free one)")
+    for name in OUTPUT_FILES:
+        target = getattr(args, name, None)
+        if target is not None and not Path(target).parent.is_dir():
+            raise FileNotFoundError(
+                f"--{name} {target}: the folder {Path(target).parent} does not exist"
+            )
+    if args.command not in WORLD_COMMANDS or (args.command == "mcp" and not _mcp_serving(args)):
+        return None
+    world = getattr(args, "world", None) or DEMO_WORLD
+    if not Path(world).is_file():
+        what = "is a folder, not a scenario file" if Path(world).is_dir() else "does not exist"
+        raise FileNotFoundError(f"--world {world} {what} (see docs/scenarios.md)")
     from superbiz_workbench.world import load_scenario
 
     scenario = load_scenario(world)
+    alarm = getattr(args, "alarm", None)
+    if args.command == "alarm" and alarm is not None:
+        names = [a.name for a in scenario.world.alarms]
+        if alarm not in names:
+            raise ValueError(
+                f"--alarm {alarm!r}: the world {world} has no such alarm "
+                f"(its alarms: {', '.join(names) or 'none'})"
+            )
+    return scenario
+
+
+def _mcp_serving(args: argparse.Namespace) -> bool:
+    return getattr(args, "mcp_command", None) == "serve"
+
+
+def _run_world(scenario: Any, message: str | None, args: argparse.Namespace) -> int:
+    from superbiz_workbench.local.runtime import LocalRuntime
+
+    world = scenario.source or scenario.id
     model = _build_model(args.model)
     if not args.json:
         print(f"Seeding local AWS from {world} and running the diagnosis graph...", file=sys.stderr)
-    with LocalRuntime(scenario, model=model) as runtime:
+    # a question runs in chat mode, which notifies nobody; a scenario may fire its alarm
+    with LocalRuntime(scenario, model=model, notifications=message is None) as runtime:
         if getattr(args, "cases", None):
             from superbiz_workbench.local.case_file import JsonCaseStore
 
@@ -291,7 +355,7 @@ def _open_kb(args: argparse.Namespace, *, for_writing: bool = False) -> tuple[An
     from superbiz.knowledge.service import open_local_kb
 
     index_dir = _kb_dir(args)
-    return open_local_kb(index_dir), str(index_dir)
+    return open_local_kb(index_dir, adapter=settings.kb_adapter), str(index_dir)
 
 
 def _ingest_with_progress(kb: Any, path: Path) -> Any:
@@ -374,12 +438,16 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
     root, files = document_files(args.corpus)
     queries = load_queries(args.queries, {f.relative_to(root).as_posix() for f in files})
     modes = SEARCH_MODES if args.mode == "all" else (args.mode,)
+    from superbiz.knowledge.base import embedder_version
+    from superbiz.settings import get_settings
+
     with tempfile.TemporaryDirectory(prefix="superbiz-eval-kb-") as tmp:
-        kb = open_local_kb(Path(tmp))
+        kb = open_local_kb(Path(tmp), adapter=get_settings().kb_adapter)
         summary = _ingest_with_progress(kb, args.corpus)
+        embedder = f"{kb.embedder.name} {embedder_version(kb.embedder)}".strip()
         print(
             f"ingested {summary.documents} documents, {summary.chunks} chunks "
-            f"in {summary.seconds:.1f} s; running {len(queries)} queries",
+            f"in {summary.seconds:.1f} s with embedder {embedder}; running {len(queries)} queries",
             file=sys.stderr,
         )
         reports = [evaluate(kb, queries, mode=m, top_k=args.top_k) for m in modes]
@@ -387,6 +455,7 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
         out: Any = [r.as_json() for r in reports] if args.mode == "all" else reports[0].as_json()
         print(json.dumps(out, indent=2))
         return 0
+    print(f"embedder: {embedder}")
     print(f"{'mode':<8} {'n':>4} {'recall@1':>9} {'recall@5':>9} {'mrr@10':>7} {'median_ms':>10}")
     for r in reports:
         print(
@@ -396,15 +465,13 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _mcp_serve(args: argparse.Namespace) -> int:
+def _mcp_serve(args: argparse.Namespace, scenario: Any) -> int:
     from superbiz.mcp.config import load_config
     from superbiz_workbench import mcp_server
     from superbiz_workbench.local.runtime import LocalRuntime
-    from superbiz_workbench.world import load_scenario
 
     load_config(args.mcp_config)  # a bad configuration fails here, naming the key
     path = args.world or DEMO_WORLD
-    scenario = load_scenario(path)
     print(f"Seeding local AWS from {path}...", file=sys.stderr)
     with LocalRuntime(scenario, model=_build_model(args.model)) as runtime:
         runtime.settings.mcp_config = args.mcp_config
@@ -706,6 +773,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
+        scenario = check_arguments(args)
         if args.command == "cases":
             return _cases(args)
         if args.command == "demo" and args.review:
@@ -718,7 +786,7 @@ def main(argv: list[str] | None = None) -> int:
                 keep=lambda runtime, run_id, scenario: _keep(runtime, run_id, scenario, args),
             )
         if args.command == "demo":
-            return _run_world(DEMO_WORLD, None, args)
+            return _run_world(scenario, None, args)
         if args.command == "review":
             return _review(args)
         if args.command in ("serve", "alarm"):
@@ -727,7 +795,8 @@ def main(argv: list[str] | None = None) -> int:
             model = _build_model(args.model)
             if args.command == "serve":
                 return commands.serve(
-                    args.world,
+                    scenario,
+                    args.world or DEMO_WORLD,
                     args.host,
                     args.port,
                     model,
@@ -735,6 +804,7 @@ def main(argv: list[str] | None = None) -> int:
                     runs_dir=args.runs_dir,
                 )
             return commands.alarm(
+                scenario,
                 args.world,
                 args.alarm,
                 args.json,
@@ -742,7 +812,7 @@ def main(argv: list[str] | None = None) -> int:
                 keep=lambda runtime, run_id, scenario: _keep(runtime, run_id, scenario, args),
             )
         if args.command == "mcp":
-            return _mcp_serve(args)
+            return _mcp_serve(args, scenario)
         if args.command == "kb":
             return _kb_ingest(args) if args.kb_command == "ingest" else _kb_search(args)
         if args.command == "eval" and args.eval_command == "retrieval":
@@ -763,9 +833,7 @@ def main(argv: list[str] | None = None) -> int:
             return _scenario_from_run(args)
         if args.command == "eval":
             return _eval_diagnosis(args)
-        if not args.message.strip():
-            parser.error("MESSAGE must not be empty")
-        return _run_world(args.world, args.message, args)
+        return _run_world(scenario, args.message, args)
     except ScenarioError as exc:
         print(f"error: invalid scenario: {exc}", file=sys.stderr)
         return 2

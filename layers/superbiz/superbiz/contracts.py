@@ -143,13 +143,19 @@ class ToolEvent(Schema):
     call: ToolCall
 
 
+# the longest question a run takes (the API's and the CLI's checks, the execution input)
+MAX_QUERY_CHARS = 4000
+# a run or session id as callers may give one
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
+
+
 class StartRunInput(Contract):
     """Execution input: what a caller (CLI, API, alarm trigger) starts a run with."""
 
     run_id: str
     session_id: str
     mode: RunMode = RunMode.CHAT
-    query: str = Field(min_length=1, max_length=4000)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     alarm: dict[str, Any] | None = None
     now: str | None = None
     limits: Limits = Field(default_factory=Limits)

@@ -66,6 +66,11 @@ class Settings(Schema):
     logs_query_timeout_seconds: float = 20.0
     # the embedded local knowledge index (SUPERBIZ_KB_DIR); None: ./.superbiz/knowledge
     kb_dir: Path | None = None
+    # built knowledge indexes the local runtime reuses, one per world content and embedder
+    # (SUPERBIZ_KB_CACHE_DIR); None: ./.superbiz/knowledge-cache
+    kb_cache_dir: Path | None = None
+    # a linear adapter over MiniLM's vectors (`make adapter`; SUPERBIZ_KB_ADAPTER); None: none
+    kb_adapter: Path | None = None
     # knowledge base in AWS: an OpenSearch domain endpoint and an embeddings endpoint
     opensearch_endpoint: str | None = None
     opensearch_index: str = "superbiz-knowledge"

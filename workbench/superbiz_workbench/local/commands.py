@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from superbiz.errors import SuperBizError
-from superbiz_workbench.local.report import DEMO_WORLD, render_report, run_result
+from superbiz_workbench.local.report import render_report, run_result
 from superbiz_workbench.local.runtime import LocalRuntime, RunOutcome
 from superbiz_workbench.local.server import ApiServer
 from superbiz_workbench.page.archive import DEFAULT_RUNS_DIR
-from superbiz_workbench.world import load_scenario
 
 
 def serve(
-    world: Path | None,
+    scenario: Any,
+    path: Path,
     host: str,
     port: int,
     model: Any,
@@ -26,8 +26,6 @@ def serve(
     review: bool = False,
     runs_dir: Path = DEFAULT_RUNS_DIR,
 ) -> int:
-    path = world or DEMO_WORLD
-    scenario = load_scenario(path)
     print(f"Seeding local AWS from {path}...", file=sys.stderr)
     with LocalRuntime(scenario, model=model, review=review) as runtime:
         try:
@@ -97,9 +95,10 @@ def fire_alarm(runtime: Any, scenario: Any, name: str | None) -> dict[str, Any]:
     }
 
 
-def alarm(world: Path, name: str | None, as_json: bool, model: Any, keep: Any = None) -> int:
+def alarm(
+    scenario: Any, world: Path, name: str | None, as_json: bool, model: Any, keep: Any = None
+) -> int:
     """`keep(runtime, run_id, scenario)` keeps the finished run (the runs archive, --html)."""
-    scenario = load_scenario(world)
     if not as_json:
         print(f"Seeding local AWS from {world} and firing the alarm trigger...", file=sys.stderr)
     with LocalRuntime(scenario, model=model) as runtime:

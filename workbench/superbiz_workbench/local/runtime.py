@@ -130,6 +130,12 @@ class LambdaDispatcher:
         return _HttpResponse(), response
 
 
+def _xray_on_first_call(**_: Any) -> None:
+    from superbiz_workbench.local import moto_xray  # reason: see LocalRuntime._provision
+
+    moto_xray.install()  # once: later calls find it installed
+
+
 @dataclass
 class RunOutcome:
     run_id: str
@@ -150,6 +156,8 @@ class LocalRuntime:
         limits: Limits | None = None,
         region: str | None = None,
         review: bool = False,
+        knowledge_cache: Path | None = None,
+        notifications: bool = True,
     ) -> None:
         self.scenario = scenario
         self.region = region or getattr(scenario, "region", None) or "us-east-1"
@@ -158,6 +166,14 @@ class LocalRuntime:
         # a local run has nobody to decide unless a caller (test, demo, serve) asks for one
         self.review = review
         self._model = model
+        # where built world indexes are kept (None: SUPERBIZ_KB_CACHE_DIR, else
+        # .superbiz/knowledge-cache)
+        self.knowledge_cache = knowledge_cache
+        self.knowledge_reused = False
+        # the SNS topic and SQS queue of notifications: an alarm's AIOps report, a review
+        # request. A chat without review sends none, so it provisions neither
+        self.notifications_on = notifications or review
+        self._queue_url: str | None = None
         self._mock: Any = None
         self._override: Any = None
         self._saved_env: dict[str, str | None] = {}
@@ -174,6 +190,9 @@ class LocalRuntime:
     _active: LocalRuntime | None = None  # moto's backends are process-wide
 
     def start(self) -> None:
+        from superbiz_workbench.local.moto_imports import defer_batch
+
+        defer_batch()  # before moto's Step Functions interpreter imports its integrations
         import boto3
         from moto import mock_aws
 
@@ -217,16 +236,16 @@ class LocalRuntime:
 
     def _provision(self) -> None:
         from superbiz import deps as deps_module
-        from superbiz.aws import AwsClients
+        from superbiz.aws import AwsClients, new_session
         from superbiz.settings import Settings
         from superbiz.store import create_table
         from superbiz_workbench.local import (
             insights,
             moto_alarm_history,
+            moto_asl,
             moto_locks,
             moto_percentiles,
             moto_transactions,
-            moto_xray,
         )
 
         self.settings = Settings(
@@ -234,7 +253,11 @@ class LocalRuntime:
         )
         if not self.review:
             self.settings.review_on = []
-        self.clients = AwsClients(region=self.region)
+        # X-Ray's patch loads moto's X-Ray (and the X-Ray SDK it imports) at the first
+        # X-Ray call, which most runs never make
+        session = new_session()
+        session.events.register("before-call.xray", _xray_on_first_call)
+        self.clients = AwsClients(region=self.region, session=session)
         create_table(self.clients.dynamodb, self.settings.table_name)
         self.clients.s3.create_bucket(
             Bucket=self.settings.bucket_name,
@@ -248,8 +271,8 @@ class LocalRuntime:
         moto_transactions.install()  # before the lock, which then holds it too
         moto_locks.install()
         moto_percentiles.install()
-        moto_xray.install()
         moto_alarm_history.install()
+        moto_asl.install()
         if self.scenario is not None:
             from superbiz_workbench.world import seed_world
 
@@ -280,10 +303,15 @@ class LocalRuntime:
             type="STANDARD",
         )["stateMachineArn"]
         # the entrances (API, alarm trigger) start runs on this state machine, at the
-        # world's clock; AIOps reports go to a topic an SQS queue listens on
+        # world's clock
         self.settings.state_machine_arn = self.state_machine_arn
         if self.scenario is not None:
             self.settings.fixed_now = self.scenario.now_dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+        if self.notifications_on:
+            self._notification_queue()
+
+    def _notification_queue(self) -> None:
+        """AIOps reports and review requests go to a topic an SQS queue listens on."""
         sns = self.clients.client("sns")
         sqs = self.clients.client("sqs")
         topic_arn = sns.create_topic(Name="superbiz-local-reports")["TopicArn"]
@@ -295,21 +323,21 @@ class LocalRuntime:
         self.settings.notify_topic_arn = topic_arn
 
     def _world_knowledge(self) -> Any:
-        """The world's knowledge documents in a fresh embedded index (BM25 + MiniLM),
-        through the same ingestion path as `superbiz kb ingest`."""
+        """The world's knowledge documents in the run's own embedded index (BM25 + MiniLM),
+        through the same ingestion path as `superbiz kb ingest`; an index built before from
+        the same content and embedder is copied from the cache instead (knowledge_cache)."""
         import tempfile
 
-        from superbiz.knowledge.service import open_local_kb
+        from superbiz.knowledge.embedders import MiniLMEmbedder
+        from superbiz_workbench.local.knowledge_cache import default_cache_dir, world_knowledge
 
         self._kb_dir = tempfile.TemporaryDirectory(prefix="superbiz-kb-")
-        kb = open_local_kb(Path(self._kb_dir.name))
-        for entry in getattr(getattr(self.scenario, "world", None), "knowledge", []):
-            if entry.path is not None:
-                kb.ingest_path(entry.path)
-            elif entry.inline is not None:
-                kb.ingest_text(
-                    f"inline/{entry.inline.title}", entry.inline.title, entry.inline.text, "inline"
-                )
+        entries = getattr(getattr(self.scenario, "world", None), "knowledge", [])
+        cache = self.knowledge_cache or get_settings().kb_cache_dir or default_cache_dir()
+        embedder = MiniLMEmbedder(adapter=get_settings().kb_adapter)
+        kb, self.knowledge_reused = world_knowledge(
+            entries, Path(self._kb_dir.name), cache, embedder
+        )
         return kb
 
     def stop(self) -> None:
@@ -362,6 +390,8 @@ class LocalRuntime:
 
     def notifications(self) -> list[dict[str, Any]]:
         """AIOps reports published to the local SNS topic since the last call."""
+        if self._queue_url is None:
+            return []
         sqs = self.clients.client("sqs")
         out: list[dict[str, Any]] = []
         while True:

@@ -38,7 +38,7 @@ from superbiz.alarm_payloads import PAYLOAD_SHAPES, parse_alarm_payloads
 from superbiz.api.cases import router as cases_router
 from superbiz.api.identity import LOCAL_PRINCIPAL, caller_principal, session_readable
 from superbiz.api.resolver import JSON, Path, Query, RequestValidationError, Response, RestResolver
-from superbiz.contracts import RunMode, StartRunInput
+from superbiz.contracts import ID_PATTERN, MAX_QUERY_CHARS, RunMode, StartRunInput
 from superbiz.deps import EntryDeps, get_entry_deps
 from superbiz.errors import RunNotFound, StoreThrottled, SuperBizError, ToolUnavailable
 from superbiz.observability import logger
@@ -47,7 +47,6 @@ from superbiz.records import AgentStep, RunRecord, RunTrace, SessionRecord, Tool
 from superbiz.schema import Schema
 
 API_VERSION = "1.1.0"
-ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
 _ID = re.compile(ID_PATTERN)
 # JSON bodies nested deeper than this are refused before anything parses them
 MAX_JSON_DEPTH = 32
@@ -92,7 +91,9 @@ class Model(Schema):
 
 
 class ChatRequest(Model):
-    message: str = Field(min_length=1, max_length=4000, description="the question to diagnose")
+    message: str = Field(
+        min_length=1, max_length=MAX_QUERY_CHARS, description="the question to diagnose"
+    )
     session_id: str | None = Field(
         None, pattern=ID_PATTERN, description="continue this session (follow-up questions)"
     )

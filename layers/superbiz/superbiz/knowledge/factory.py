@@ -21,7 +21,7 @@ def knowledge_base_for(settings: Settings, clients: AwsClients) -> KnowledgeBase
             f"no knowledge base is configured (no index at {index_dir}): set "
             "SUPERBIZ_OPENSEARCH_ENDPOINT, or run `superbiz kb ingest PATH` for the local index"
         )
-    kb = _local(str(index_dir))
+    kb = _local(str(index_dir), str(settings.kb_adapter) if settings.kb_adapter else None)
     if kb.count() == 0:
         raise ToolUnavailable(
             "no knowledge base is configured: set SUPERBIZ_OPENSEARCH_ENDPOINT, or run "
@@ -89,5 +89,7 @@ def embeddings_api_key(settings: Settings) -> str | None:
 
 
 @lru_cache(maxsize=4)
-def _local(index_dir: str | None) -> KnowledgeBase:
-    return open_local_kb(Path(index_dir) if index_dir else None)
+def _local(index_dir: str | None, adapter: str | None = None) -> KnowledgeBase:
+    return open_local_kb(
+        Path(index_dir) if index_dir else None, adapter=Path(adapter) if adapter else None
+    )

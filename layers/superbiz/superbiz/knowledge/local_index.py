@@ -2,7 +2,8 @@
 
 Layout of the index folder:
 
-    manifest.json   {"format": 1, "embedder": name, "dimension": d, "chunks": n, "updated_at": ...}
+    manifest.json   {"format": 1, "embedder": name, "embedder_version": v, "dimension": d,
+                     "chunks": n, "updated_at": ...}
     chunks.jsonl    one `Chunk` per line
     vectors.npy     float32 matrix (n x d), row i = line i of chunks.jsonl, L2-normalised
 
@@ -10,6 +11,11 @@ Every write rewrites the three files (temporary file + rename, manifest last)
 and drops the in-memory BM25 indexes, which are rebuilt from the chunks on the
 next lexical query: milliseconds for thousands of chunks, so they are not stored.
 One writer at a time; fine for a developer machine and tests.
+
+The manifest names the embedder that wrote the vectors and its version (the
+weights and the code that runs them: `superbiz.knowledge.embedders.minilm_version`).
+Another embedder is refused; another version of the same one marks the index
+outdated: vector search refuses it, and the next ingestion embeds everything again.
 
 Lexical scoring is field-aware: a chunk's BM25 score over its whole text
 (title, breadcrumb, content), plus FIELD_WEIGHT times its score over its
@@ -105,6 +111,8 @@ class LocalIndex:
         self._vectors = np.zeros((0, 0), dtype=np.float32)
         self._embedder: str | None = None
         self._dimension: int | None = None
+        self._version = ""  # the embedder version that wrote the vectors held
+        self._outdated: str | None = None  # the bound version, when another wrote them
         self._bm25: Any = None
         self._fields_bm25: Any = None
         self._summary_bm25: Any = None  # one entry per document (numbered as in _layout)
@@ -113,22 +121,36 @@ class LocalIndex:
 
     # -- embedder binding ---------------------------------------------------
 
-    def bind_embedder(self, name: str, dimension: int) -> None:
-        """Refuse an embedder other than the one that wrote this index's vectors."""
+    def bind_embedder(self, name: str, dimension: int, version: str = "") -> bool:
+        """Refuse an embedder other than the one that wrote this index's vectors; False
+        when another version of it wrote them (the index is then outdated)."""
         with self._lock:
             self._load()
-            if (
-                self._embedder is not None
-                and self._chunks
-                and (self._embedder != name or self._dimension != dimension)
-            ):
-                raise EmbedderMismatch(
-                    f"the knowledge index at {self.directory} was built with embedder "
-                    f"{self._embedder!r} (dimension {self._dimension}), not {name!r} "
-                    f"(dimension {dimension}); use the same embedder, or ingest into a "
-                    "fresh --index-dir (or delete this folder and re-ingest)"
-                )
-            self._embedder, self._dimension = name, dimension
+            if self._embedder is not None and self._chunks:
+                if self._embedder != name or self._dimension != dimension:
+                    raise EmbedderMismatch(
+                        f"the knowledge index at {self.directory} was built with embedder "
+                        f"{self._embedder!r} (dimension {self._dimension}), not {name!r} "
+                        f"(dimension {dimension}); use the same embedder, or ingest into a "
+                        "fresh --index-dir (or delete this folder and re-ingest)"
+                    )
+                if self._version != version:
+                    self._outdated = version
+                    return False
+            self._embedder, self._dimension, self._version = name, dimension, version
+            self._outdated = None
+            return True
+
+    def clear(self) -> int:
+        with self._lock:
+            self._load()
+            removed = len(self._chunks)
+            self._chunks, self._positions = [], {}
+            self._vectors = np.zeros((0, self._dimension or 0), dtype=np.float32)
+            if self._outdated is not None:
+                self._version, self._outdated = self._outdated, None
+            self._persist()
+            return removed
 
     # -- KnowledgeIndex -----------------------------------------------------
 
@@ -219,6 +241,13 @@ class LocalIndex:
                 raise EmbedderMismatch(
                     f"query vector of dimension {query.size} does not match the index dimension "
                     f"{self._vectors.shape[1]} (embedder {self._embedder!r})"
+                )
+            if self._outdated is not None:
+                raise EmbedderMismatch(
+                    f"the knowledge index at {self.directory} was embedded by "
+                    f"{self._embedder} version {self._version or 'unrecorded'}, not "
+                    f"{self._outdated}: run superbiz kb ingest PATH again (it embeds every "
+                    "document again)"
                 )
             norm = float(np.linalg.norm(query))
             similarity = self._vectors @ (query / norm if norm else query)
@@ -320,6 +349,7 @@ class LocalIndex:
             self._vectors = vectors.astype(np.float32, copy=False)
             self._embedder = str(manifest["embedder"])
             self._dimension = dimension
+            self._version = str(manifest.get("embedder_version", ""))
         self._loaded = True
 
     def _persist(self) -> None:
@@ -335,6 +365,7 @@ class LocalIndex:
         manifest = {
             "format": FORMAT_VERSION,
             "embedder": self._embedder,
+            "embedder_version": self._version,
             "dimension": self._dimension,
             "chunks": len(self._chunks),
             "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),

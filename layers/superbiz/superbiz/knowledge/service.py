@@ -20,6 +20,7 @@ from superbiz.knowledge.base import (
     EmbedderBinding,
     KnowledgeIndex,
     KnowledgeIndexEmpty,
+    embedder_version,
 )
 from superbiz.knowledge.chunking import (
     DOCUMENT_SUFFIXES,
@@ -70,6 +71,7 @@ TWIN_DOCUMENTS = 4
 TWIN_MARGIN = 0.3
 
 Progress = Callable[[int, int], None]  # (chunks embedded so far, chunks to embed)
+Document = tuple[str, list[Chunk]]  # (doc_id, its chunks in order)
 
 
 def default_index_dir() -> Path:
@@ -117,6 +119,33 @@ def document_files(path: Path) -> tuple[Path, list[Path]]:
     raise FileNotFoundError(f"{path} does not exist")
 
 
+def read_documents(path: Path, *, ingested_by: str = "local") -> list[Document]:
+    """The chunks of a .md/.txt file or of a folder of them, per document (`document_files`)."""
+    root, files = document_files(path)
+    root_name = root.resolve().name
+    documents = []
+    for file in files:
+        source = file.relative_to(root).as_posix()
+        text = file.read_text(encoding="utf-8", errors="replace")
+        chunks = chunk_document(source, text, domain=domain_for(source, root_name))
+        documents.append((doc_id_for(source), _stamped(chunks, ingested_by)))
+    return documents
+
+
+def inline_document(
+    source: str,
+    title: str,
+    text: str,
+    domain: str = "",
+    *,
+    ingested_by: str = "local",
+    ingested_at: str | None = None,
+) -> Document:
+    """The chunks of one inline document (e.g. a scenario's runbook)."""
+    chunks = chunk_document(source, text, title=title, domain=domain)
+    return doc_id_for(source), _stamped(chunks, ingested_by, ingested_at)
+
+
 def _stamped(chunks: list[Chunk], by: str, at: str | None = None) -> list[Chunk]:
     """Each chunk with its provenance: who or what ingested it, and when."""
     when = at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -129,8 +158,12 @@ class KnowledgeBase:
     def __init__(self, index: KnowledgeIndex, embedder: Embedder) -> None:
         self.index = index
         self.embedder = embedder
+        # another version of the embedder wrote the index's vectors: the next ingestion
+        # embeds everything again
+        self.outdated = False
         if isinstance(index, EmbedderBinding):
-            index.bind_embedder(embedder.name, embedder.dimension)
+            version = embedder_version(embedder)
+            self.outdated = not index.bind_embedder(embedder.name, embedder.dimension, version)
 
     # -- ingestion ------------------------------------------------------------
 
@@ -141,17 +174,10 @@ class KnowledgeBase:
         ingested root, so re-ingesting the same root replaces changed documents and
         leaves unchanged ones alone (no re-embedding)."""
         started = time.perf_counter()
-        root, files = document_files(Path(path))
-        root_name = root.resolve().name
-        documents = []
-        for file in files:
-            source = file.relative_to(root).as_posix()
-            text = file.read_text(encoding="utf-8", errors="replace")
-            chunks = chunk_document(source, text, domain=domain_for(source, root_name))
-            documents.append((doc_id_for(source), _stamped(chunks, ingested_by)))
-        removed, unchanged, total = self._write(documents, progress)
+        documents = read_documents(Path(path), ingested_by=ingested_by)
+        removed, unchanged, total = self.write_documents(documents, progress)
         return IngestSummary(
-            documents=len(files),
+            documents=len(documents),
             chunks=total,
             removed=removed,
             unchanged=unchanged,
@@ -169,19 +195,25 @@ class KnowledgeBase:
         ingested_at: str | None = None,
     ) -> int:
         """Ingest one inline document (e.g. a scenario's runbook); returns its chunk count."""
-        chunks = chunk_document(source, text, title=title, domain=domain)
-        self._write([(doc_id_for(source), _stamped(chunks, ingested_by, ingested_at))], None)
-        return len(chunks)
+        document = inline_document(
+            source, title, text, domain, ingested_by=ingested_by, ingested_at=ingested_at
+        )
+        self.write_documents([document], None)
+        return len(document[1])
 
     def delete(self, source: str) -> int:
         """Remove a document's chunks; returns how many were removed."""
         return self.index.delete_document(doc_id_for(source))
 
-    def _write(
-        self, documents: list[tuple[str, list[Chunk]]], progress: Progress | None
+    def write_documents(
+        self, documents: list[Document], progress: Progress | None = None
     ) -> tuple[int, int, int]:
-        """Replace each changed document's chunks; returns (removed, unchanged, chunks)."""
+        """Replace each changed document's chunks (`read_documents`, `inline_document`);
+        returns (removed, unchanged, chunks)."""
         removed = unchanged = total = 0
+        if self.outdated and isinstance(self.index, EmbedderBinding):
+            removed += self.index.clear()
+            self.outdated = False
         queue: list[Chunk] = []
         for doc_id, chunks in documents:
             total += len(chunks)
@@ -413,10 +445,14 @@ def best_per_document(hits: list[SearchHit]) -> list[SearchHit]:
     return kept
 
 
-def open_local_kb(index_dir: Path | None = None, embedder: Embedder | None = None) -> KnowledgeBase:
-    """The embedded local knowledge base (default folder: `.superbiz/knowledge`)."""
+def open_local_kb(
+    index_dir: Path | None = None, embedder: Embedder | None = None, *, adapter: Path | None = None
+) -> KnowledgeBase:
+    """The embedded local knowledge base (default folder: `.superbiz/knowledge`); MiniLM,
+    through `adapter` when one is given (SUPERBIZ_KB_ADAPTER), unless `embedder` is."""
     # reason: the local embedding model and index (numpy, the model files) load only here
     from superbiz.knowledge.embedders import MiniLMEmbedder
     from superbiz.knowledge.local_index import LocalIndex
 
-    return KnowledgeBase(LocalIndex(index_dir or default_index_dir()), embedder or MiniLMEmbedder())
+    chosen = embedder or MiniLMEmbedder(adapter=adapter)
+    return KnowledgeBase(LocalIndex(index_dir or default_index_dir()), chosen)

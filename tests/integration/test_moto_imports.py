@@ -1,0 +1,78 @@
+"""What the local runtime changes in how moto loads: the Step Functions definition is
+parsed once per process, each execution still gets its own program, and moto's Batch
+package is loaded only when used."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+PARSE_ONCE = """
+import json
+from superbiz_workbench.local import moto_asl
+from moto.stepfunctions.parser.asl.parse import asl_parser
+
+calls = []
+original = asl_parser.AmazonStateLanguageParser.parse
+def counted(definition):
+    calls.append(definition)
+    return original(definition)
+asl_parser.AmazonStateLanguageParser.parse = staticmethod(counted)
+moto_asl.install()
+definition = json.dumps({"StartAt": "A", "States": {"A": {"Type": "Pass", "End": True}}})
+first, tree = asl_parser.AmazonStateLanguageParser.parse(definition)
+second, again = asl_parser.AmazonStateLanguageParser.parse(definition)
+try:
+    asl_parser.AmazonStateLanguageParser.parse("{not asl")
+    refused = False
+except Exception:
+    refused = True
+print(json.dumps({"parsed": len(calls), "same_tree": tree is again,
+                  "own_program": first is not second, "refused": refused}))
+"""
+
+BATCH_ON_USE = """
+import json, sys
+from superbiz_workbench.local.moto_imports import defer_batch
+defer_batch()
+import moto.stepfunctions.parser.models  # imports the Batch integration
+before = "moto.ec2" in sys.modules
+from moto.backends import get_backend
+backend = get_backend("batch")["123456789012"]["us-east-1"]
+print(json.dumps({"ec2_before": before, "backend": type(backend).__name__}))
+"""
+
+
+def _probe(code: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_definition_is_parsed_once_and_each_caller_gets_its_own_program():
+    # When one definition is parsed twice in a process, and a broken one once
+    got = _probe(PARSE_ONCE)
+    # Then the syntax is parsed once, the second caller builds its own program from the
+    # same tree, and a broken definition is still refused (and the parser ran for it)
+    assert got == {"parsed": 2, "same_tree": True, "own_program": True, "refused": True}
+
+
+def test_moto_batch_loads_only_when_something_uses_it():
+    # When the Step Functions interpreter is imported with Batch deferred, then Batch used
+    got = _probe(BATCH_ON_USE)
+    # Then EC2's models were not loaded by the import, and Batch's backend still works
+    assert got == {"ec2_before": False, "backend": "BatchBackend"}
