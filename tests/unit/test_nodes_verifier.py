@@ -53,3 +53,44 @@ def test_allowing_a_claim_the_gatekeeper_rejected_is_an_error(start_run):
     # When the Verifier runs, Then its output is invalid and names the claim
     with pytest.raises(ModelOutputInvalid, match="c2"):
         judged(start_run, reply, fabricated=1)
+
+
+def _verdict_on(cause_action: str) -> VerifierOutput:
+    """A PASS whose root cause names the change of `cause_action` in the ceiling world
+    (tests/unit/test_engine.py): latency after a scaling ceiling was lowered."""
+    from types import SimpleNamespace
+
+    from evidence_support import as_invocation
+    from test_engine import QUESTION, _ceiling_lowered
+
+    from superbiz.evidence.table import table
+    from superbiz.graph.nodes.verifier import _competition
+
+    invocations = [as_invocation(v, seq=i + 1) for i, v in enumerate(_ceiling_lowered())]
+    facts = table(invocations)
+    cause = next(f for f in facts if f.get("action") == cause_action)
+    verified = {
+        "claims": [
+            {"claim": {"claim_id": "c1", "kind": "observation"}, "facts": [cause]},
+            {"claim": {"claim_id": "r1", "kind": "root_cause", "cause": "c1"}, "facts": []},
+        ]
+    }
+    trace = SimpleNamespace(
+        invocations=invocations, run=SimpleNamespace(query=QUESTION, alarm=None)
+    )
+    output = VerifierOutput(verdict="PASS", score=90, allowed_claims=["c1", "r1"])
+    return _competition(output, trace, verified)  # type: ignore[arg-type]
+
+
+def test_a_root_cause_the_records_do_not_establish_is_never_verified_pass():
+    # Given a model's PASS on a root cause that is the scaling action AWS took by itself
+    checked = _verdict_on("UpdateService")
+    # Then the verdict is capped at LOW_CONFID, saying why the cause falls short
+    assert checked.verdict.value == "LOW_CONFID" and checked.score <= 60
+    [gap] = checked.missing_info
+    assert (gap.need, gap.about, gap.why) == ("cause", "c1", "automatic")
+
+
+def test_the_cause_the_records_establish_keeps_its_pass():
+    checked = _verdict_on("RegisterScalableTarget")
+    assert checked.verdict.value == "PASS" and checked.missing_info == []

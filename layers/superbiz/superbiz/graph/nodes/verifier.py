@@ -9,7 +9,8 @@ from superbiz.errors import ModelOutputInvalid
 from superbiz.graph.common import enter, latest_output
 from superbiz.graph.turns import model_turn, parse_output
 from superbiz.node_outputs import VerifierOutput
-from superbiz.records import RunChange, SelfEvaluation, VerifierSummary
+from superbiz.records import RunChange, RunTrace, SelfEvaluation, VerifierSummary
+from superbiz.verdicts import VerifierVerdict
 
 
 def verifier(event: NodeEvent, deps: Deps) -> GraphState:
@@ -27,6 +28,7 @@ def verifier(event: NodeEvent, deps: Deps) -> GraphState:
         output_type="verifier_output",
     )
     output = parse_output(turn, VerifierOutput, deps, state.run_id)
+    output = _competition(output, trace, verified)
     known = {c["claim"]["claim_id"] for c in verified["claims"]}
     unknown = [c for c in output.allowed_claims if c not in known]
     if unknown:
@@ -44,3 +46,41 @@ def verifier(event: NodeEvent, deps: Deps) -> GraphState:
     deps.store.update_run(state.run_id, change)
     state.decision = output.verdict.value
     return state
+
+
+def _competition(output: VerifierOutput, trace: RunTrace, verified: dict) -> VerifierOutput:
+    """A wrong cause is never verified PASS: a root cause the diagnosis engine does not
+    establish over the same records (another candidate explains more or fits better, or
+    an equal rival stands beside it) caps the verdict at LOW_CONFID, saying why."""
+    if output.verdict is not VerifierVerdict.PASS:
+        return output
+    # reason: the engine and its tables load when a PASS is to be checked, not at import
+    from superbiz.claims import Gap
+    from superbiz.engine import diagnose
+    from superbiz.evidence.table import table
+    from superbiz.gate import Trigger
+
+    claims = {c["claim"]["claim_id"]: c for c in verified.get("claims", [])}
+    causes = [
+        c["claim"]["cause"]
+        for c in claims.values()
+        if c["claim"]["kind"] == "root_cause" and c["claim"]["claim_id"] in output.allowed_claims
+    ]
+    if not causes:
+        return output
+    diagnosis = diagnose(table(trace.invocations), Trigger.of(trace.run.query, trace.run.alarm))
+    for cause in causes:
+        refs = {(f["invocation"], f["id"]) for f in claims.get(cause, {}).get("facts", [])}
+        if diagnosis.cause is not None and diagnosis.cause.ref in refs:
+            continue
+        ranked = next((c for c in diagnosis.ranked if c.ref in refs), None)
+        why = ranked.shortfall if ranked is not None and ranked.shortfall else "outranked"
+        gap = Gap(need="cause", about=cause, why=why)
+        return output.model_copy(
+            update={
+                "verdict": VerifierVerdict.LOW_CONFID,
+                "score": min(output.score, 60),
+                "missing_info": [*output.missing_info, gap],
+            }
+        )
+    return output
