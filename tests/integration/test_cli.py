@@ -157,7 +157,7 @@ ARGUMENT_MISTAKES = [
     (["alarm", "--world", str(DEMO), "--alarm", "nope"], "'nope': the world"),
     (["chat", "why?", "--world", str(DEMO), "--session-id", "a b"], "is not a session id"),
     (["chat", "why?", "--world", str(DEMO), "--html", "nowhere/run.html"], "nowhere does not"),
-    (["serve", "--port", "70000"], "--port 70000 is not a port"),
+    (["serve", "--port", "70000"], "--port: 70000 is not a port"),
 ]
 
 

@@ -41,12 +41,12 @@ def inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 # (argv, what the message must name); one row per subcommand
 BAD = [
     (["demo", "--model", "nosuch:x"], "unknown model provider 'nosuch:x'"),
-    (["chat", "why?", "--world", "missing.yaml"], "missing.yaml: scenario file not found"),
+    (["chat", "why?", "--world", "missing.yaml"], "--world missing.yaml does not exist"),
     (["chat", "why?", "--world", "bad.yaml"], "bad.yaml: invalid YAML"),
     (["serve", "--port", "99999"], "argument --port: 99999 is not a port (0-65535)"),
     (["review", "r1", "--approve", "--api", "notaurl"], "--api 'notaurl' is not an http(s) URL"),
     (["review", "r1", "--approve", "--api", "http://127.0.0.1:1"], "cannot reach the API"),
-    (["alarm", "--world", "missing.yaml"], "missing.yaml: scenario file not found"),
+    (["alarm", "--world", "missing.yaml"], "--world missing.yaml does not exist"),
     (["mcp", "serve", "--port", "x"], "argument --port: 'x' is not a port number"),
     (["mcp", "serve", "--mcp-config", "{bad"], "MCP configuration is neither JSON nor YAML"),
     (["eval", "diagnosis", "--scenarios", "missing"], "missing is not a folder of scenario files"),

@@ -273,7 +273,7 @@ def test_the_cli_answers_an_undecodable_query_without_a_traceback(
     monkeypatch.setattr(
         service,
         "open_local_kb",
-        lambda directory=None, embedder=None: KnowledgeBase(
+        lambda directory=None, embedder=None, **_: KnowledgeBase(
             LocalIndex(directory or index_dir), TokenizerLike()
         ),
     )
