@@ -737,7 +737,10 @@ def _view(runtime: Any, run_id: str) -> RunView:
 
 def control_passed(view: RunView) -> bool:
     """The honest control passed and is in the answer: its observation, its action and its gap."""
-    gap = next((g for g in view.gaps if g["gap"] == CONTROL_GAP), None)
+    gap = next(
+        (g for g in view.gaps if all(g["gap"].get(k) == v for k, v in CONTROL_GAP.items())),
+        None,
+    )
     return (
         view.shown(CONTROL_ID)
         and view.shown(CONTROL_ACTION_ID)
@@ -775,7 +778,7 @@ def judge(
             rejected &= not outcome["passed"]
             rules += outcome["rule_ids"]
         for gap in (built or {}).get("gaps", []):
-            outcomes = [g for g in view.gaps if g["gap"] == gap]
+            outcomes = [g for g in view.gaps if all(g["gap"].get(k) == v for k, v in gap.items())]
             rejected &= bool(outcomes) and not any(g["passed"] for g in outcomes)
             rules += [r for g in outcomes for r in g["rule_ids"]]
     if attack.compose is not None and not attack.once:
