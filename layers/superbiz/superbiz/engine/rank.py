@@ -54,7 +54,9 @@ PROPAGATION = timedelta(minutes=15)
 WINDOW_EDGE = timedelta(minutes=2)
 
 # most candidates a model is shown
-MAX_RANKED = 12
+MAX_RANKED = 8
+# most symptoms a candidate shown to a model lists as explained
+MAX_EXPLAINED = 6
 CandidateKind = Literal["change", "log_signature", "metric_series", "trace_edge"]
 
 
@@ -79,6 +81,8 @@ class Candidate(Schema):
     lead: float = 0.0
     # it began after the symptoms of what started the run that its path reaches
     late: bool = False
+    # a change of the failing service itself: the first suspect, not evidence of its own
+    own: bool = False
     shortfall: Shortfall | None = None
     # a change the records join to nothing that the catalogue says can produce lines the
     # run saw after it: those lines and what started the run (a hypothesis at most)
@@ -101,7 +105,15 @@ class Diagnosis(Schema):
 
     def bounded(self, n: int = MAX_RANKED) -> Diagnosis:
         """The diagnosis with its best `n` candidates: what a model is shown."""
-        return self.model_copy(update={"ranked": self.ranked[:n]})
+        shown = [
+            c.model_copy(
+                update={"explains": c.explains[:MAX_EXPLAINED], "mechanism": c.mechanism[:4]}
+            )
+            for c in self.ranked[:n]
+        ]
+        return self.model_copy(
+            update={"ranked": shown, "symptoms": self.symptoms[: 2 * MAX_EXPLAINED]}
+        )
 
     def implicated(self, facts: Iterable[dict[str, Any]], n: int = 12) -> list[str]:
         """The names of what started the run (its symptoms' subjects, their metrics'
@@ -351,13 +363,19 @@ def _claim(candidates: list[Candidate]) -> dict[tuple[str, str], list[tuple[str,
     well, made at the same moment, share it (twins). The changes that lose symptoms, with
     the symptoms they keep."""
     standing = [c for c in candidates if c.kind == "change" and c.shortfall is None]
+
+    def evidence(c: Candidate) -> tuple[int, str]:
+        # what the records say for it (being the service's own change is a suspicion, not
+        # evidence), then how close before the symptom it came
+        return (c.fit - c.own, c.at)
+
     best: dict[tuple[str, str], tuple[int, str]] = {}
     for c in standing:
         for ref in c.explains:
-            best[ref] = max(best.get(ref, (c.fit, c.at)), (c.fit, c.at))
+            best[ref] = max(best.get(ref, evidence(c)), evidence(c))
     shrunk: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for c in standing:
-        kept = [ref for ref in c.explains if (c.fit, c.at) == best[ref]]
+        kept = [ref for ref in c.explains if evidence(c) == best[ref]]
         if kept != c.explains:
             shrunk[c.ref] = kept
     return shrunk
@@ -464,6 +482,7 @@ def _judge_change(
     kind = kind_of(change)
     c.change_kind = kind.name
     own = any((h := _hops(topology, change, f)) is not None and h <= 1 for _, f in triggered)
+    c.own = own
     c.carried = _carried(change, effects)
     c.family = _catalogue_fits(change, effects, own)
     classes = {symptom_class(f) for f in effects} - {None, "alarm"}

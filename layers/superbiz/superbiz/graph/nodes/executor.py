@@ -59,6 +59,10 @@ def _record_failed_calls(state: GraphState, deps: Deps) -> None:
         ref.invocation_id = inv.invocation_id
 
 
+# fact fields the engine reads and a model pointing at facts does not need
+ENGINE_ONLY = frozenset({"window_start", "status"})
+
+
 def executor(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Executor", deps)
     _record_failed_calls(state, deps)
@@ -99,12 +103,12 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         # deterministic analyzers over the full stored outputs: evidence for any model
         "findings": [f.model_dump(mode="json") for f in found],
         # every fact the tools recorded: what a claim points at (invocation + fact id)
-        "facts": facts,
+        "facts": [{k: v for k, v in f.items() if k not in ENGINE_ONLY} for f in facts],
         # the engine's ranking of every candidate cause over those facts: evidence for
         # any model (docs/architecture.md, "Diagnosis engine")
         "diagnosis": engine.diagnose(facts, Trigger.of(trace.run.query, trace.run.alarm))
         .bounded()
-        .model_dump(mode="json"),
+        .model_dump(mode="json", exclude_defaults=True, exclude={"symptoms"}),
         # progressive disclosure: general rules in full; the skills that apply by name
         # (domain by fault category, expert by detected signature), read with read_skill
         "general_rules": [skills.read(m.name).body for m in applicable if m.tier == "general"],
