@@ -106,6 +106,7 @@ class Diagnosis(Construct):
         function, role = self._factory.build(
             self,
             module=spec.module,
+            handler=spec.handler,
             description=f"{spec.kind.value} {spec.state}",
             timeout_seconds=spec.timeout_seconds,
             memory_mb=spec.memory_mb,
@@ -158,6 +159,7 @@ class Diagnosis(Construct):
             Env.STATE_MACHINE_ARN: self._state_machine_arn(),
             Env.LOG_GROUP_PREFIXES: json.dumps(list(config.log_group_prefixes)),
             Env.MCP_CONFIG: config.mcp_config,
+            Env.TOOL: spec.name if isinstance(spec, ToolSpec) else None,
             **{Env(name): value for name, value in knowledge.items()},
         }
         env: dict[str, str] = {}

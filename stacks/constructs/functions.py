@@ -171,6 +171,7 @@ class FunctionFactory(Construct):
         timeout_seconds: int,
         memory_mb: int,
         environment: Mapping[str, str] | None = None,
+        handler: str | None = None,
     ) -> tuple[lambda_.Function, iam.Role]:
         name = construct_id(module)
         physical_name = function_name(module)
@@ -195,7 +196,7 @@ class FunctionFactory(Construct):
             description=f"SuperBizAgent: {description}",
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
-            handler=f"{module}.lambda_handler",
+            handler=handler or f"{module}.lambda_handler",
             code=self._code,
             layers=[self.dependencies_layer, self.library_layer],
             role=role,

@@ -159,9 +159,9 @@ class Synthesised:
         return self.assembly_dir / f"asset.{s3_key}"
 
     def function_by_module(self, module: str) -> tuple[str, dict[str, Any]]:
-        handler = f"{module}.lambda_handler"
+        name = function_name(module)
         [(logical_id, fn)] = [
-            (k, v) for k, v in self.own_functions().items() if v["Properties"]["Handler"] == handler
+            (k, v) for k, v in self.own_functions().items() if v["Properties"]["FunctionName"] == name
         ]
         return logical_id, fn
 
@@ -378,14 +378,17 @@ def test_one_function_per_node_tool_and_entrance_each_with_its_own_role(
         f"{module}.lambda_handler" for module in ENTRY_FUNCTIONS.values()
     ]
     assert handlers == sorted(expected)
-    # one function per graph node, tool and entrance: no handler deployed twice
-    assert len(handlers) == len(set(handlers))
+    # one function per graph node, tool and entrance, each with its own role
+    names = sorted(f["Properties"]["FunctionName"] for f in functions.values())
+    modules = [s.module for s in spec_table.functions()] + list(ENTRY_FUNCTIONS.values())
+    assert names == sorted(function_name(m) for m in modules)
     roles = {json.dumps(f["Properties"]["Role"]) for f in functions.values()}
     assert len(roles) == len(functions)
-    # And each function is named as the library's catalog names it
-    for fn in functions.values():
-        module = fn["Properties"]["Handler"].removesuffix(".lambda_handler")
-        assert fn["Properties"]["FunctionName"] == function_name(module)
+    # And every built-in tool's function is told which tool it runs
+    by_name = {f["Properties"]["FunctionName"]: f for f in functions.values()}
+    for tool in spec_table.builtin_tools().values():
+        env = by_name[function_name(tool.module)]["Properties"]["Environment"]["Variables"]
+        assert env[spec_table.Env.TOOL] == tool.name
 
 
 def test_every_entry_function_of_the_catalog_is_deployed() -> None:

@@ -26,7 +26,7 @@ def test_a_ratio_cancels_the_speed_each_process_ran_at() -> None:
 def test_the_probe_reports_the_import_and_its_calibration_unit() -> None:
     # When the probe imports a module in a fresh interpreter
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE.format(module="json", heavy=("json",), plumbing=())],
+        [sys.executable, "-c", _PROBE.format(load="import json", heavy=("json",), plumbing=())],
         capture_output=True,
         text=True,
         timeout=60,

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from superbiz import patterns, snapstart
-from superbiz.catalog import GRAPH_FUNCTIONS, TOOL_FUNCTIONS
+from superbiz.catalog import ALL_FUNCTIONS, ENTRY_FUNCTIONS, GRAPH_FUNCTIONS, TOOL_FUNCTIONS
 from superbiz.errors import ModelRefused, UnknownTool
 from superbiz.models.base import ModelRequest
 from superbiz.models.factory import ConfiguredModel
@@ -27,6 +27,8 @@ from superbiz.settings import Settings
 from superbiz.tools.registry import TOOL_CLASSES, get_tool
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# every function, as its name (a built-in tool's function runs functions/tool.py)
+FUNCTIONS = sorted({*ALL_FUNCTIONS.values(), *ENTRY_FUNCTIONS.values()})
 # modules of the tools package that every tool handler uses
 TOOL_PLUMBING = {"base", "common", "registry", "runner"}
 # another tool's module a tool imports for a helper, not for the tool: read_skill takes
@@ -38,7 +40,8 @@ PROBE = """
 import gc, json, sys
 def _schemas(cls):
     return [m for sub in cls.__subclasses__() for m in (sub, *_schemas(sub))]
-import functions.{module}
+from superbiz_workbench.local.functions import function_module
+function_module("{module}")
 print(json.dumps({{
     "tools": sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("superbiz.tools.")),
     "yaml": "yaml" in sys.modules,
@@ -129,7 +132,7 @@ READS_PAYLOADS = {"api", "alarm_trigger"}
 
 @pytest.mark.parametrize(
     "handler",
-    sorted(p.stem for p in (REPO_ROOT / "functions").glob("*.py") if p.stem != "__init__"),
+    FUNCTIONS,
 )
 def test_only_the_entrances_that_read_alarm_payloads_build_their_shapes(handler: str) -> None:
     # When a handler is imported in a fresh interpreter
@@ -141,7 +144,8 @@ def test_only_the_entrances_that_read_alarm_payloads_build_their_shapes(handler:
 
 WIRING_PROBE = """
 import json, sys
-import functions.{module}
+from superbiz_workbench.local.functions import function_module
+function_module("{module}")
 from superbiz.deps import get_deps
 deps = get_deps()
 print(json.dumps({{
@@ -279,8 +283,9 @@ SEARCHES_AN_INDEX = {"tool_lookup_knowledge", "tool_recommend_case"}
 
 INDEX_PROBE = """
 import importlib, json, sys
+from superbiz_workbench.local.functions import function_module
 for module in {modules!r}:
-    importlib.import_module("functions." + module)
+    function_module(module)
 print(json.dumps(sorted({{m.split(".")[0] for m in sys.modules}} & set({libraries!r}))))
 """
 
@@ -328,8 +333,9 @@ def test_every_handler_imports_inside_the_init_phase() -> None:
 
 TRACING_PROBE = """
 import importlib, json, sys
+from superbiz_workbench.local.functions import function_module
 for module in {modules!r}:
-    importlib.import_module("functions." + module)
+    function_module(module)
 from botocore.client import BaseClient
 print(json.dumps({{
     "sdk": sorted(m for m in sys.modules if m.split(".")[0] in ("aws_xray_sdk", "wrapt")),
@@ -341,7 +347,7 @@ print(json.dumps({{
 def test_no_handler_loads_the_xray_sdk_and_every_aws_call_is_still_traced() -> None:
     # Given every Lambda handler module, imported as Lambda imports it (LAMBDA_TASK_ROOT
     # set: tracing on)
-    modules = sorted(p.stem for p in (REPO_ROOT / "functions").glob("*.py") if p.stem != "__init__")
+    modules = FUNCTIONS
     # When they are all imported in one fresh interpreter
     done = subprocess.run(
         [sys.executable, "-c", TRACING_PROBE.format(modules=modules)],

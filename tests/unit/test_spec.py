@@ -39,8 +39,8 @@ def test_the_asl_file_is_what_the_spec_table_says():
 
 @pytest.mark.parametrize("entry", spec.functions(), ids=lambda s: s.module)
 def test_every_entry_has_its_handler_and_its_code(entry: spec.FunctionSpec):
-    # Then its Lambda handler file exists and its implementation can be loaded
-    assert (FUNCTIONS_DIR / f"{entry.module}.py").is_file(), entry.module
+    # Then the module its Lambda runs exists and its implementation can be loaded
+    assert (FUNCTIONS_DIR / f"{entry.entry}.py").is_file(), entry.entry
     if entry.implementation is not None:
         assert callable(_implementation(entry.implementation))
     # And its function times out before its state does
@@ -118,6 +118,9 @@ def test_every_environment_name_is_one_the_settings_read():
     fields = set(Settings.model_fields)
     aliases = {name for names in ENV_NAMES.values() for name in names}
     for env in spec.Env:
+        if env is spec.Env.TOOL:  # read at init by the module every tool's function runs
+            assert "Env.TOOL" in (FUNCTIONS_DIR / "tool.py").read_text(encoding="utf-8")
+            continue
         # Then each variable a function may be given is read by the Settings model
         name = env.value.format(role="PLANNER")
         field = name.removeprefix(ENV_PREFIX).lower()
@@ -198,4 +201,6 @@ def test_a_new_tool_entry_is_served_by_the_registry_and_offered_to_its_specialis
     assert "echo_status" in [s["function"]["name"] for s in registry.tool_schemas()]
     assert "echo_status" in spec.tools_of("application")
     assert "echo_status" not in spec.tools_of("capacity")
-    assert with_echo.handler == "tool_echo_status.lambda_handler"
+    # And its function runs the tools' one handler, told which tool it is: no file to add
+    assert with_echo.handler == "tool.lambda_handler"
+    assert spec.Env.TOOL in with_echo.env_names()

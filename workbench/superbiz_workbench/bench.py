@@ -26,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
+from superbiz.catalog import TOOL_FUNCTIONS
 from superbiz.records import ToolInvocation
 from superbiz_workbench.local.report import DEMO_WORLD, run_result
 from superbiz_workbench.local.runtime import LocalRuntime
@@ -230,7 +231,7 @@ _CALIBRATION = (
 )
 _AFTER = "_unit_ms = (_before + _unit()) * 500"
 _PROBE = _CALIBRATION + (
-    "import sys; w = time.perf_counter(); c = time.process_time(); import {module}; "
+    "import sys; w = time.perf_counter(); c = time.process_time(); {load}; "
     "c = time.process_time() - c; w = time.perf_counter() - w; " + _AFTER + "; "
     "heavy = [h for h in {heavy!r} if h in sys.modules]; "
     "tools = sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('superbiz.tools.') "
@@ -238,6 +239,23 @@ _PROBE = _CALIBRATION + (
     "print(c * 1000, _unit_ms, ','.join(heavy) or '-', ','.join(tools) or '-', "
     "'yaml' in sys.modules)"
 )
+
+
+def _functions_of(root: Path) -> list[str]:
+    """Every function of a tree by name: its own modules in functions/, and the built-in
+    tools' functions, which run functions/tool.py (a tree from before that has their files)."""
+    own = {p.stem for p in (root / "functions").glob("*.py")} - {"__init__", "tool"}
+    return sorted(own | {m for m in TOOL_FUNCTIONS.values() if m != "tool_mcp"})
+
+
+def _load(root: Path, target: str) -> str:
+    """The statement that loads `target` as Lambda's init does: a module by importing it;
+    a function without a module of its own runs functions/tool.py with its SUPERBIZ_TOOL."""
+    name = target.removeprefix("functions.")
+    if name == target or (root / "functions" / f"{name}.py").is_file():
+        return f"import {target}"
+    tool = name.removeprefix("tool_")
+    return f"import os; os.environ['SUPERBIZ_TOOL'] = {tool!r}; import functions.tool"
 
 
 @dataclass
@@ -338,8 +356,7 @@ def measure_imports(roots: dict[str, Path], repeats: int = 7) -> ImportRun:
 
     probes: list[tuple[str, str]] = [("", _BARE), ("", _FLOOR)]
     for label, root in roots.items():
-        handlers = sorted(p.stem for p in (root / "functions").glob("*.py") if p.stem != "__init__")
-        probes += [(label, f"functions.{m}") for m in handlers]
+        probes += [(label, f"functions.{m}") for m in _functions_of(root)]
     # every tree's bytecode compiled first: otherwise a module edited since its last import
     # (or any module, where PYTHONDONTWRITEBYTECODE is set) is compiled in every probe
     for root in roots.values():
@@ -357,7 +374,9 @@ def measure_imports(roots: dict[str, Path], repeats: int = 7) -> ImportRun:
             [
                 sys.executable,
                 "-c",
-                _PROBE.format(module=module, heavy=HEAVY_MODULES, plumbing=_TOOL_PLUMBING),
+                _PROBE.format(
+                    load=_load(root, module), heavy=HEAVY_MODULES, plumbing=_TOOL_PLUMBING
+                ),
             ],
             cwd=root,
             env=_tree_env(root),
@@ -656,8 +675,9 @@ def bench_bytecode(repeats: int = 7) -> None:
         for label, module in _interleaved(probes, repeats, seed=20):
             root = trees[label]
             target = module if module == "boto3" else f"functions.{module}"
+            load = _load(root / "task", target)
             done = subprocess.run(
-                [sys.executable, "-c", _PROBE.format(module=target, heavy=(), plumbing=())],
+                [sys.executable, "-c", _PROBE.format(load=load, heavy=(), plumbing=())],
                 cwd=root / "task",
                 env={**env, "PYTHONPATH": f"{root / 'opt'}{os.pathsep}{root / 'task'}"},
                 capture_output=True,
@@ -685,7 +705,7 @@ def bench_bytecode(repeats: int = 7) -> None:
 # the entrances wire themselves without a chat model (superbiz.deps.EntryDeps)
 ENTRY_WIRED = ("api", "alarm_trigger", "run_reconciler")
 _WIRING_PROBE = _CALIBRATION + (
-    "import functions.{module}; from superbiz import deps; {prime}"
+    "{load}; from superbiz import deps; {prime}"
     "c = time.process_time(); deps.{getter}(); c = time.process_time() - c; "
     + _AFTER
     + "; print(c * 1000, _unit_ms)"
@@ -715,7 +735,11 @@ def measure_wiring(
             [
                 sys.executable,
                 "-c",
-                _WIRING_PROBE.format(module=module, getter=getter, prime=_PRIMED if primed else ""),
+                _WIRING_PROBE.format(
+                    load=_load(root, f"functions.{module}"),
+                    getter=getter,
+                    prime=_PRIMED if primed else "",
+                ),
             ],
             cwd=root,
             env=_tree_env(root),

@@ -16,7 +16,6 @@ answered, degraded or not).
 
 from __future__ import annotations
 
-import importlib
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +31,7 @@ from superbiz.errors import ToolUnavailable
 from superbiz.graph.nodes.executor import MAX_CALLS_PER_ROUND
 from superbiz.models.base import ModelRequest, ModelResponse
 from superbiz.tools.base import ToolContext, ToolResult
+from superbiz_workbench.local.functions import function_module
 from superbiz_workbench.local.report import DEMO_WORLD
 from superbiz_workbench.local.runtime import LocalRuntime
 from superbiz_workbench.world import load_scenario
@@ -52,7 +52,7 @@ TOOLS = {
 @contextmanager
 def handler_wrapped(module: str, wrap: Callable[[Any], Any]) -> Iterator[None]:
     """Swap one Lambda's handler (as the runtime dispatches it) for a wrapper."""
-    mod = importlib.import_module(f"functions.{module}")
+    mod = function_module(module)
     original = getattr(mod, "lambda_handler")  # noqa: B009 - functions/ modules bind it at import
     setattr(mod, "lambda_handler", wrap(original))  # noqa: B010
     try:

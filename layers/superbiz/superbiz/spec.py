@@ -58,6 +58,7 @@ class Env(StrEnum):
     OPENAI_BASE_URL = "OPENAI_BASE_URL"
     MODEL_KEY_SECRET_ARN = "SUPERBIZ_OPENAI_API_KEY_SECRET_ARN"
     MCP_CONFIG = "SUPERBIZ_MCP_CONFIG"
+    TOOL = "SUPERBIZ_TOOL"  # the built-in tool a function runs (functions/tool.py)
 
 
 # Every function gets these (the stack sets them on all of them).
@@ -275,7 +276,7 @@ class FunctionSpec:
     the function's own timeout, not the state's, fires and shows up in the run record.
     """
 
-    module: str  # functions/<module>.py exposing lambda_handler
+    module: str  # the function's name; functions/<module>.py exposes its lambda_handler
     state: str  # the ASL state that invokes it
     substitution: str  # the ${...} placeholder in the ASL
     kind: FunctionKind
@@ -292,8 +293,13 @@ class FunctionSpec:
     environment: tuple[Env, ...] = ()  # besides COMMON_ENV
 
     @property
+    def entry(self) -> str:
+        """The module in functions/ the function runs."""
+        return self.module
+
+    @property
     def handler(self) -> str:
-        return f"{self.module}.lambda_handler"
+        return f"{self.entry}.lambda_handler"
 
     def env_names(self) -> tuple[Env, ...]:
         """Every variable the function is given."""
@@ -319,6 +325,16 @@ class ToolSpec(FunctionSpec):
     sources: tuple[Source, ...] = ()  # its read-only AWS access
     specialists: tuple[str, ...] = ()  # the specialists whose Executor may call it
     comment: str = ""  # the Task state's Comment
+
+    @property
+    def entry(self) -> str:
+        """Every built-in tool's function runs functions/tool.py, told by `Env.TOOL` which
+        tool it is; the MCP tools have their own module."""
+        return "tool" if self.pattern is None else self.module
+
+    def env_names(self) -> tuple[Env, ...]:
+        names = super().env_names()
+        return (*names, Env.TOOL) if self.pattern is None else names
 
     @property
     def operations(self) -> tuple[str, ...]:

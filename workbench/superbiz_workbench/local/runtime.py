@@ -9,7 +9,6 @@ the state machine's.
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import os
@@ -26,6 +25,7 @@ from superbiz.catalog import ALL_FUNCTIONS, function_name, module_for
 from superbiz.contracts import Limits, RunMode
 from superbiz.errors import SuperBizError
 from superbiz.settings import get_settings
+from superbiz_workbench.local.functions import function_module
 
 ACCOUNT = "123456789012"
 # the one definition CDK deploys, where it sits in the repository
@@ -108,7 +108,7 @@ class LambdaDispatcher:
         raw = params.get("Payload") or b"{}"
         payload = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
         self.invocations.append(module)
-        handler = importlib.import_module(f"functions.{module}").lambda_handler
+        handler = function_module(module).lambda_handler
         ctx = _LambdaContext(
             function_name=function.split(":")[-1],
             invoked_function_arn=function,
@@ -379,7 +379,7 @@ class LocalRuntime:
 
     def _invoke(self, module: str, event: dict[str, Any]) -> dict[str, Any]:
         name = function_name(module)
-        handler = importlib.import_module(f"functions.{module}").lambda_handler
+        handler = function_module(module).lambda_handler
         ctx = _LambdaContext(
             function_name=name,
             invoked_function_arn=f"arn:aws:lambda:{self.region}:{ACCOUNT}:function:{name}",

@@ -1,8 +1,0 @@
-"""Tool Lambda recommend_case: one function per tool, with its own role (least privilege)."""
-
-from superbiz.init_phase import init_phase
-
-with init_phase():
-    from superbiz.handlers import tool
-
-    lambda_handler = tool("recommend_case")
