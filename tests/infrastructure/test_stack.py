@@ -161,7 +161,9 @@ class Synthesised:
     def function_by_module(self, module: str) -> tuple[str, dict[str, Any]]:
         name = function_name(module)
         [(logical_id, fn)] = [
-            (k, v) for k, v in self.own_functions().items() if v["Properties"]["FunctionName"] == name
+            (k, v)
+            for k, v in self.own_functions().items()
+            if v["Properties"]["FunctionName"] == name
         ]
         return logical_id, fn
 

@@ -10,6 +10,9 @@ from superbiz.memory_store import InMemoryRunStore
 from superbiz.records import (
     FeedbackSummary,
     GateSummary,
+    ReviewDecisionPart,
+    ReviewOutcomePart,
+    ReviewRequestPart,
     RunChange,
     RunRecord,
     SelfEvaluation,
@@ -84,6 +87,41 @@ def test_a_writer_replaces_its_own_part_and_leaves_the_others():
     assert evaluation.feedback == feedback
     assert evaluation.as_dict()["gatekeeper"] == STORED["gatekeeper"]
     assert evaluation.as_dict()["legacy_scorecard"] == {"grade": "B"}
+
+
+def test_the_review_has_one_writer_per_part_and_reads_as_one():
+    # Given a run whose review AwaitReview asked, a reviewer decided and ApplyReview applied,
+    # each writing only its own part
+    store = InMemoryRunStore()
+    run_id = _run(store)
+    asked = ReviewRequestPart(reasons=["high-risk action"], deadline="2026-11-21T10:00:00Z")
+    decided = ReviewDecisionPart(decision="approve", principal="arn:reviewer", requester="me")
+    applied = ReviewOutcomePart(status="approved", principal="arn:reviewer")
+    for part in (
+        SelfEvaluation(review_request=asked),
+        SelfEvaluation(review_decision=decided),
+        SelfEvaluation(review_outcome=applied),
+    ):
+        store.update_run(run_id, RunChange(evaluation=part))
+    # Then the review reads as one: the request, the decision over it, the outcome over both
+    review = store.get_run(run_id).self_evaluation.review
+    assert review is not None
+    assert (review.status, review.decision, review.principal) == (
+        "approved",
+        "approve",
+        "arn:reviewer",
+    )
+    assert review.reasons == ["high-risk action"] and review.requester == "me"
+    # And the API shows it whole beside the parts it was read from
+    shown = store.get_run(run_id).self_evaluation.shown()
+    assert shown["review"]["status"] == "approved"
+    assert shown["review_request"]["deadline"] == "2026-11-21T10:00:00Z"
+
+
+def test_a_review_stored_whole_by_an_older_version_still_reads():
+    evaluation = SelfEvaluation.model_validate({"review": {"status": "rejected", "why": "no"}})
+    assert evaluation.review is not None and evaluation.review.status == "rejected"
+    assert evaluation.as_dict() == {"review": {"status": "rejected", "why": "no"}}
 
 
 def test_a_change_without_parts_leaves_the_evaluation_alone():

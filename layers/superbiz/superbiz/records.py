@@ -6,7 +6,7 @@ every node read them without importing an AWS SDK; `superbiz.store` maps them to
 DynamoDB items.
 """
 
-from typing import Any
+from typing import Any, Self
 
 from pydantic import ConfigDict, Field, field_serializer
 
@@ -42,6 +42,11 @@ class EvaluationPart(Schema):
     def as_stored(self) -> dict[str, Any]:
         """The fields its writer set, as the run record holds them."""
         return self.model_dump(mode="json", exclude_unset=True)
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> Self:
+        """The part from `values`, taking only the fields it names."""
+        return cls.model_validate({k: v for k, v in values.items() if k in cls.model_fields})
 
 
 class GateSummary(EvaluationPart):
@@ -85,11 +90,49 @@ class Notification(EvaluationPart):
     error: str | None = None
 
 
+class ReviewRequestPart(EvaluationPart):
+    """Written by AwaitReview: what it asked, by when, and where it sent the question."""
+
+    status: str = "PENDING"
+    reasons: list[str] = Field(default_factory=list)
+    actions: list[str] = Field(default_factory=list)
+    action_ids: list[str] = Field(default_factory=list)
+    high_risk_actions: list[dict[str, Any]] = Field(default_factory=list)
+    requested_at: str | None = None
+    deadline: str | None = None
+    question: str = ""
+    notification: Notification | None = None
+
+
+class ReviewDecisionPart(EvaluationPart):
+    """Written by the API's decision (superbiz.review): who decided what, and who asked."""
+
+    status: str = "DECIDED"
+    decision: str | None = None
+    principal: str | None = None
+    requester: str | None = None
+    self_approved: bool = False
+    comment: str = ""
+    remove_actions: list[str] = Field(default_factory=list)
+    decided_at: str | None = None
+
+
+class ReviewOutcomePart(EvaluationPart):
+    """Written by ApplyReview: what the review did to the published report (`status` is
+    the outcome: approved, amended, rejected, not_reviewed)."""
+
+    status: str
+    principal: str | None = None
+    comment: str = ""
+    removed_actions: list[str] = Field(default_factory=list)
+    decided_at: str | None = None
+    why: str = ""
+
+
 class ReviewSummary(EvaluationPart):
-    """The run's review as the run shows it (the token and draft stay in its REVIEW item):
-    AwaitReview asks (reasons, actions, question, deadline, notification), the API's
-    decision adds who decided what, ApplyReview what it published (`status` becomes the
-    outcome, `why`)."""
+    """The run's review as one reads it (`SelfEvaluation.review`): the request, the
+    decision over it, the outcome over both. Nobody writes it; its three parts have one
+    writer each. The token and the draft stay in the review's own item."""
 
     status: str = "PENDING"
     reasons: list[str] = Field(default_factory=list)
@@ -169,16 +212,39 @@ class SelfEvaluation(Schema):
     gatekeeper: GateSummary | None = None  # the Gatekeeper
     verifier_evaluation: VerifierSummary | None = None  # the Verifier
     answer_check: AnswerCheckSummary | None = None  # the Composer
-    review: ReviewSummary | None = None  # AwaitReview, the API's decision, ApplyReview
+    review_request: ReviewRequestPart | None = None  # AwaitReview
+    review_decision: ReviewDecisionPart | None = None  # the API's decision
+    review_outcome: ReviewOutcomePart | None = None  # ApplyReview
     case_memory: CaseMemorySummary | None = None  # Finalize
     follow_up: FollowUp | None = None  # Finalize (and its retry)
     aiops_rule_evaluation: RuleEvaluation | None = None  # Finalize, AIOps runs
     notification: Notification | None = None  # Finalize, AIOps runs
     feedback: FeedbackSummary | None = None  # the API's feedback
 
+    @property
+    def review(self) -> ReviewSummary | None:
+        """The review as one reads it: the request, the decision over it, the outcome over
+        both (a run stored before the review had three parts holds it whole)."""
+        parts = [p for p in (self.review_request, self.review_decision, self.review_outcome) if p]
+        if not parts:
+            whole = (self.model_extra or {}).get("review")
+            return ReviewSummary.model_validate(whole) if isinstance(whole, dict) else None
+        merged: dict[str, Any] = {}
+        for part in parts:
+            merged.update(part.as_stored())
+        return ReviewSummary.model_validate(merged)
+
     def as_dict(self) -> dict[str, Any]:
-        """The parts set, each with the fields its writer set: the stored and shown shape."""
+        """The parts set, each with the fields its writer set: the stored shape."""
         return self.model_dump(mode="json", exclude_unset=True)
+
+    def shown(self) -> dict[str, Any]:
+        """What the API shows: the stored parts, and the review read as one."""
+        shown = self.as_dict()
+        review = self.review
+        if review is not None:
+            shown["review"] = review.as_stored()
+        return shown
 
     def merged(self, parts: "SelfEvaluation") -> "SelfEvaluation":
         """This evaluation with the parts `parts` sets replacing its own."""

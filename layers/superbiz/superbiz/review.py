@@ -19,7 +19,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from superbiz.deps import EntryDeps
 from superbiz.errors import SuperBizError
-from superbiz.records import ReviewRecord, ReviewSummary, RunChange, SelfEvaluation
+from superbiz.records import ReviewDecisionPart, ReviewRecord, RunChange, SelfEvaluation
 from superbiz.times import utcnow_iso
 
 Decision = Literal["approve", "reject", "amend"]
@@ -122,11 +122,9 @@ def decide(
             f"the review of run {run_id!r} changed while deciding (its wait ended or was "
             "asked again): read the run and decide on its current review",
         )
-    asked = run.self_evaluation.review
-    summary = ReviewSummary.model_validate(
-        {**(asked.as_stored() if asked else {}), **decided.view()}
-    )
-    deps.store.update_run(run_id, RunChange(evaluation=SelfEvaluation(review=summary)))
+    decision_part = ReviewDecisionPart.of(decided.view())
+    change = RunChange(evaluation=SelfEvaluation(review_decision=decision_part))
+    deps.store.update_run(run_id, change)
     _send(deps, decided)
     return decided
 

@@ -272,7 +272,7 @@ def _run_view(deps: EntryDeps, trace: RunTrace) -> RunView:
         alarm=run.alarm,
         alarms=trace.alarms,
         answer=run.answer,
-        self_evaluation=run.self_evaluation.as_dict(),
+        self_evaluation=run.self_evaluation.shown(),
         orchestration_trace=run.orchestration_trace,
         agent_flow=run.agent_flow,
         execution_arn=run.execution_arn,

@@ -10,7 +10,7 @@ from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.graph.common import enter, latest, record_code_step
 from superbiz.node_outputs import FinalAnswer, ReviewOutcome
-from superbiz.records import ReviewRecord, ReviewSummary, RunChange, SelfEvaluation
+from superbiz.records import ReviewOutcomePart, ReviewRecord, RunChange, SelfEvaluation
 
 _TIMEOUTS = {"States.Timeout", "States.HeartbeatTimeout"}
 
@@ -45,15 +45,8 @@ def apply(event: NodeEvent, deps: Deps) -> GraphState:
     if published is not None and published != final:
         record_code_step(deps, state.run_id, "review", "final_answer", published, outcome.status)
     record_code_step(deps, state.run_id, "review", "review_outcome", outcome, outcome.why)
-    asked = deps.store.get_run(state.run_id).self_evaluation.review
-    summary = ReviewSummary.model_validate(
-        {
-            **(asked.as_stored() if asked else {}),
-            **(review.view() if review else {}),
-            **outcome.model_dump(mode="json"),
-        }
-    )
-    change = RunChange(status="RUNNING", evaluation=SelfEvaluation(review=summary))
+    applied = ReviewOutcomePart.of(outcome.model_dump(mode="json"))
+    change = RunChange(status="RUNNING", evaluation=SelfEvaluation(review_outcome=applied))
     deps.store.update_run(state.run_id, change)
     state.error = None
     state.decision = None

@@ -12,7 +12,7 @@ from superbiz.contracts import ReviewTaskEvent
 from superbiz.deps import Deps
 from superbiz.graph.common import enter, latest, latest_output
 from superbiz.node_outputs import FinalAnswer, ReviewAsk
-from superbiz.records import ReviewRecord, ReviewSummary, RunChange, SelfEvaluation
+from superbiz.records import ReviewRecord, ReviewRequestPart, RunChange, SelfEvaluation
 from superbiz.times import parse_iso, utcnow_iso
 
 
@@ -41,10 +41,8 @@ def request(event: ReviewTaskEvent, deps: Deps) -> dict[str, Any]:
     deps.store.put_review(review)
     question = question_for(review)
     sent = notify.publish_review_request(deps, trace, review, question)
-    summary = ReviewSummary.model_validate(
-        {**review.view(), "question": question, "notification": sent}
-    )
-    change = RunChange(status="AWAITING_REVIEW", evaluation=SelfEvaluation(review=summary))
+    asked = ReviewRequestPart.of({**review.view(), "question": question, "notification": sent})
+    change = RunChange(status="AWAITING_REVIEW", evaluation=SelfEvaluation(review_request=asked))
     deps.store.update_run(state.run_id, change)
     return {"run_id": state.run_id, "status": "AWAITING_REVIEW", "deadline": deadline}
 
