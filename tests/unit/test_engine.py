@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from evidence_support import diagnose
+from evidence_support import as_invocation, diagnose
 
 from superbiz.claims import ActionVerb, ClaimKind, Gap
 from superbiz.engine import diagnose as engine_diagnose
@@ -263,10 +263,36 @@ def test_a_change_is_the_kind_its_operation_and_parameters_say():
 
 
 def table_of(views: list[dict]) -> list[dict]:
-    from evidence_support import as_invocation
 
     return table(as_invocation(v, seq=i + 1) for i, v in enumerate(views))
 
 
 def _fact(facts: list[dict], ref: tuple[str, str]) -> dict:
     return next(f for f in facts if (f["invocation"], f["id"]) == ref)
+
+
+def test_why_a_gap_says_a_cause_fell_short_is_checked_against_the_engine():
+    # Given the ceiling world's records, and a gap about the scaling AWS made by itself
+    from superbiz import engine, gate
+    from superbiz.claims import Claim, ExecutorEvidence, FactRef
+    from superbiz.gate import rules
+
+    invocations = [as_invocation(v, seq=i + 1) for i, v in enumerate(_ceiling_lowered())]
+    scaled = next(f for f in table(invocations) if f.get("action") == "UpdateService")
+    seen = Claim(
+        claim_id="o1",
+        kind=ClaimKind.OBSERVATION,
+        facts=[FactRef(invocation=scaled["invocation"], fact=scaled["id"])],
+    )
+    trigger = Trigger.of(QUESTION, None)
+
+    def gap_says(why: str) -> list[str]:
+        evidence = ExecutorEvidence(claims=[seen], gaps=[Gap(need="cause", about="o1", why=why)])
+        result = gate.check(
+            evidence, invocations, trigger, engine.shortfalls_of(invocations, trigger)
+        )
+        return result.gaps[0].rule_ids
+
+    # Then the reason the records give passes, and another one is refused (G2)
+    assert gap_says("automatic") == []
+    assert gap_says("after_onset") == [rules.GAP_WHY_WRONG]

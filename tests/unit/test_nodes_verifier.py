@@ -55,9 +55,10 @@ def test_allowing_a_claim_the_gatekeeper_rejected_is_an_error(start_run):
         judged(start_run, reply, fabricated=1)
 
 
-def _verdict_on(cause_action: str) -> VerifierOutput:
-    """A PASS whose root cause names the change of `cause_action` in the ceiling world
-    (tests/unit/test_engine.py): latency after a scaling ceiling was lowered."""
+def _verdict_on(cause_action: str, views: list[dict] | None = None) -> VerifierOutput:
+    """A PASS whose root cause names the change of `cause_action` in `views`, by default
+    the ceiling world (tests/unit/test_engine.py): latency after a scaling ceiling was
+    lowered."""
     from types import SimpleNamespace
 
     from evidence_support import as_invocation
@@ -66,7 +67,8 @@ def _verdict_on(cause_action: str) -> VerifierOutput:
     from superbiz.evidence.table import table
     from superbiz.graph.nodes.verifier import _competition
 
-    invocations = [as_invocation(v, seq=i + 1) for i, v in enumerate(_ceiling_lowered())]
+    views = views if views is not None else _ceiling_lowered()
+    invocations = [as_invocation(v, seq=i + 1) for i, v in enumerate(views)]
     facts = table(invocations)
     cause = next(f for f in facts if f.get("action") == cause_action)
     verified = {
@@ -94,3 +96,20 @@ def test_a_root_cause_the_records_do_not_establish_is_never_verified_pass():
 def test_the_cause_the_records_establish_keeps_its_pass():
     checked = _verdict_on("RegisterScalableTarget")
     assert checked.verdict.value == "PASS" and checked.missing_info == []
+
+
+def test_a_cause_only_its_time_and_service_tie_to_the_failure_is_not_verified_pass():
+    # Given order-api's latency rising minutes after order-api's own deploy, whose record
+    # sets nothing the failing lines or metrics name (the likeliest suspect, no more)
+    from test_engine import changes, latency
+
+    views = [
+        latency(),
+        changes((-2, "UpdateService", "order-api", "deployer", "taskDefinition=order-api:12")),
+    ]
+    # When a model's PASS names that deploy as the root cause
+    checked = _verdict_on("UpdateService", views)
+    # Then it is capped at LOW_CONFID, saying only its timing ties it to the failure
+    assert checked.verdict.value == "LOW_CONFID"
+    [gap] = checked.missing_info
+    assert (gap.need, gap.why) == ("cause", "timing_only")

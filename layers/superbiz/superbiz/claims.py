@@ -126,6 +126,8 @@ Shortfall = Literal[
     "background",  # its lines were there long before the incident
     "outranked",  # another candidate explains more, or fits better
     "rival",  # another candidate explains the same as well: neither is established
+    "timing_only",  # only its time and its service tie it to the failure
+    "unjoined_rival",  # a change the records join to nothing may have produced the same
 ]
 
 

@@ -232,7 +232,13 @@ _WHY: dict[str, str] = {
     "quiet_after": "what started the run was read at its baseline for minutes after it",
     "outranked": "another candidate explains more or fits better",
     "rival": "another candidate explains the same equally well",
+    "timing_only": "only its time and its service tie it to the failure: it sets nothing "
+    "the failing lines name",
+    "unjoined_rival": "it sets nothing the failing lines name, and a change no record joins "
+    "to the service, of a kind that produces what was seen, may be the cause instead",
 }
+# shortfalls of a cause that stands, but is not verified
+_SUSPECTED = {"timing_only", "unjoined_rival"}
 
 
 def render_gap(gap: Gap, passed: Mapping[str, Sequence[_Resolved]] | None = None) -> str:
@@ -248,6 +254,8 @@ def render_gap(gap: Gap, passed: Mapping[str, Sequence[_Resolved]] | None = None
     if gap.need == "cause":
         if gap.about and gap.why and passed.get(gap.about):
             considered = label(passed[gap.about][0].fact)
+            if gap.why in _SUSPECTED:  # the likeliest suspect, not ruled out
+                return f"Suspected, not established: {considered}: {_WHY[gap.why]}."
             return f"Considered, not the cause: {considered}: {_WHY[gap.why]}."
         return "No recorded change or failure signature is linked to the symptoms."
     what = _NEEDS[gap.need]

@@ -86,6 +86,7 @@ class Entry(Schema):
     metrics: str | None = None
     refusal: Refusal | None = None
     builds_up: bool = False
+    code: bool = False
     examples: list[str] = Field(min_length=1)
     not_examples: list[str] = Field(default_factory=list)
 
@@ -122,6 +123,9 @@ class Signature:
     refusal: str | None = None
     # it builds up over time (a leak, a filling disk): a cause may come long before it
     builds_up: bool = False
+    # the service's own code raises it (an exception and its stack): what a change of that
+    # code produces, so it speaks for the service's own deploy where a dependency's does not
+    code: bool = False
 
     def detail(self, message: str) -> str | None:
         """The telling part of a matching line, e.g. the exception class."""
@@ -182,6 +186,7 @@ def parse(entries: Any) -> tuple[Signature, ...]:
                 metrics=re.compile(entry.metrics, re.IGNORECASE) if entry.metrics else None,
                 refusal=entry.refusal,
                 builds_up=entry.builds_up,
+                code=entry.code,
             )
         )
     unknown = {e for s in out for e in s.effect_of} - names

@@ -11,7 +11,7 @@ the run, with no equal rival, is the cause.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -20,6 +20,7 @@ from pydantic import Field
 
 from superbiz.claims import Shortfall
 from superbiz.engine.kinds import kind_of
+from superbiz.evidence.table import table
 from superbiz.evidence.topology import Topology, build, key, short
 from superbiz.facts import (
     AlarmState,
@@ -35,6 +36,7 @@ from superbiz.facts.base import parse_time
 from superbiz.facts.symptoms import began as began_at
 from superbiz.facts.symptoms import catalogued, symptom_class
 from superbiz.gate.links import Trigger, is_trigger
+from superbiz.records import ToolInvocation
 from superbiz.schema import Schema
 from superbiz.signatures import by_name, operation
 from superbiz.untrusted import is_instruction_like
@@ -47,6 +49,8 @@ BACKGROUND = timedelta(minutes=15)
 QUIET = timedelta(minutes=5)
 # ... or a log search that covered it and found its first failing line this long after
 LOG_QUIET = timedelta(minutes=15)
+# a deploy's new code runs everywhere within this long: errors its code raises show by then
+ROLLOUT = LOG_QUIET
 # a failure's effects on what depends on it begin within this long
 PROPAGATION = timedelta(minutes=15)
 # lines whose first one came this close to the start of their query's window may have been
@@ -83,6 +87,10 @@ class Candidate(Schema):
     late: bool = False
     # a change of the failing service itself: the first suspect, not evidence of its own
     own: bool = False
+    # its kind produces the class of what it explains in particular (not any failure)
+    specific: bool = False
+    # the failing service's own code raised new errors soon after it (signatures' `code`)
+    code: bool = False
     shortfall: Shortfall | None = None
     # a change the records join to nothing that the catalogue says can produce lines the
     # run saw after it: those lines and what started the run (a hypothesis at most)
@@ -91,6 +99,22 @@ class Candidate(Schema):
     @property
     def ref(self) -> tuple[str, str]:
         return (self.invocation, self.fact)
+
+    @property
+    def timing_only(self) -> bool:
+        """A deploy, or a change of the failing service itself, that nothing but its time
+        ties to what it explains: its record sets nothing the failing lines name, no
+        failure its operation produces shows, and the service's own code raised no new
+        errors soon after it. The first suspect an engineer checks, and not established."""
+        deploy = self.change_kind == "deploy"
+        return (
+            self.kind == "change"
+            and not self.carried
+            and not self.specific
+            and not self.code
+            and (self.own or deploy)
+            and self.family is None
+        )
 
 
 class Diagnosis(Schema):
@@ -129,6 +153,22 @@ class Diagnosis(Schema):
             if c.shortfall == "automatic":
                 names.append(short(str((by_ref.get(c.ref) or {}).get("resource") or "")))
         return [x for x in dict.fromkeys(short(n) for n in names if n) if len(x) >= 3][:n]
+
+    def doubt(self) -> Shortfall | None:
+        """Why the cause, established over these records, is still no verified answer:
+        only its time and its service tie it to the failure (`timing_only`), or it is a
+        deploy that sets nothing the lines name, beside a change the records join to
+        nothing whose operation the catalogue says produces what was seen
+        (`unjoined_rival`: the configuration that would join or clear it is not in the
+        records)."""
+        cause = self.cause
+        if cause is None:
+            return None
+        if cause.timing_only:
+            return "timing_only"
+        if cause.change_kind == "deploy" and not cause.carried and catalogue_hypotheses(self):
+            return "unjoined_rival"
+        return None
 
     def considered(self, n: int = 4) -> list[Candidate]:
         """The candidates a report lists when no cause is established: the closest ones
@@ -510,12 +550,21 @@ def _judge_change(
         c.shortfall = "kind_cannot"
     elif not c.reaches_trigger:
         c.shortfall = "not_what_started"
-    c.fit = (
-        1
-        + (2 if c.carried else 0)
-        + (2 if c.family else 0)
-        + (1 if not kind.general and classes & kind.produces - {"errors", "rise"} else 0)
-        + (1 if own else 0)
+    c.specific = bool(not kind.general and classes & kind.produces - {"errors", "rise"})
+    c.code = own and any(_code_error_soon_after(change, f) for f in effects)
+    c.fit = 1 + (2 if c.carried else 0) + (2 if c.family else 0) + c.specific + own
+
+
+def _code_error_soon_after(change: ChangeFact, effect: FactBase) -> bool:
+    """Lines the catalogue says the service's own code raises, first seen within a rollout
+    of the change."""
+    entry = catalogued(effect)
+    began = began_at(effect)
+    return (
+        entry is not None
+        and entry.code
+        and began is not None
+        and timedelta(0) <= began - parse_time(change.at or "") <= ROLLOUT
     )
 
 
@@ -647,3 +696,28 @@ def catalogue_hypotheses(diagnosis: Diagnosis, n: int = 2) -> list[Candidate]:
 
 def _explains(a: Candidate, b: Candidate) -> bool:
     return b.ref in set(a.explains)
+
+
+def shortfalls_of(
+    invocations: Iterable[ToolInvocation], trigger: Trigger
+) -> Callable[[list[tuple[str, str]]], set[str]]:
+    """Why the engine finds each candidate short over these records, by the facts it is
+    read from: what the gate checks a gap's `why` against (G2). The engine runs once, at
+    the first question."""
+    records = list(invocations)
+    found: dict[tuple[str, str], set[str]] | None = None
+
+    def of(refs: list[tuple[str, str]]) -> set[str]:
+        nonlocal found
+        if found is None:
+            diagnosis = diagnose(table(records), trigger)
+            found = {c.ref: _shortfalls(c) for c in diagnosis.ranked}
+            if diagnosis.cause is not None and (doubt := diagnosis.doubt()) is not None:
+                found[diagnosis.cause.ref] = {doubt}
+        return set().union(*(found.get(r, set()) for r in refs))
+
+    return of
+
+
+def _shortfalls(c: Candidate) -> set[str]:
+    return {c.shortfall} if c.shortfall else set()

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from superbiz.claims import Claim, ClaimKind, ExecutorEvidence
 from superbiz.evidence import topology as topo
 from superbiz.gate import rules
-from superbiz.gate.actions import check_action, check_gap, check_support
+from superbiz.gate.actions import ShortfallsOf, check_action, check_gap, check_support
 from superbiz.gate.links import Trigger, check_link, shows_trigger
 from superbiz.gate.pointers import Facts, Resolved, check_observation
 from superbiz.node_outputs import ClaimOutcome, GapOutcome, GatekeeperResult
@@ -55,8 +55,11 @@ def check(
     evidence: ExecutorEvidence,
     invocations: Iterable[ToolInvocation],
     trigger: Trigger | None = None,
+    shortfalls_of: ShortfallsOf | None = None,
 ) -> GatekeeperResult:
-    """Check every claim against this run's recorded invocations, and only those."""
+    """Check every claim against this run's recorded invocations, and only those.
+    `shortfalls_of` says why the diagnosis engine finds each candidate short over the same
+    records (`engine.shortfalls_of`): with it, a gap's `why` is checked (G2)."""
     trigger = trigger or Trigger()
     facts = Facts(list(invocations))
     topology = topo.build(facts.all())
@@ -109,7 +112,7 @@ def check(
     outcomes = [outcome[c.claim_id] for c in evidence.claims]
     gaps = []
     for gap in evidence.gaps:
-        rule, detail = check_gap(gap, by_id, passed)
+        rule, detail = check_gap(gap, by_id, passed, shortfalls_of)
         gaps.append(
             GapOutcome(
                 gap=gap,

@@ -1,8 +1,11 @@
-"""Rules A1 and G1: a remediation's action acts on what a passed claim names, with a
+"""Rules A1, G1 and G2: a remediation's action acts on what a passed claim names, with a
 verb whose target kind fits (superbiz.claims.TARGET_KINDS); support is passed
-knowledge; a gap names only claims that exist."""
+knowledge; a gap names only claims that exist, and why a considered cause fell short is
+what the diagnosis engine finds over the same records."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from superbiz.claims import RISK, TARGET_KINDS, Claim, ClaimKind, Gap
 from superbiz.gate import rules
@@ -57,7 +60,25 @@ def check_support(
     return None, ""
 
 
-def check_gap(gap: Gap, by_id: dict[str, Claim], passed: dict[str, list[Resolved]]) -> Outcome:
+# what the records say of a candidate cause: the shortfalls the engine finds for the
+# facts it is read from (superbiz.engine), empty when the engine does not weigh them
+ShortfallsOf = Callable[[list[tuple[str, str]]], set[str]]
+
+
+def check_gap(
+    gap: Gap,
+    by_id: dict[str, Claim],
+    passed: dict[str, list[Resolved]],
+    shortfalls_of: ShortfallsOf | None = None,
+) -> Outcome:
     if gap.about is not None and (gap.about not in passed or not passed[gap.about]):
         return rules.GAP_INVALID, f"gap about {gap.about!r}: no passed observation"
+    if gap.why is not None and shortfalls_of is not None:
+        if gap.about is None:
+            return rules.GAP_WHY_WRONG, "why a cause fell short needs the claim it is about"
+        refs = [(r.ref.invocation, r.fact.id) for r in passed[gap.about]]
+        found = shortfalls_of(refs)
+        if gap.why not in found:
+            said = ", ".join(sorted(found)) or "no shortfall"
+            return rules.GAP_WHY_WRONG, f"the records give {gap.about} {said}, not {gap.why}"
     return None, ""

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
+from superbiz.facts import FactBase, fact_from
 from superbiz.graph.common import enter, latest, record_code_step
 from superbiz.graph.context import session_history
 from superbiz.graph.turns import model_turn, parse_output
@@ -60,7 +63,7 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
         choice,
         verdict=verdict.verdict.value,
         score=verdict.score,
-        gaps=list(dict.fromkeys([*verified.gaps, *(render_gap(g) for g in verdict.missing_info)])),
+        gaps=list(dict.fromkeys([*verified.gaps, *_verifier_gaps(verified, verdict)])),
         rejected=verified.rejected_claim_count,
         low_confidence=low_confidence,
     )
@@ -104,3 +107,21 @@ def _record_final(deps: Deps, run_id: str, text: str, produced_by: str, degraded
         "final_answer",
         FinalAnswer(text=text, produced_by=produced_by, degraded=degraded),  # type: ignore[arg-type]
     )
+
+
+class _Read(NamedTuple):
+    """A passed claim's fact, as a gap's sentence names it."""
+
+    fact: FactBase
+    quotes: tuple[str, ...] = ()
+
+
+def _verifier_gaps(verified: VerifiedEvidence, verdict: VerifierOutput) -> list[str]:
+    """The Verifier's gaps as sentences, naming the passed claims they are about."""
+    passed = {
+        c.claim_id: [
+            _Read(fact_from({k: v for k, v in f.items() if k != "invocation"})) for f in c.facts
+        ]
+        for c in verified.claims
+    }
+    return [render_gap(g, passed) for g in verdict.missing_info]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from superbiz import gate
+from superbiz import engine, gate
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.graph.common import enter, latest_evidence, record_code_step
@@ -14,8 +14,9 @@ def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Gatekeeper", deps)
     trace = deps.store.get_trace(state.run_id)
     evidence = latest_evidence(trace)
+    trigger = gate.Trigger.of(trace.run.query, trace.run.alarm)
     result = gate.check(
-        evidence, trace.invocations, gate.Trigger.of(trace.run.query, trace.run.alarm)
+        evidence, trace.invocations, trigger, engine.shortfalls_of(trace.invocations, trigger)
     )
     record_code_step(
         deps,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from superbiz.contracts import GraphState, NodeEvent
 from superbiz.deps import Deps
 from superbiz.errors import ModelOutputInvalid
-from superbiz.graph.common import enter, latest_output
+from superbiz.graph.common import enter, latest_output, record_code_step
 from superbiz.graph.turns import model_turn, parse_output
 from superbiz.node_outputs import VerifierOutput
 from superbiz.records import RunChange, RunTrace, SelfEvaluation, VerifierSummary
@@ -27,8 +27,11 @@ def verifier(event: NodeEvent, deps: Deps) -> GraphState:
         response_model=VerifierOutput,
         output_type="verifier_output",
     )
-    output = parse_output(turn, VerifierOutput, deps, state.run_id)
-    output = _competition(output, trace, verified)
+    said = parse_output(turn, VerifierOutput, deps, state.run_id)
+    output = _competition(said, trace, verified)
+    if output is not said:  # what later nodes read (the latest verifier_output) is the cap
+        why = "; ".join(f"{g.about}: {g.why}" for g in output.missing_info if g.why)
+        record_code_step(deps, state.run_id, "verifier", "verifier_output", output, why)
     known = {c["claim"]["claim_id"] for c in verified["claims"]}
     unknown = [c for c in output.allowed_claims if c not in known]
     if unknown:
@@ -51,11 +54,13 @@ def verifier(event: NodeEvent, deps: Deps) -> GraphState:
 def _competition(output: VerifierOutput, trace: RunTrace, verified: dict) -> VerifierOutput:
     """A wrong cause is never verified PASS: a root cause the diagnosis engine does not
     establish over the same records (another candidate explains more or fits better, or
-    an equal rival stands beside it) caps the verdict at LOW_CONFID, saying why."""
+    an equal rival stands beside it), or that it doubts (`Diagnosis.doubt`: only its time
+    and its service tie it to the failure, or a deploy beside a change the catalogue
+    says produces what was seen), caps the verdict at LOW_CONFID, saying why."""
     if output.verdict is not VerifierVerdict.PASS:
         return output
     # reason: the engine and its tables load when a PASS is to be checked, not at import
-    from superbiz.claims import Gap
+    from superbiz.claims import Gap, Shortfall
     from superbiz.engine import diagnose
     from superbiz.evidence.table import table
     from superbiz.gate import Trigger
@@ -71,10 +76,14 @@ def _competition(output: VerifierOutput, trace: RunTrace, verified: dict) -> Ver
     diagnosis = diagnose(table(trace.invocations), Trigger.of(trace.run.query, trace.run.alarm))
     for cause in causes:
         refs = {(f["invocation"], f["id"]) for f in claims.get(cause, {}).get("facts", [])}
-        if diagnosis.cause is not None and diagnosis.cause.ref in refs:
-            continue
         ranked = next((c for c in diagnosis.ranked if c.ref in refs), None)
-        why = ranked.shortfall if ranked is not None and ranked.shortfall else "outranked"
+        if diagnosis.cause is not None and diagnosis.cause.ref in refs:
+            doubt = diagnosis.doubt()
+            if doubt is None:
+                continue
+            why: Shortfall = doubt
+        else:
+            why = ranked.shortfall if ranked is not None and ranked.shortfall else "outranked"
         gap = Gap(need="cause", about=cause, why=why)
         return output.model_copy(
             update={
