@@ -96,7 +96,9 @@ SESSION = ItemKind("session", "SESSION#", "META")
 SESSION_RUN = ItemKind("session_run", "SESSION#", "RUN#")  # a session's index of its runs
 RUN = ItemKind("run", "RUN#", "META")
 STEP = ItemKind("agent_step", "RUN#", "STEP#")
-INVOCATION = ItemKind("tool_invocation", "RUN#", "TOOL#")
+# a partition of their own: the only one a tool writes (runs recorded before kept theirs
+# under RUN#, which the nodes read)
+INVOCATION = ItemKind("tool_invocation", "TOOLS#", "TOOL#")
 RUN_ALARM = ItemKind("run_alarm", "RUN#", "ALARM#")
 REVIEW = ItemKind("review", "RUN#", "REVIEW")
 FEEDBACK = ItemKind("feedback", "RUN#", "FEEDBACK#")
@@ -121,7 +123,7 @@ ITEM_KINDS: tuple[ItemKind, ...] = (
     INSIGHT,
 )
 WHOLE_ITEM = ("*",)
-# A run's trace is one Query on its partition: every item kind under RUN#.
+# A run's trace: a Query on its partition (RUN#) and one on its invocations' (TOOLS#).
 TRACE = (RUN, STEP, INVOCATION, RUN_ALARM, REVIEW, FEEDBACK)
 
 
@@ -145,8 +147,10 @@ _STEP = (
     Access(STEP),
     Access(RUN, ("step_count", "prompt_tokens", "completion_tokens", "cost_usd")),
 )
-# A tool's recording of its own call, with the run's count of calls (`RunStore.record_invocation`).
-_INVOCATION = (Access(INVOCATION), Access(RUN, ("tool_call_count",)))
+# A tool's recording of its own call (`RunStore.record_invocation`): its invocation, put on
+# condition that the run exists (the run item is checked, not written; the run's count of
+# calls is a count of its invocations).
+_INVOCATION = (Access(INVOCATION),)
 
 
 @dataclass(frozen=True)
