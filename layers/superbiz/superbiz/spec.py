@@ -438,8 +438,11 @@ NODES: tuple[NodeSpec, ...] = (
         "Planner",
         "planner",
         "superbiz.graph.nodes.planner:planner",
-        # the session's earlier exchanges, for a follow-up question
-        table=TableAccess(reads=(*_TRACE_READ, *_reads(SESSION_RUN)), writes=_NODE.writes),
+        # the session's earlier exchanges, for a follow-up question; the best past cases;
+        # the skills a person accepted from mined proposals
+        table=TableAccess(
+            reads=(*_TRACE_READ, *_reads(SESSION_RUN, CASE, PROPOSAL)), writes=_NODE.writes
+        ),
         calls_model=True,
         reads_knowledge=True,  # the knowledge base's domain map
         routes=PLANNER_ROUTES,
@@ -454,9 +457,10 @@ NODES: tuple[NodeSpec, ...] = (
         "Executor",
         "executor",
         "superbiz.graph.nodes.executor:executor",
-        # a refused tool call is recorded as a failed invocation at once
+        # a refused tool call is recorded as a failed invocation at once; the skills a
+        # person accepted from mined proposals
         table=TableAccess(
-            reads=(*_TRACE_READ, *_reads(SESSION_RUN)),
+            reads=(*_TRACE_READ, *_reads(SESSION_RUN, PROPOSAL)),
             writes=(*_NODE.writes, *_INVOCATION),
             checks=(RUN,),
         ),
@@ -599,7 +603,8 @@ NODES: tuple[NodeSpec, ...] = (
         "Finalize",
         "finalize",
         "superbiz.graph.nodes.finalize:finalize",
-        # closes the run; a verified root cause becomes a case; alarms that joined after the
+        # closes the run; a verified root cause becomes a case, and the cases recommend_case
+        # showed count the run among their users; alarms that joined after the
         # last plan open a follow-up investigation (or join the one open) with its own run
         # alarms
         table=TableAccess(
