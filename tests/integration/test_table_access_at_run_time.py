@@ -7,6 +7,7 @@ that the spec entries it comes from name everything the code does."""
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 import re
@@ -14,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +24,7 @@ from stacks import constants as c
 from stacks import table_policy
 from superbiz import spec
 from superbiz.contracts import Limits
+from superbiz.models.base import ModelRequest, ModelResponse
 from superbiz.models.offline import OfflineModel
 from superbiz_workbench.local.report import DEMO_WORLD
 from superbiz_workbench.local.review import FINISHED, WAITING, post_review, wait_for_status
@@ -140,9 +143,19 @@ class TableRequests:
     def of(self, module: str) -> list[Request]:
         return [r for r in self.seen if r.module == module]
 
+    def observe(self, runtime: LocalRuntime) -> None:
+        """Record the requests of the store's client (the case store shares its table)
+        and of the runtime's own."""
+        clients = (runtime.store.table.meta.client, runtime.clients.client("dynamodb"))
+        for events in {id(client.meta.events): client.meta.events for client in clients}.values():
+            events.register("before-call.dynamodb", self.record)
+
 
 # the entrances a run here goes through, and what their roles admit
-ENTRANCES = {c.API.module: c.API}
+ENTRANCES = {e.module: e for e in (c.API, c.ALARM_TRIGGER, c.RUN_RECONCILER)}
+ALARM_SCENARIO = (
+    Path(__file__).resolve().parents[1] / "scenarios" / "shipping-rates-lambda-timeout.yaml"
+)
 REVIEWER = "arn:aws:iam::123456789012:role/oncall-reviewer"
 REJECTED_CLAIM = {
     "content": {
@@ -158,21 +171,29 @@ REJECTED_CLAIM = {
 }
 
 
+class HeldModel(OfflineModel):
+    """The offline model, whose first answer waits until the test lets it go."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        self.entered.set()
+        self.release.wait(60)
+        return super().complete(request)
+
+
 @pytest.fixture(scope="module")
-def observed() -> Iterator[tuple[LocalRuntime, TableRequests]]:
+def observed() -> Iterator[TableRequests]:
     requests = TableRequests()
     with pytest.MonkeyPatch.context() as patch:
         for name in [*(e.module for e in spec.functions()), *ENTRANCES]:
             module = importlib.import_module(f"functions.{name}")
             patch.setattr(module, "lambda_handler", requests.handler(name, module.lambda_handler))
         with LocalRuntime(load_scenario(DEMO_WORLD), review=True) as runtime:
-            # the store's client (the case store shares its table) and the runtime's own
-            emitters = {
-                id(client.meta.events): client.meta.events
-                for client in (runtime.store.table.meta.client, runtime.clients.client("dynamodb"))
-            }
-            for events in emitters.values():
-                events.register("before-call.dynamodb", requests.record)
+            requests.observe(runtime)
             runtime.limits = Limits()
             runtime.settings.review_on = []
             runtime.use_model(OfflineModel())
@@ -195,40 +216,58 @@ def observed() -> Iterator[tuple[LocalRuntime, TableRequests]]:
             code, body = post_review(runtime, run_id, {"decision": "approve"}, principal=REVIEWER)
             assert code == 200, body
             assert runtime.wait(arn) == "SUCCEEDED"
-            yield runtime, requests
+        with LocalRuntime(load_scenario(ALARM_SCENARIO)) as runtime:
+            requests.observe(runtime)
+            # and an alarm delivered twice (one run, one duplicate)
+            event = runtime.scenario.alarm_event() if runtime.scenario else None
+            assert event is not None
+            first = runtime.invoke("alarm_trigger", event)
+            again = runtime.invoke("alarm_trigger", copy.deepcopy(event))
+            assert (first["status"], again["status"]) == ("started", "duplicate")
+            assert runtime.wait(first["execution_arn"]) == "SUCCEEDED"
+            # and an execution stopped while its Planner thinks, whose run the reconciler's
+            # sweep closes
+            held = HeldModel()
+            runtime.use_model(held)
+            _, _, arn = runtime.start_run("Why do shipping rates time out?")
+            assert held.entered.wait(60)
+            runtime.sfn.stop_execution(executionArn=arn)
+            held.release.set()
+            assert runtime.wait(arn) == "ABORTED"
+            runtime.invoke("run_reconciler", {})
+    yield requests
 
 
-def test_the_graph_ran_its_functions_and_they_used_the_table(observed) -> None:
-    _, requests = observed
-    modules = {r.module for r in requests.seen}
+def test_the_graph_ran_its_functions_and_they_used_the_table(observed: TableRequests) -> None:
+    modules = {r.module for r in observed.seen}
     # (the path of each run went through these, and some tools)
     for module in ("start_run", "planner", "executor", "gatekeeper", "composer", "finalize"):
         assert module in modules, module
-    assert {"fallback", "reroute", "review_request", "review_apply", "api"} <= modules
+    assert {"fallback", "reroute", "review_request", "review_apply"} <= modules
+    assert set(ENTRANCES) <= modules
     assert {"tool_query_logs", "tool_recommend_case"} <= modules
 
 
 @pytest.mark.parametrize("entry", spec.functions(), ids=lambda s: s.module)
 def test_every_table_request_of_a_function_is_admitted_by_its_spec_entry(
-    observed, entry: spec.FunctionSpec
+    observed: TableRequests, entry: spec.FunctionSpec
 ) -> None:
-    _, requests = observed
     statements = table_policy.statements(entry.table)
     # Then each request the function made is one its role's statements admit
-    refused = [r for r in requests.of(entry.module) if not admitted(r, statements)]
+    refused = [r for r in observed.of(entry.module) if not admitted(r, statements)]
     assert refused == []
 
 
 @pytest.mark.parametrize("module", sorted(ENTRANCES))
-def test_every_table_request_of_an_entrance_is_admitted_by_its_role(observed, module: str) -> None:
-    _, requests = observed
+def test_every_table_request_of_an_entrance_is_admitted_by_its_role(
+    observed: TableRequests, module: str
+) -> None:
     statement = table_policy.entry_statement(ENTRANCES[module].table, c.ENTRY_TABLE_ACTIONS)
-    refused = [r for r in requests.of(module) if not admitted(r, [statement])]
+    refused = [r for r in observed.of(module) if not admitted(r, [statement])]
     assert refused == []
 
 
-def test_no_table_request_was_made_outside_a_handler(observed) -> None:
-    _, requests = observed
+def test_no_table_request_was_made_outside_a_handler(observed: TableRequests) -> None:
     # (the runtime's own reads, to report a run, are not a function's)
-    stray = [r for r in requests.of("(no handler)") if r.action not in table_policy.READ_ACTIONS]
+    stray = [r for r in observed.of("(no handler)") if r.action not in table_policy.READ_ACTIONS]
     assert stray == []
