@@ -109,18 +109,14 @@ ENV_MCP_CONFIG = spec.Env.MCP_CONFIG.value
 # StartRun's whole budget for listing every server's tools (its function times out at 50 s)
 MCP_LISTING_BUDGET_SECONDS = 30
 
-# DynamoDB actions RunStore performs. Nothing deletes, scans or batch-writes.
-GRAPH_NODE_TABLE_ACTIONS = (
+# DynamoDB actions an entrance performs on the partitions it names (a graph node's and a
+# tool's come from their spec entry: stacks.table_policy). Nothing deletes, scans or
+# batch-writes.
+ENTRY_TABLE_ACTIONS = (
     "dynamodb:GetItem",
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",
     "dynamodb:Query",
-)
-# A tool only records its own invocation (and reads it back when the call is retried).
-TOOL_TABLE_ACTIONS = (
-    "dynamodb:GetItem",
-    "dynamodb:PutItem",
-    "dynamodb:UpdateItem",
 )
 
 
@@ -137,6 +133,8 @@ class EntrySpec:
     timeout_seconds: int
     memory_mb: int
     description: str
+    # the item kinds whose partitions it reads and writes (ENTRY_TABLE_ACTIONS)
+    table: tuple[spec.ItemKind, ...] = ()
 
     @property
     def module(self) -> str:
@@ -149,14 +147,36 @@ class EntrySpec:
 
 # API Gateway's integration timeout is 29 s; POST /api/chat waits at most
 # Settings.chat_wait_max_seconds (25 s) for the answer.
-API = EntrySpec("Api", 29, 512, "REST API: chat, AIOps, runs, sessions, traces, search")
-ALARM_TRIGGER = EntrySpec("AlarmTrigger", 30, 256, "CloudWatch alarm state change -> diagnosis run")
+API = EntrySpec(
+    "Api",
+    29,
+    512,
+    "REST API: chat, AIOps, runs, sessions, traces, search",
+    # sessions and their owners, runs and their traces, feedback and reviews; the cases
+    # feedback weighs, the skill proposals a reviewer accepts, the mining reports
+    table=(spec.SESSION, spec.RUN, spec.INVOCATION, spec.CASE, spec.PROPOSAL, spec.INSIGHT),
+)
+ALARM_TRIGGER = EntrySpec(
+    "AlarmTrigger",
+    30,
+    256,
+    "CloudWatch alarm state change -> diagnosis run",
+    # dedup claims, open investigations, the alarms a run investigates; a run's status
+    # (its record, its invocations counted)
+    table=(spec.ALARM_CLAIM, spec.STORM, spec.RUN, spec.INVOCATION),
+)
 KNOWLEDGE_INGEST = EntrySpec(
     "KnowledgeIngest", 300, 512, "S3 upload under knowledge/ -> knowledge index"
 )
 # A run whose execution ended without closing it (stopped, timed out, an error no Catch takes)
 # is closed by this sweep; the API also closes such a run when it is read.
-RUN_RECONCILER = EntrySpec("RunReconciler", 120, 256, "schedule -> close runs of ended executions")
+RUN_RECONCILER = EntrySpec(
+    "RunReconciler",
+    120,
+    256,
+    "schedule -> close runs of ended executions",
+    table=(spec.RUN, spec.INVOCATION),
+)
 RECONCILE_EVERY_MINUTES = 15
 # Case memory (superbiz.evolution): ages cases, proposes skills from recurring signatures,
 # reports new fault patterns and possibly stale runbooks; weekly by default.

@@ -17,6 +17,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from stacks import constants as c
+from stacks import table_policy
 from stacks.config import DeploymentConfig
 from stacks.constructs.diagnosis import Diagnosis
 from stacks.constructs.functions import FunctionFactory, live_alias
@@ -197,7 +198,9 @@ class Api(Construct):
             spec,
             environment,
         )
-        table.grant(role, *c.GRAPH_NODE_TABLE_ACTIONS)
+        table_policy.grant(
+            role, table, table_policy.entry_statement(spec.table, c.ENTRY_TABLE_ACTIONS)
+        )
         diagnosis.state_machine.grant_start_execution(role)
         # a reviewer's decision returns the waiting run's task token (POST .../review)
         role.add_to_principal_policy(

@@ -20,6 +20,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct, IConstruct
 
 from stacks import constants as c
+from stacks import table_policy
 from stacks.config import DeploymentConfig
 from stacks.constructs.functions import FunctionFactory, construct_id, live_alias
 from stacks.constructs.knowledge import Knowledge
@@ -172,10 +173,11 @@ class Diagnosis(Construct):
         return env
 
     def _grant_storage(self, spec: FunctionSpec, role: iam.IRole) -> None:
-        """Exactly the item operations RunStore performs; tool outputs under runs/ only."""
+        """The items its spec entry reads and writes (`stacks.table_policy`); tool outputs
+        under runs/ only."""
         is_tool = isinstance(spec, ToolSpec)
-        actions = c.TOOL_TABLE_ACTIONS if is_tool else c.GRAPH_NODE_TABLE_ACTIONS
-        self._table.grant(role, *actions)
+        for statement in table_policy.statements(spec.table):
+            table_policy.grant(role, self._table, statement)
 
         outputs = self._bucket.arn_for_objects(f"{c.TOOL_OUTPUT_PREFIX}*")
         if is_tool:
@@ -302,19 +304,6 @@ class Diagnosis(Construct):
                 acknowledgements[
                     "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*]"
                 ] = why
-            elif source.on == "table":
-                # only the partitions the spec names (dynamodb:LeadingKeys)
-                statements.append(
-                    iam.PolicyStatement(
-                        actions=list(source.actions),
-                        resources=[self._table.table_arn],
-                        conditions={
-                            "ForAllValues:StringEquals": {
-                                "dynamodb:LeadingKeys": [item.pk for item in source.items]
-                            }
-                        },
-                    )
-                )
             else:
                 raise ValueError(f"{spec.name}: unknown source resource {source.on!r}")
         return _SourceAccess(tuple(statements), acknowledgements)
@@ -372,7 +361,11 @@ class Diagnosis(Construct):
             )
         )
         # ... and the last-resort states update one run record (no other table access)
-        self._table.grant(machine.role, "dynamodb:UpdateItem")
+        table_policy.grant(
+            machine.role,
+            self._table,
+            table_policy.entry_statement((spec_table.RUN,), ("dynamodb:UpdateItem",)),
+        )
         acknowledge(
             machine.role,
             "AwsSolutions-IAM5[Resource::*]",

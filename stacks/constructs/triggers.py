@@ -16,6 +16,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from stacks import constants as c
+from stacks import table_policy
 from stacks.config import DeploymentConfig
 from stacks.constructs.diagnosis import Diagnosis
 from stacks.constructs.functions import FunctionFactory, live_alias
@@ -78,7 +79,9 @@ class AlarmTrigger(Construct):
         )
         # dedup and storm-grouping items; StartExecution on this state machine only, and
         # DescribeExecution of its executions (an alarm never joins a stopped one)
-        table.grant(role, *c.GRAPH_NODE_TABLE_ACTIONS)
+        table_policy.grant(
+            role, table, table_policy.entry_statement(spec.table, c.ENTRY_TABLE_ACTIONS)
+        )
         diagnosis.state_machine.grant_start_execution(role)
         role.add_to_principal_policy(
             iam.PolicyStatement(

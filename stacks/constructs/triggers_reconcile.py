@@ -16,6 +16,7 @@ from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 from stacks import constants as c
+from stacks import table_policy
 from stacks.constructs.diagnosis import Diagnosis
 from stacks.constructs.functions import FunctionFactory, live_alias
 from stacks.constructs.nag import acknowledge
@@ -43,7 +44,9 @@ class RunReconciler(Construct):
             c.RUN_RECONCILER,
             {c.ENV_STATE_MACHINE_ARN: diagnosis.state_machine.state_machine_arn},
         )
-        table.grant(role, *c.GRAPH_NODE_TABLE_ACTIONS)
+        table_policy.grant(
+            role, table, table_policy.entry_statement(c.RUN_RECONCILER.table, c.ENTRY_TABLE_ACTIONS)
+        )
         role.add_to_principal_policy(
             iam.PolicyStatement(
                 actions=["states:ListExecutions"],

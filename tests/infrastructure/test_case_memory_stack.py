@@ -72,10 +72,11 @@ def test_case_tools_query_only_their_partition(
 ) -> None:
     # Given a tool that lists cases or accepted skills
     queries = [s for s in _table_statements(synth, module) if "dynamodb:Query" in _actions([s])]
-    # Then its only Query permission is confined to that partition of the table
+    # Then its only Query permission is confined to that partition of the table, and the
+    # invocations' partition where every tool reads back its own recorded call
     assert len(queries) == 1
     assert queries[0]["Condition"] == {
-        "ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [partition]}
+        "ForAllValues:StringLike": {"dynamodb:LeadingKeys": [partition, "TOOLS#*"]}
     }
 
 

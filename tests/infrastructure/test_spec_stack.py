@@ -19,6 +19,7 @@ from tests.infrastructure.test_stack import (
     _live,
     _synthesise,
 )
+from tests.infrastructure.test_table_access import tool_write_violations
 
 pytestmark = pytest.mark.infrastructure
 
@@ -35,13 +36,21 @@ ECHO = spec.tool(
     ),
 )
 
+# an entry that widens a tool's role: it claims a session's owner
+WIDENED = spec.tool(
+    "claim_session",
+    "superbiz.tools.clock:GetCurrentTimeTool",
+    specialists=("application",),
+    table=spec.TableAccess(writes=(spec.Access(spec.SESSION, ("principal",)),)),
+)
+
 
 @pytest.fixture(scope="module")
 def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synthesised]:
     # Given the spec table with one more tool, and the ASL written from it (`make asl`)
     asl_file = tmp_path_factory.mktemp("asl") / "diagnosis.asl.json"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(spec, "TOOLS", (*spec.TOOLS, ECHO))
+        patch.setattr(spec, "TOOLS", (*spec.TOOLS, ECHO, WIDENED))
         definition = asl.render(json.loads(c.DIAGNOSIS_ASL.read_text(encoding="utf-8")))
         asl_file.write_text(asl.dumps(definition), encoding="utf-8")
         patch.setattr(c, "DIAGNOSIS_ASL", Path(asl_file))
@@ -80,3 +89,13 @@ def test_the_state_machine_routes_the_new_tool_to_its_function(synth: Synthesise
     function_id, _ = synth.function_by_module("tool_echo_status")
     substitutions = machine["Properties"]["DefinitionSubstitutions"]
     assert substitutions["EchoStatusFunctionArn"] == _live(synth, function_id)
+
+
+def test_a_tool_entry_that_widens_its_role_is_caught(synth: Synthesised) -> None:
+    # Then the new tool that only records its calls may write nothing a tool must not
+    assert tool_write_violations(synth, "tool_echo_status") == []
+    # And the one whose entry claims a session's owner is named for both
+    assert tool_write_violations(synth, "tool_claim_session") == [
+        "['dynamodb:UpdateItem'] on a session (SESSION#s-1)",
+        "dynamodb:UpdateItem of ['PK', 'SK', 'principal']",
+    ]

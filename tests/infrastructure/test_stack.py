@@ -15,6 +15,7 @@ from cdk_nag import AwsSolutionsChecks
 
 from app import build_app
 from stacks import constants as c
+from stacks import table_policy
 from stacks.bytecode import RUNTIME_VERSION, runtime_python
 from stacks.config import ConfigError, DeploymentConfig
 from stacks.constructs.diagnosis import warn_if_log_groups_open
@@ -57,8 +58,8 @@ TOOL_SOURCE_ACTIONS = {
     "tool_query_metrics": {"cloudwatch:GetMetricData", "cloudwatch:ListMetrics"},
     "tool_query_alarms": {"cloudwatch:DescribeAlarms", "cloudwatch:DescribeAlarmHistory"},
     "tool_recent_changes": {"cloudtrail:LookupEvents"},
-    # the skills a person accepted from mined proposals (LeadingKeys SKILL_PROPOSALS)
-    "tool_read_skill": {"dynamodb:Query"},
+    # (the skills a person accepted from mined proposals are read from the table)
+    "tool_read_skill": set(),
     "tool_lookup_knowledge": {"es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
     "tool_get_current_time": set(),
     "tool_find_resources": {"tag:GetResources", "iam:ListRoles", "iam:ListRoleTags"},
@@ -66,8 +67,8 @@ TOOL_SOURCE_ACTIONS = {
     "tool_list_log_groups": {"logs:DescribeLogGroups", "logs:DescribeLogStreams"},
     "tool_list_metrics": {"cloudwatch:ListMetrics"},
     "tool_query_traces": {"xray:GetTraceSummaries", "xray:BatchGetTraces"},
-    # lists the cases partition (LeadingKeys CASES); the knowledge domain's cases documents
-    "tool_recommend_case": {"dynamodb:Query", "es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
+    # the knowledge domain's cases documents (the cases partition is read from the table)
+    "tool_recommend_case": {"es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
 }
 READ_SECRET = {"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
 # What a graph function may do beyond the table, tool outputs and its tool's source.
@@ -104,18 +105,18 @@ UNSCOPABLE_ACTIONS = {
 }
 ENTRY_ACTIONS = {
     "api": BASELINE_ACTIONS
-    | set(c.GRAPH_NODE_TABLE_ACTIONS)
+    | set(c.ENTRY_TABLE_ACTIONS)
     | {"states:StartExecution", "states:DescribeExecution", "s3:GetObject"}
     | set(c.REVIEW_DECISION_ACTIONS)
     | set(c.OPENSEARCH_API_ACTIONS)
     | READ_SECRET,
     "alarm_trigger": BASELINE_ACTIONS
-    | set(c.GRAPH_NODE_TABLE_ACTIONS)
+    | set(c.ENTRY_TABLE_ACTIONS)
     | {"states:StartExecution", "states:DescribeExecution"}
     # an event it failed on, after Lambda's retries, goes to its dead-letter queue
     | {"sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"},
     "run_reconciler": BASELINE_ACTIONS
-    | set(c.GRAPH_NODE_TABLE_ACTIONS)
+    | set(c.ENTRY_TABLE_ACTIONS)
     | {"states:ListExecutions", "states:DescribeExecution"},
     # the cases, proposals and insights partitions only (LeadingKeys)
     "case_mining": BASELINE_ACTIONS | {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"},
@@ -503,11 +504,10 @@ def test_function_role_is_least_privilege(
     # Then no action is a wildcard, and nothing deletes, scans or batch-writes the table
     assert not [a for a in actions if "*" in a]
     assert not actions & {"dynamodb:DeleteItem", "dynamodb:Scan", "dynamodb:BatchWriteItem"}
-    # And its table access is exactly what RunStore does for its kind of function
+    # And its table actions are those its spec entry's table access needs
     is_tool = spec.kind is spec_table.FunctionKind.TOOL
-    own_source = TOOL_SOURCE_ACTIONS.get(spec.module, set())
-    table_actions = {a for a in actions if a.startswith("dynamodb:")} - own_source
-    assert table_actions == set(c.TOOL_TABLE_ACTIONS if is_tool else c.GRAPH_NODE_TABLE_ACTIONS)
+    table_actions = {a for a in actions if a.startswith("dynamodb:")}
+    assert table_actions == {a for s in table_policy.statements(spec.table) for a in s.actions}
     # And its only AWS source access is its own tool's (graph nodes have none), plus the model
     # key for model nodes, the knowledge domain for its readers and the topic for Finalize
     s3_actions = {a for a in actions if a.startswith("s3:")}

@@ -9,7 +9,15 @@ from superbiz.errors import RunNotFound
 from superbiz.memory_store import InMemoryRunStore
 from superbiz.records import AgentStep, RunChange, RunRecord, ToolInvocation
 from superbiz.repository import RunRepository
-from superbiz.store import RunStore, S3BlobStore, create_table
+from superbiz.store import (
+    RunStore,
+    S3BlobStore,
+    create_table,
+    invocations_pk,
+    run_pk,
+    to_item,
+    tool_sk,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -81,6 +89,55 @@ def test_an_invocation_is_recorded_once_and_counted_once(repo):
     # Then the retry gets the first recording and the run counts one call
     assert again.output == {"results": [{"message": "first"}]}
     assert repo.get_run("run-1").tool_call_count == 1
+
+
+def _stored(repo: RunRepository, pk: str, sk: str) -> dict | None:
+    """An item as the table holds it (what IAM's partition conditions see)."""
+    if isinstance(repo, InMemoryRunStore):
+        return repo.items.get((pk, sk))
+    return repo.table.get_item(Key={"PK": pk, "SK": sk}).get("Item")
+
+
+def _put_stored(repo: RunRepository, item: dict) -> None:
+    if isinstance(repo, InMemoryRunStore):
+        repo.items[(item["PK"], item["SK"])] = item
+    else:
+        repo.table.put_item(Item=item)
+
+
+def test_a_tool_recording_writes_its_own_partition_and_leaves_the_run_item(repo):
+    # Given a run
+    new_run(repo)
+    before = _stored(repo, run_pk("run-1"), "META")
+    # When a tool records its call
+    repo.record_invocation("run-1", invocation(1))
+    # Then the invocation is in the run's partition of invocations, not in the run's own
+    assert _stored(repo, invocations_pk("run-1"), tool_sk(1))["tool_name"] == "query_logs"
+    assert _stored(repo, run_pk("run-1"), tool_sk(1)) is None
+    # And the run item is as it was: its count of calls is counted, not written
+    assert _stored(repo, run_pk("run-1"), "META") == before
+    assert repo.get_run("run-1").tool_call_count == 1
+    assert repo.get_trace("run-1").run.tool_call_count == 1
+
+
+def test_a_run_recorded_before_keeps_its_invocations_and_their_count(repo):
+    # Given a run whose first call was recorded in its own partition, with the run item's
+    # counter (as runs were recorded before invocations had a partition of their own)
+    new_run(repo)
+    old = invocation(1, {"results": [{"message": "before"}]})
+    _put_stored(
+        repo,
+        {"PK": run_pk("run-1"), "SK": tool_sk(1), "item_type": "tool_invocation", **to_item(old)},
+    )
+    _put_stored(repo, {**_stored(repo, run_pk("run-1"), "META"), "tool_call_count": 1})
+    # When a second call is recorded now
+    repo.record_invocation("run-1", invocation(2))
+    # Then the trace holds both, in order, and both count
+    trace = repo.get_trace("run-1")
+    assert [i.seq for i in trace.invocations] == [1, 2]
+    assert trace.invocations[0].output == {"results": [{"message": "before"}]}
+    assert trace.run.tool_call_count == 2
+    assert repo.get_run("run-1").tool_call_count == 2
 
 
 def test_an_invocation_error_is_stored_redacted_with_its_count(repo):

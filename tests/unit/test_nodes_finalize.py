@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from node_support import RUN_ID, SESSION_ID
 
+from superbiz.cases import Case, InMemoryCaseStore
 from superbiz.contracts import RunMode
 from superbiz.graph.degraded import SAFE_ANSWER
 from superbiz.graph.nodes.finalize import finalize
@@ -74,3 +75,26 @@ def test_an_alarm_run_closes_with_its_rule_evaluation_and_notification(start_run
     assert evaluation.aiops_rule_evaluation.rules
     assert evaluation.notification.sent is False
     assert "no topic configured" in evaluation.notification.reason
+
+
+def test_the_cases_recommend_case_showed_count_the_run_among_their_users(start_run):
+    # Given a past case, and a run whose recommend_case call returned it (the tool itself
+    # writes no case)
+    run = start_run()
+    cases = InMemoryCaseStore()
+    run.deps.tool_sources.cases = cases
+    cases.put_new(Case(case_id="case-pool", services=["checkout-api"], run_id="run-earlier"))
+    run.invocation(
+        1,
+        {"cases": [{"case_id": "case-pool", "source_run_id": "run-earlier", "score": 0.8}]},
+        tool="recommend_case",
+    )
+    run.record(
+        "composer", "final_answer", FinalAnswer(text="The pool is full.", produced_by="Composer")
+    )
+    # When Finalize closes the run
+    finalize(run.event(termination_reason="completed"), run.deps)
+    # Then the case knows this run was shown it (its age restarts, feedback reaches it)
+    shown = cases.get("case-pool")
+    assert shown is not None and shown.used_by_runs == [RUN_ID]
+    assert shown.last_referenced_at

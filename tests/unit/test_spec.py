@@ -82,15 +82,6 @@ def test_the_item_kinds_are_the_keys_the_stores_write():
     ) == (cases.CASES_PK, cases.PROPOSALS_PK, cases.INSIGHTS_PK)
 
 
-def test_a_tool_that_queries_the_table_names_the_partitions_it_reads():
-    for tool in spec.TOOLS:
-        for source in tool.sources:
-            if source.on == "table":
-                assert source.items, tool.name
-                read = {a.item for a in tool.table.reads}
-                assert set(source.items) <= read, tool.name
-
-
 # what a tool may ask of the account it diagnoses: reads (a Logs Insights query is started,
 # read and, when it overruns its budget, stopped)
 READ_VERBS = ("Get", "List", "Describe", "Lookup", "BatchGet", "Query")

@@ -17,6 +17,16 @@ def test_run_items_share_one_partition_and_sort_in_order():
     assert store.tool_sk(101) == "TOOL#0101"
 
 
+def test_a_runs_invocations_have_a_partition_apart_from_the_run():
+    # Given a run's partition and its invocations' partition
+    pk, invocations = store.run_pk("abc"), store.invocations_pk("abc")
+    # Then they differ, and no key of one is a key (or a key pattern's match) of the other
+    assert invocations == "TOOLS#abc"
+    assert not invocations.startswith("RUN#") and not pk.startswith("TOOLS#")
+    # And an invocation keeps its numbered sort key there
+    assert store.tool_sk(3) == "TOOL#0003"
+
+
 def test_session_index_sorts_runs_by_start_time():
     a = store.session_run_sk("2026-11-20T10:00:00.000000Z", "r2")
     b = store.session_run_sk("2026-11-20T09:00:00.000000Z", "r1")

@@ -31,6 +31,7 @@ from superbiz.store import (
     assemble_trace,
     encode,
     from_item,
+    invocations_pk,
     redacted_invocation,
     redacted_run,
     redacted_run_fields,
@@ -125,7 +126,7 @@ class InMemoryRunStore:
         run = redacted_run(run)
         with self._lock:
             created = self._put_if_absent({"PK": run_pk(run.run_id), "SK": "META", **to_item(run)})
-            stored = run if created else self.get_run(run.run_id)
+            stored = run if created else RunRecord.model_validate(from_item(self._meta(run.run_id)))
             self._put_if_absent(
                 {
                     "PK": session_pk(stored.session_id),
@@ -138,7 +139,13 @@ class InMemoryRunStore:
 
     def get_run(self, run_id: str) -> RunRecord:
         with self._lock:
-            return RunRecord.model_validate(from_item(self._meta(run_id)))
+            run = RunRecord.model_validate(from_item(self._meta(run_id)))
+            run.tool_call_count += self.count_invocations(run_id)
+            return run
+
+    def count_invocations(self, run_id: str) -> int:
+        with self._lock:
+            return sum(1 for p, _ in self.items if p == invocations_pk(run_id))
 
     def update_run(self, run_id: str, change: RunChange) -> None:
         with self._lock:
@@ -178,7 +185,7 @@ class InMemoryRunStore:
     # -- tool invocations
     def get_invocation(self, run_id: str, seq: int) -> ToolInvocation | None:
         with self._lock:
-            item = self.items.get((run_pk(run_id), tool_sk(seq)))
+            item = self.items.get((invocations_pk(run_id), tool_sk(seq)))
         return self._load_invocation(from_item(item)) if item is not None else None
 
     def record_invocation(self, run_id: str, inv: ToolInvocation) -> ToolInvocation:
@@ -186,7 +193,7 @@ class InMemoryRunStore:
         data = to_item(inv)
         body = data.get("output", "null")
         with self._lock:
-            meta = self._meta(run_id)
+            self._meta(run_id)  # RunNotFound before anything is written
             existing = self.get_invocation(run_id, inv.seq)
             if existing is not None:  # recorded before: the first recording
                 return existing
@@ -195,14 +202,13 @@ class InMemoryRunStore:
                 self.blobs[key] = body.encode()
                 data.pop("output")
                 data["output_s3_key"] = key
-            self.items[(run_pk(run_id), tool_sk(inv.seq))] = {
-                "PK": run_pk(run_id),
+            self.items[(invocations_pk(run_id), tool_sk(inv.seq))] = {
+                "PK": invocations_pk(run_id),
                 "SK": tool_sk(inv.seq),
                 "item_type": "tool_invocation",
                 **data,
                 "expires_at": self.expires_at(),
             }
-            meta["tool_call_count"] = meta.get("tool_call_count", 0) + 1
         return inv
 
     def _load_invocation(self, data: dict[str, Any], load_output: bool = True) -> ToolInvocation:
@@ -215,7 +221,7 @@ class InMemoryRunStore:
     def get_trace(self, run_id: str, *, load_outputs: bool = True) -> RunTrace:
         return assemble_trace(
             run_id,
-            self._partition(run_pk(run_id)),
+            [*self._partition(run_pk(run_id)), *self._partition(invocations_pk(run_id))],
             lambda item: self._load_invocation(item, load_outputs),
         )
 

@@ -65,8 +65,9 @@ class RunRepository(Protocol):
     def get_invocation(self, run_id: str, seq: int) -> ToolInvocation | None: ...
 
     def record_invocation(self, run_id: str, inv: ToolInvocation) -> ToolInvocation:
-        """Record once (redacted) and count it; a second recording of the same sequence
-        number gets the first one back."""
+        """Record once (redacted), in the run's partition of invocations (their count is
+        a count of that partition); a second recording of the same sequence number gets
+        the first one back."""
         ...
 
     # -- the trace

@@ -97,7 +97,9 @@ SESSION = ItemKind("session", "SESSION#", "META")
 SESSION_RUN = ItemKind("session_run", "SESSION#", "RUN#")  # a session's index of its runs
 RUN = ItemKind("run", "RUN#", "META")
 STEP = ItemKind("agent_step", "RUN#", "STEP#")
-INVOCATION = ItemKind("tool_invocation", "RUN#", "TOOL#")
+# a partition of their own: the only one a tool writes (runs recorded before kept theirs
+# under RUN#, which the nodes read)
+INVOCATION = ItemKind("tool_invocation", "TOOLS#", "TOOL#")
 RUN_ALARM = ItemKind("run_alarm", "RUN#", "ALARM#")
 REVIEW = ItemKind("review", "RUN#", "REVIEW")
 FEEDBACK = ItemKind("feedback", "RUN#", "FEEDBACK#")
@@ -122,14 +124,15 @@ ITEM_KINDS: tuple[ItemKind, ...] = (
     INSIGHT,
 )
 WHOLE_ITEM = ("*",)
-# A run's trace is one Query on its partition: every item kind under RUN#.
+# A run's trace: a Query on its partition (RUN#) and one on its invocations' (TOOLS#).
 TRACE = (RUN, STEP, INVOCATION, RUN_ALARM, REVIEW, FEEDBACK)
 
 
 @dataclass(frozen=True)
 class Access:
     """Items of one kind a function reads or writes, and which of their attributes
-    (`WHOLE_ITEM`: the item is put whole, or read whole)."""
+    (`WHOLE_ITEM`: the item is put whole, or read whole). A write of some attributes is
+    an update of an existing item; its role may update no other attribute there."""
 
     item: ItemKind
     attributes: tuple[str, ...] = WHOLE_ITEM
@@ -146,18 +149,25 @@ _STEP = (
     Access(STEP),
     Access(RUN, ("step_count", "prompt_tokens", "completion_tokens", "cost_usd")),
 )
-# A tool's recording of its own call, with the run's count of calls (`RunStore.record_invocation`).
-_INVOCATION = (Access(INVOCATION), Access(RUN, ("tool_call_count",)))
+# A tool's recording of its own call (`RunStore.record_invocation`): its invocation, put on
+# condition that the run exists (the run item is checked, not written; the run's count of
+# calls is a count of its invocations).
+_INVOCATION = (Access(INVOCATION),)
 
 
 @dataclass(frozen=True)
 class TableAccess:
+    """What a function's role may do on the table (`stacks.table_policy` makes its
+    statements): read, check the existence of (a write's transaction condition), write."""
+
     reads: tuple[Access, ...] = ()
     writes: tuple[Access, ...] = ()
+    checks: tuple[ItemKind, ...] = ()
 
     def partitions(self) -> tuple[str, ...]:
         """The partition key prefixes touched, in order of first mention."""
-        return tuple(dict.fromkeys(a.item.pk for a in (*self.reads, *self.writes)))
+        kinds = (*(a.item for a in (*self.reads, *self.writes)), *self.checks)
+        return tuple(dict.fromkeys(k.pk for k in kinds))
 
 
 # ---------------------------------------------------------- the state machine
@@ -251,13 +261,12 @@ class RouteChoice:
 class Source:
     """AWS actions a tool calls on the account it diagnoses, and on what. `on`: "*" (the
     actions have no resource-level permissions), "log_groups" (the configured log group
-    prefixes), "iam_roles" (the account's roles) or "table" (the items `items` names, by
-    `dynamodb:LeadingKeys`). `why` is what a reviewer reads (and cdk-nag's acknowledgement)."""
+    prefixes) or "iam_roles" (the account's roles). `why` is what a reviewer reads (and
+    cdk-nag's acknowledgement). The system's own table is not a source: `table` says it."""
 
     actions: tuple[str, ...]
     on: str
     why: str = ""
-    items: tuple[ItemKind, ...] = ()
 
 
 class Grant(Enum):
@@ -338,9 +347,8 @@ class ToolSpec(FunctionSpec):
 
     @property
     def operations(self) -> tuple[str, ...]:
-        """The AWS operations it calls on the diagnosed account, as IAM names them (not
-        those on the system's own table)."""
-        return tuple(dict.fromkeys(a for s in self.sources if s.on != "table" for a in s.actions))
+        """The AWS operations it calls on the diagnosed account, as IAM names them."""
+        return tuple(dict.fromkeys(a for s in self.sources for a in s.actions))
 
 
 NODE_TIMEOUT_SECONDS = 110
@@ -392,7 +400,8 @@ def tool(
     **more: Any,
 ) -> ToolSpec:
     """A tool's entry. Every tool records its own invocation (and reads it back when a
-    retried call finds it recorded), and writes its large outputs under runs/."""
+    retried call finds it recorded), and writes its large outputs under runs/: it writes
+    no other item."""
     substitution = "".join(p.title() for p in name.split("_")) + "FunctionArn"
     return ToolSpec(
         name=name,
@@ -407,6 +416,7 @@ def tool(
         table=TableAccess(
             reads=(Access(INVOCATION), *table.reads),
             writes=(*_INVOCATION, *table.writes),
+            checks=(RUN, *table.checks),
         ),
         memory_mb=more.pop("memory_mb", TOOL_MEMORY_MB),
         sources=sources,
@@ -429,7 +439,6 @@ NODES: tuple[NodeSpec, ...] = (
             reads=_reads(SESSION, RUN),
             writes=(
                 Access(SESSION),
-                Access(SESSION, ("principal", "updated_at")),
                 Access(SESSION_RUN),
                 Access(RUN),
                 _FLOW,
@@ -445,8 +454,11 @@ NODES: tuple[NodeSpec, ...] = (
         "Planner",
         "planner",
         "superbiz.graph.nodes.planner:planner",
-        # the session's earlier exchanges, for a follow-up question
-        table=TableAccess(reads=(*_TRACE_READ, *_reads(SESSION_RUN)), writes=_NODE.writes),
+        # the session's earlier exchanges, for a follow-up question; the best past cases;
+        # the skills a person accepted from mined proposals
+        table=TableAccess(
+            reads=(*_TRACE_READ, *_reads(SESSION_RUN, CASE, PROPOSAL)), writes=_NODE.writes
+        ),
         calls_model=True,
         reads_knowledge=True,  # the knowledge base's domain map
         routes=PLANNER_ROUTES,
@@ -461,10 +473,12 @@ NODES: tuple[NodeSpec, ...] = (
         "Executor",
         "executor",
         "superbiz.graph.nodes.executor:executor",
-        # a refused tool call is recorded as a failed invocation at once
+        # a refused tool call is recorded as a failed invocation at once; the skills a
+        # person accepted from mined proposals
         table=TableAccess(
-            reads=(*_TRACE_READ, *_reads(SESSION_RUN)),
+            reads=(*_TRACE_READ, *_reads(SESSION_RUN, PROPOSAL)),
             writes=(*_NODE.writes, *_INVOCATION),
+            checks=(RUN,),
         ),
         calls_model=True,
         routes=EXECUTOR_ROUTES,
@@ -555,8 +569,10 @@ NODES: tuple[NodeSpec, ...] = (
         "Composer",
         "composer",
         "superbiz.graph.nodes.composer:composer",
+        # the session's earlier exchanges, for a follow-up question
         table=TableAccess(
-            reads=_TRACE_READ, writes=(*_NODE.writes, Access(RUN, ("self_evaluation",)))
+            reads=(*_TRACE_READ, *_reads(SESSION_RUN)),
+            writes=(*_NODE.writes, Access(RUN, ("self_evaluation",))),
         ),
         calls_model=True,
     ),
@@ -603,10 +619,12 @@ NODES: tuple[NodeSpec, ...] = (
         "Finalize",
         "finalize",
         "superbiz.graph.nodes.finalize:finalize",
-        # closes the run; a verified root cause becomes a case; alarms that joined after the
-        # last plan open a follow-up investigation with its own run alarms
+        # closes the run; a verified root cause becomes a case, and the cases recommend_case
+        # showed count the run among their users; alarms that joined after the
+        # last plan open a follow-up investigation (or join the one open) with its own run
+        # alarms
         table=TableAccess(
-            reads=(*_TRACE_READ, *_reads(CASE)),
+            reads=(*_TRACE_READ, *_reads(CASE, STORM)),
             writes=(
                 *_NODE.writes,
                 Access(
@@ -650,7 +668,7 @@ NODES: tuple[NodeSpec, ...] = (
         # a callback task: it records and announces the review; the API decides it
         table=TableAccess(
             reads=(*_TRACE_READ,),
-            writes=(Access(REVIEW), Access(RUN, ("status", "self_evaluation"))),
+            writes=(_FLOW, Access(REVIEW), Access(RUN, ("status", "self_evaluation"))),
         ),
         state_timeout_seconds=None,
         grants=frozenset({Grant.PUBLISH_REPORT}),
@@ -662,7 +680,12 @@ NODES: tuple[NodeSpec, ...] = (
         "superbiz.graph.nodes.review_apply:apply",
         table=TableAccess(
             reads=_TRACE_READ,
-            writes=(*_NODE.writes, Access(RUN, ("status", "self_evaluation"))),
+            # a review past its deadline is settled EXPIRED, on condition of its token
+            writes=(
+                *_NODE.writes,
+                Access(RUN, ("status", "self_evaluation")),
+                Access(REVIEW, ("status", "body", "task_token")),
+            ),
         ),
     ),
 )
@@ -746,7 +769,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "superbiz.tools.skills:ReadSkillTool",
         specialists=_ALL,
         # the bundled skills, and the mined ones a person accepted
-        sources=(Source(("dynamodb:Query",), "table", items=(PROPOSAL,)),),
         table=TableAccess(reads=_reads(PROPOSAL)),
     ),
     tool(
@@ -837,7 +859,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         specialists=_ALL,
         # the cases partition only: the tool lists cases, never another run's items; they
         # are ranked with the knowledge base's hybrid search of the cases domain
-        sources=(Source(("dynamodb:Query",), "table", items=(CASE,)),),
         table=TableAccess(reads=_reads(CASE)),
         reads_knowledge=True,
     ),

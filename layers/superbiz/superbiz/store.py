@@ -1,8 +1,8 @@
 """Single-table DynamoDB store (docs/architecture.md, "Data model").
 
-Every access is a key lookup or a `Query`; a run's whole trace is one
-(paginated) `Query` on its partition. Nested documents (model inputs and
-outputs, tool outputs, evaluations) are stored as JSON strings: DynamoDB's
+Every access is a key lookup or a `Query`; a run's whole trace is two (paginated)
+`Query`s: its partition, and its tool invocations' partition. Nested documents (model
+inputs and outputs, tool outputs, evaluations) are stored as JSON strings: DynamoDB's
 number and nesting rules would otherwise change them on the way back.
 """
 
@@ -48,6 +48,13 @@ def session_pk(session_id: str) -> str:
 
 def run_pk(run_id: str) -> str:
     return f"RUN#{run_id}"
+
+
+def invocations_pk(run_id: str) -> str:
+    """A run's tool invocations: a partition of their own, the only one a tool writes
+    (docs/security.md, "Who may write which items"). Runs recorded before kept theirs in
+    the run's partition (`TOOL#` sort keys there), and their traces read them still."""
+    return f"TOOLS#{run_id}"
 
 
 def step_sk(seq: int) -> str:
@@ -428,7 +435,7 @@ class RunStore:
         """Create the run and its session index entry; idempotent on retries."""
         run = redacted_run(run)
         created = self._put_if_absent({"PK": run_pk(run.run_id), "SK": "META", **to_item(run)})
-        stored = run if created else self.get_run(run.run_id)
+        stored = run if created else self._run_record(run.run_id)
         self._put_if_absent(
             {
                 "PK": session_pk(stored.session_id),
@@ -439,11 +446,34 @@ class RunStore:
         )
         return created
 
-    def get_run(self, run_id: str) -> RunRecord:
+    def _run_record(self, run_id: str) -> RunRecord:
         got = self._call(self.table.get_item, Key={"PK": run_pk(run_id), "SK": "META"})
         if "Item" not in got:
             raise RunNotFound(f"no run with id {run_id!r}")
         return RunRecord.model_validate(from_item(got["Item"]))
+
+    def get_run(self, run_id: str) -> RunRecord:
+        """The run, its tool calls counted: those in its invocations partition, added to
+        the count the run item kept when invocations lived in its own partition."""
+        run = self._run_record(run_id)
+        run.tool_call_count += self.count_invocations(run_id)
+        return run
+
+    def count_invocations(self, run_id: str) -> int:
+        """The invocations in the run's partition of them (a Query that returns a count,
+        not items): no tool updates the run item to keep a counter."""
+        kwargs: dict[str, Any] = {
+            "KeyConditionExpression": "PK = :pk",
+            "ExpressionAttributeValues": {":pk": invocations_pk(run_id)},
+            "Select": "COUNT",
+        }
+        count = 0
+        while True:
+            page = self._call(self.table.query, **kwargs)
+            count += int(page.get("Count", 0))
+            if "LastEvaluatedKey" not in page:
+                return count
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def update_run(self, run_id: str, change: RunChange) -> None:
         """Set what `change` sets. Its evaluation parts replace the run's, the others stay:
@@ -549,7 +579,9 @@ class RunStore:
 
     # -- tool invocations
     def get_invocation(self, run_id: str, seq: int) -> ToolInvocation | None:
-        got = self._call(self.table.get_item, Key={"PK": run_pk(run_id), "SK": tool_sk(seq)})
+        got = self._call(
+            self.table.get_item, Key={"PK": invocations_pk(run_id), "SK": tool_sk(seq)}
+        )
         return self._load_invocation(from_item(got["Item"])) if "Item" in got else None
 
     def record_invocation(self, run_id: str, inv: ToolInvocation) -> ToolInvocation:
@@ -582,24 +614,24 @@ class RunStore:
                 data.pop("output")
                 data["output_s3_key"] = key
         item = {
-            "PK": run_pk(run_id),
+            "PK": invocations_pk(run_id),
             "SK": tool_sk(inv.seq),
             "item_type": "tool_invocation",
             **data,
             "expires_at": self.expires_at(),
         }
-        # the invocation and the run's count of them in one transaction; parallel tools of
-        # a round update the same run item, so a write that lost that race is retried
+        # the invocation, if the run exists, in one transaction: the run item is only
+        # checked, never written (a tool may write nothing but its invocations); a write
+        # that lost a race with another transaction on the run item is retried
         for attempt in range(TRANSACT_ATTEMPTS):
             reasons = self._transact(
                 ("Put", {"Item": item, "ConditionExpression": "attribute_not_exists(PK)"}),
                 (
-                    "Update",
-                    update_request(
-                        {"PK": run_pk(run_id), "SK": "META"},
-                        adds={"tool_call_count": 1},
-                        condition="attribute_exists(PK)",
-                    ),
+                    "ConditionCheck",
+                    {
+                        "Key": {"PK": run_pk(run_id), "SK": "META"},
+                        "ConditionExpression": "attribute_exists(PK)",
+                    },
                 ),
             )
             if reasons is None:
@@ -648,11 +680,12 @@ class RunStore:
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def get_trace(self, run_id: str, *, load_outputs: bool = True) -> RunTrace:
-        """The run's whole story in one paginated Query on its partition. Without
+        """The run's whole story: a paginated Query on its partition and one on its
+        invocations' partition. Without
         `load_outputs`, outputs stored in S3 stay pointers (`output_s3_key`)."""
         return assemble_trace(
             run_id,
-            self._query(run_pk(run_id)),
+            [*self._query(run_pk(run_id)), *self._query(invocations_pk(run_id))],
             lambda item: self._load_invocation(item, load_outputs),
         )
 
@@ -737,7 +770,7 @@ class RunStore:
         """One feedback item, then the run's self_evaluation.feedback summary recomputed
         from every feedback item (so concurrent feedback converges)."""
         comment = redact_text(comment)[0]
-        self.get_run(run_id)  # RunNotFound before anything is written
+        self._run_record(run_id)  # RunNotFound before anything is written
         now = utcnow_iso()
         item = {"useful": useful, "comment": comment, "created_at": now}
         stamp = f"{now}#{uuid.uuid4().hex[:8]}"
@@ -877,4 +910,6 @@ def assemble_trace(
             alarms.append(item)
     if run is None:
         raise RunNotFound(f"no run with id {run_id!r}")
+    # counted, not kept: every invocation is in the trace, wherever it was recorded
+    run.tool_call_count = len(invocations)
     return RunTrace(run=run, steps=steps, invocations=invocations, feedback=feedback, alarms=alarms)

@@ -26,6 +26,7 @@ from superbiz.cases import (
     DynamoCaseStore,
     RunbookUse,
     case_id_for,
+    mark_referenced,
     recommend,
 )
 from superbiz.errors import SuperBizError
@@ -41,6 +42,7 @@ from superbiz.node_outputs import (
 )
 from superbiz.records import RunTrace
 from superbiz.store import RunStore
+from superbiz.times import utcnow_iso
 
 if TYPE_CHECKING:
     from superbiz.deps import Deps
@@ -262,13 +264,12 @@ def close_run(
         case = None if final.degraded else case_from_run(trace, duration_ms)
     except _FAILURES as exc:
         return text, {"error": f"case memory could not read the run: {exc}"[:500]}
+    store = case_store(deps)
     if verdict is not None:
         record["past_case"] = verdict
         text = f"{text.rstrip()}\n\n{answer_note(verdict)}"
-    if case is None:
-        return text, record
-    store = case_store(deps)
-    if store is None:
+        _mark_shown(store, run_id, verdict["matched"], record)
+    if case is None or store is None:
         return text, record
     try:
         created = store.put_new(case)
@@ -291,6 +292,19 @@ def close_run(
     except _FAILURES as exc:
         record["index_error"] = f"the case text could not be indexed: {exc}"[:500]
     return text, record
+
+
+def _mark_shown(
+    store: CaseStore | None, run_id: str, case_ids: list[str], record: dict[str, Any]
+) -> None:
+    """The cases recommend_case showed this run count it among their users: their age
+    restarts and feedback on the run reaches them (the tool itself writes no case)."""
+    if store is None:
+        return
+    try:
+        mark_referenced(store, case_ids, run_id, utcnow_iso())
+    except _FAILURES as exc:
+        record["referenced_error"] = f"the cases shown could not be marked: {exc}"[:500]
 
 
 _SERVICE = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b")

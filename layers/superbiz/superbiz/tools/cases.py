@@ -3,8 +3,9 @@
 A past case is a lead to check, never evidence of this incident's cause: its
 output is declared as the `case` evidence source, which the Gatekeeper's kind
 rule (R10) lets support a hypothesis or a remediation, never a root cause or an
-observation on its own. The cases shown are marked referenced by this run, so
-their age restarts and feedback on this run reaches them.
+observation on its own. The cases shown are marked referenced by this run when it
+closes (Finalize reads them from this tool's output: a tool writes no case), so their
+age restarts and feedback on this run reaches them.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from superbiz.cases import CaseMatch, CaseStore, DynamoCaseStore, mark_referenced, recommend
+from superbiz.cases import CaseMatch, CaseStore, DynamoCaseStore, recommend
 from superbiz.errors import StoreError, SuperBizError, ToolUnavailable
 from superbiz.observations import EvidenceSource, Observations
 
 if TYPE_CHECKING:
     from superbiz.knowledge.service import KnowledgeBase
-from superbiz.tools.base import Retrieval, ToolContext, ToolInput, ToolResult, iso
+from superbiz.tools.base import Retrieval, ToolContext, ToolInput, ToolResult
 
 
 class RecommendCaseInput(ToolInput):
@@ -116,7 +117,6 @@ class RecommendCaseTool:
                 kb=_knowledge(ctx),
                 exclude_run=ctx.run_id,
             )
-            mark_referenced(store, [m.case.case_id for m in matches], ctx.run_id, iso(ctx.now))
         except StoreError as exc:
             raise ToolUnavailable(f"the case store could not be read: {exc}") from exc
         except SuperBizError as exc:
