@@ -80,6 +80,9 @@ class ToolSources:
     changes: ChangeSource | None = None
     # the past cases recommend_case reads (None: the runs table's)
     cases: CaseStore | None = None
+    # the account the evidence tools read (None: the function's own clients, which in
+    # AWS are that account's); `superbiz chat --aws` gives read-only clients here
+    account: AwsClients | None = None
 
 
 @dataclass
@@ -89,6 +92,12 @@ class ToolContext:
     clients: AwsClients
     settings: Settings
     sources: ToolSources = field(default_factory=ToolSources)
+
+    @property
+    def account(self) -> AwsClients:
+        """The clients of the diagnosed account: what every evidence tool reads through
+        (`clients` stay the system's own: its table, its bucket)."""
+        return self.sources.account or self.clients
 
 
 @dataclass

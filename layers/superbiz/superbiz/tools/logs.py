@@ -119,7 +119,7 @@ class QueryLogsTool:
         prefixes = [prefix.rstrip("*") for prefix in ctx.settings.log_group_prefixes]
         prefixes = [] if "" in prefixes else prefixes
         pattern = params.pattern()
-        logs = ctx.clients.logs
+        logs = ctx.account.logs
 
         groups, skipped, own = self._groups(params, prefixes, ctx.settings, logs)
         query = (
