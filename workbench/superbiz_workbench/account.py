@@ -168,24 +168,45 @@ def _runtime(account: Account, model: Any, *, notifications: bool) -> Any:
 
 def chat(account: Account, message: str, args: Any, model: Any) -> int:
     """One chat diagnosis of the account; prints the report (or --json)."""
-    from superbiz_workbench.local.report import render_report, run_result
+    from superbiz_workbench.local.report import run_result
 
     if not args.json:
         print(f"Diagnosing {account.describe()} (read-only)...", file=sys.stderr)
     with _runtime(account, model, notifications=False) as runtime:
         outcome = runtime.run(message, session_id=args.session_id, now=account.now)
         result = run_result(runtime, outcome)
+        result["account"] = _account_view(runtime, outcome.run_id, account)
         _keep(runtime, outcome.run_id, account, args)
-    if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
-    else:
-        print(render_report(result, f"{account.describe()}", message))
+    _print(result, f"{account.describe()}", message, as_json=args.json)
     return 0 if result["status"] in ("SUCCEEDED", "DEGRADED") else 1
+
+
+def _account_view(runtime: Any, run_id: str, account: Account) -> dict[str, Any]:
+    """What the run asked of the account: the calls it refused, with what each cost."""
+    from superbiz_workbench.account_access import access_gaps
+
+    invocations = runtime.store.get_trace(run_id).invocations
+    return {"region": account.region, "access_gaps": access_gaps(invocations)}
+
+
+def _print(result: dict[str, Any], title: str, question: str | None, *, as_json: bool) -> None:
+    """The report as in world mode, the account's section after the report's own gaps."""
+    from superbiz_workbench.account_access import render_access_gaps
+    from superbiz_workbench.local.report import render_report
+
+    if as_json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+        return
+    text = render_report(result, title, question)
+    section = render_access_gaps(result["account"]["access_gaps"])
+    marker = "\n" + "=" * 78 + "\nPath through the graph"
+    at = text.find(marker)
+    print(text[:at] + section + text[at:] if at >= 0 else text + section)
 
 
 def alarm(account: Account, name: str, args: Any, model: Any) -> int:
     """Fire the alarm trigger with the account's alarm entering ALARM."""
-    from superbiz_workbench.local.report import render_report, run_result
+    from superbiz_workbench.local.report import run_result
     from superbiz_workbench.local.runtime import RunOutcome
 
     event = alarm_event(account, name)
@@ -209,11 +230,9 @@ def alarm(account: Account, name: str, args: Any, model: Any) -> int:
         )
         result = run_result(runtime, outcome)
         result["trigger"] = trigger
+        result["account"] = _account_view(runtime, outcome.run_id, account)
         _keep(runtime, outcome.run_id, account, args)
-    if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
-    else:
-        print(render_report(result, f"alarm {name} of {account.describe()}"))
+    _print(result, f"alarm {name} of {account.describe()}", None, as_json=args.json)
     return 0 if result["status"] in ("SUCCEEDED", "DEGRADED") else 1
 
 

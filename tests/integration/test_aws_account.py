@@ -1,0 +1,180 @@
+"""`superbiz chat --aws` against an endpoint, not a mock of the code: a scenario world
+served as an AWS account by moto's server mode (superbiz_workbench.local.world_server),
+reached through AWS_ENDPOINT_URL as a real account is reached through its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from superbiz.readonly import CLIENT_OF_PREFIX, spec_allow_list
+from superbiz_workbench.local.report import DEMO_WORLD
+
+pytestmark = pytest.mark.integration
+
+QUESTION = "why is payment-api returning 500s?"
+NOW = "2026-11-20T10:20:00Z"  # the world's clock
+# how each service signs its requests -> its IAM prefix
+SIGNING = {"logs": "logs", "monitoring": "cloudwatch", "cloudtrail": "cloudtrail",
+           "xray": "xray", "tagging": "tag", "iam": "iam"}  # fmt: skip
+# the host each evidence service answers on, in any region
+EVIDENCE_HOSTS = re.compile(r"^https?://(logs|monitoring|cloudtrail|xray|tagging|iam)\.")
+
+
+@pytest.fixture(scope="module")
+def account(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The demo world as an account; the access key `limited` may not look up CloudTrail."""
+    folder = tmp_path_factory.mktemp("account")
+    record = folder / "requests.jsonl"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "superbiz_workbench.local.world_server", str(DEMO_WORLD),
+         "--record", str(record), "--deny", "limited=cloudtrail:LookupEvents"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    assert server.stdout is not None and server.stdin is not None
+    endpoint = server.stdout.readline().strip()
+    assert endpoint.startswith("http://"), "the world server did not start"
+    try:
+        yield {"endpoint": endpoint, "record": record, "folder": folder}
+    finally:
+        server.stdin.close()
+        server.wait(timeout=30)
+
+
+def _env(account: dict[str, Any], key: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "SUPERBIZ_"))}
+    folder = account["folder"]
+    return {
+        **env,
+        "AWS_ENDPOINT_URL": account["endpoint"],
+        "AWS_ACCESS_KEY_ID": key,
+        "AWS_SECRET_ACCESS_KEY": "not-a-secret",
+        "AWS_REGION": "us-east-1",
+        "AWS_CONFIG_FILE": str(folder / "no-config"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(folder / "no-credentials"),
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+
+
+def _superbiz(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "superbiz_workbench.cli", *args],
+        capture_output=True, text=True, timeout=300, env=env, cwd=cwd,
+    )  # fmt: skip
+
+
+def _requests(record: Path, key: str) -> list[tuple[str, str]]:
+    lines = [json.loads(line) for line in record.read_text().splitlines() if line]
+    return [(r["service"], r["operation"]) for r in lines if r["key"] == key]
+
+
+@pytest.fixture(scope="module")
+def runs(account: dict[str, Any]) -> dict[str, Any]:
+    """The same question asked of the world (world mode) and of the account (--aws)."""
+    cwd = account["folder"]
+    world = _superbiz(_env(account, "unused"), cwd, "chat", QUESTION, "--world", str(DEMO_WORLD),
+                      "--json")  # fmt: skip
+    env = _env(account, "engineer")
+    aws = _superbiz(env, cwd, "chat", QUESTION, "--aws", "--now", NOW, "--json",
+                    "--export", str(cwd / "run.json"))  # fmt: skip
+    limited = _superbiz(_env(account, "limited"), cwd, "chat", QUESTION, "--aws", "--now", NOW,
+                        "--json")  # fmt: skip
+    for done in (world, aws, limited):
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr
+    return {
+        "world": json.loads(world.stdout),
+        "aws": json.loads(aws.stdout),
+        "limited": json.loads(limited.stdout),
+        "run_file": cwd / "run.json",
+    }
+
+
+def _diagnosis(answer: str) -> list[str]:
+    """The report's lines without invocation ids and without the knowledge base (the
+    account mode searches the local index, not the world's inline runbooks)."""
+    lines = [re.sub(r"inv_\d{4}_[0-9a-f]{6}", "inv", line) for line in answer.splitlines()]
+    return [line for line in lines if "unbook" not in line and "lookup_knowledge" not in line]
+
+
+def test_the_account_gets_the_same_diagnosis_as_the_world(runs):
+    # Given the demo incident as a world and served as an account
+    world, aws = runs["world"], runs["aws"]
+    # When the same question is asked of each
+    # Then the report is the same: root cause, evidence, actions, gaps
+    assert aws["status"] == world["status"] == "SUCCEEDED"
+    assert "## Root cause" in aws["answer"] and "UpdateService on payment-api" in aws["answer"]
+    assert _diagnosis(aws["answer"]) == _diagnosis(world["answer"])
+    assert aws["account"]["access_gaps"] == []
+
+
+def test_only_reads_of_the_allow_list_reach_the_account(runs, account):
+    # Given the account's own record of every request the engineer's key made
+    made = _requests(account["record"], "engineer")
+    # Then the evidence came from it (logs, metrics, alarms, changes) ...
+    operations = {op for _, op in made}
+    assert {"StartQuery", "GetQueryResults", "GetMetricData", "DescribeAlarms"} <= operations
+    assert "LookupEvents" in operations
+    # ... and every request was a read the spec table allows; no write reached it
+    allowed = spec_allow_list()
+    outside = [
+        (service, op)
+        for service, op in made
+        if op not in allowed.get(CLIENT_OF_PREFIX[SIGNING.get(service, "?")], frozenset())
+    ]
+    assert made and outside == []
+
+
+def test_a_credential_without_a_permission_is_a_named_gap(runs, account):
+    # Given a key the account refuses cloudtrail:LookupEvents
+    limited = runs["limited"]
+    assert ("cloudtrail", "LookupEvents") in _requests(account["record"], "limited")
+    # When it diagnoses the incident
+    # Then the run finishes with the gap named: the tool, the permission, what it cost
+    assert limited["status"] in ("SUCCEEDED", "DEGRADED")
+    [gap] = limited["account"]["access_gaps"]
+    assert gap["tool"] == "recent_changes"
+    assert gap["permission"] == "cloudtrail:LookupEvents"
+    assert "change" in gap["cost"]
+
+
+def test_no_evidence_call_reaches_the_local_runtimes_own_aws(account, monkeypatch):
+    # Given the engineer's environment pointing at the account, and a spy on every
+    # request the local runtime's own (in-process) AWS answers
+    from moto.core.models import botocore_stubber
+
+    from superbiz.models.offline import OfflineModel
+    from superbiz_workbench.account import open_account
+    from superbiz_workbench.local.runtime import LocalRuntime
+
+    for name, value in _env(account, "in-process").items():
+        if name.startswith("AWS_"):
+            monkeypatch.setenv(name, value)
+    answered: list[str] = []
+    original = botocore_stubber.process_request
+
+    def spy(request: Any) -> Any:
+        answered.append(request.url)
+        return original(request)
+
+    monkeypatch.setattr(botocore_stubber, "process_request", spy)
+    opened = open_account(None, None, NOW)
+    # When the graph runs on the local runtime with the account's clients
+    with LocalRuntime(None, model=OfflineModel(), account=opened.clients) as runtime:
+        outcome = runtime.run(QUESTION, now=NOW)
+        run = runtime.store.get_run(outcome.run_id)
+    # Then the local AWS served the run (its table, its state machine) but no evidence,
+    # and the account served the evidence
+    assert run.status == "SUCCEEDED" and "UpdateService" in (run.answer or "")
+    assert any("dynamodb" in url for url in answered)
+    assert [url for url in answered if EVIDENCE_HOSTS.match(url)] == []
+    assert [url for url in answered if url.startswith(account["endpoint"])] == []
+    assert ("logs", "StartQuery") in _requests(account["record"], "in-process")
