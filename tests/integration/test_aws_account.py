@@ -178,3 +178,26 @@ def test_no_evidence_call_reaches_the_local_runtimes_own_aws(account, monkeypatc
     assert [url for url in answered if EVIDENCE_HOSTS.match(url)] == []
     assert [url for url in answered if url.startswith(account["endpoint"])] == []
     assert ("logs", "StartQuery") in _requests(account["record"], "in-process")
+
+
+def test_aws_check_names_the_missing_permission_and_probes_by_reads_only(account):
+    # Given the key the account refuses cloudtrail:LookupEvents
+    env = _env(account, "limited")
+    before = len(_requests(account["record"], "limited"))
+    # When the engineer checks what the credentials may read
+    done = _superbiz(env, account["folder"], "aws", "check", "--json")
+    # Then the check fails, naming that one permission, what it costs and the policy
+    assert done.returncode == 1, done.stderr
+    found = json.loads(done.stdout)
+    states = {row["permission"]: row["state"] for row in found["permissions"]}
+    assert {p for p, s in states.items() if s != "allowed"} == {"cloudtrail:LookupEvents"}
+    assert states["cloudtrail:LookupEvents"] == "denied"
+    [denied] = [r for r in found["permissions"] if r["state"] == "denied"]
+    assert denied["tools"] == ["recent_changes"] and "change records" in denied["cost"]
+    actions = {a for s in found["policy"]["Statement"] for a in s["Action"]}
+    assert actions == set(states)
+    # and every probe was a read of the allow-list
+    allowed = spec_allow_list()
+    probes = _requests(account["record"], "limited")[before:]
+    assert len(probes) >= len(states)
+    assert all(op in allowed[CLIENT_OF_PREFIX[SIGNING[svc]]] for svc, op in probes), probes

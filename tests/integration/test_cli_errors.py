@@ -70,6 +70,8 @@ BAD = [
     (["runs", "list", "--runs-dir", "bad.json"], "--runs-dir bad.json is a file"),
     (["runs", "show", "nosuch"], "no run 'nosuch'"),
     (["replay", "--run-file", "bad.json"], "bad.json: not a readable JSON run file"),
+    (["aws", "check"], "needs AWS credentials: pass --profile P"),
+    (["aws", "check", "--profile", ""], "--profile must not be empty"),
     (["scenario", "from-run", "--run-file", "missing.json", "--out", "x.yaml"], "missing.json"),
     (["cases", "list", "--file", "bad.json"], "bad.json: not a case file (invalid JSON"),
     (["cases", "list", "--file", "list.json"], "list.json: not a case file"),
@@ -103,7 +105,7 @@ def test_every_subcommand_has_a_bad_input_row() -> None:
     commands = {
         "demo", "chat", "serve", "review", "alarm", "mcp serve", "eval diagnosis",
         "eval retrieval", "eval adversarial", "eval faults", "kb ingest", "kb search",
-        "trace export", "runs list", "runs show", "replay", "scenario from-run",
+        "trace export", "runs list", "runs show", "replay", "scenario from-run", "aws check",
         "cases list", "cases show", "cases mine", "cases accept",
     }  # fmt: skip
     covered = {" ".join(argv[:2]) for argv, _ in BAD} | {argv[0] for argv, _ in BAD}

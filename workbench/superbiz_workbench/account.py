@@ -41,6 +41,8 @@ class Account:
 def open_account(profile: str | None, region: str | None, now: str | None = None) -> Account:
     """The engineer's session, checked before anything starts: the profile exists, a
     region and credentials are found. Raises ValueError naming the option to fix."""
+    if profile is not None and not profile.strip():
+        raise ValueError("--profile must not be empty")
     import boto3
     import botocore.session
     from botocore.exceptions import BotoCoreError, ProfileNotFound
@@ -268,6 +270,28 @@ def run(account: Account, args: Any, model: Any) -> int:
     if args.command == "alarm":
         return alarm(account, args.alarm, args, model)
     return chat(account, args.message, args, model)
+
+
+def check_command(args: Any) -> int:
+    """`superbiz aws check`: which reads the credentials may make, and the policy.
+    Exit 0 when every one is allowed, 1 when one is denied or could not be told."""
+    from superbiz.settings import get_settings
+    from superbiz_workbench.account_access import check, policy, render_check
+
+    prefixes = get_settings().log_group_prefixes
+    document = policy(prefixes)
+    if args.policy:
+        print(json.dumps(document, indent=2))
+        return 0
+    account = open_account(args.profile, args.region)
+    rows = check(account.clients, prefixes[0].rstrip("*") if prefixes else "")
+    if args.json:
+        print(json.dumps({"region": account.region, "permissions": rows, "policy": document}))
+    else:
+        print(render_check(rows, account.describe()))
+        print("\nThe least IAM policy the tools need (attach it to the role or user you use):")
+        print(json.dumps(document, indent=2))
+    return 0 if all(r["state"] == "allowed" for r in rows) else 1
 
 
 def refuse_without_aws(args: Any) -> None:

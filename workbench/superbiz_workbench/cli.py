@@ -16,6 +16,7 @@ superbiz trace export --run-id ID [--out FILE] [--html FILE]
 superbiz runs list | show RUN_ID [--html FILE]
 superbiz replay --run-file FILE [--model M] [--json]
 superbiz scenario from-run --run-file FILE --out FILE.yaml [--id ID]
+superbiz aws check [--profile P] [--region R] [--json] [--policy]
 superbiz eval adversarial [--json]
 superbiz eval faults [--json]
 
@@ -741,6 +742,20 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
     rep.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
 
+    aws_cmd = sub.add_parser("aws", help="the AWS account chat --aws and alarm --aws read")
+    aws_sub = aws_cmd.add_subparsers(dest="aws_command", required=True)
+    aws_check = aws_sub.add_parser(
+        "check",
+        help="which read operations the tools need your credentials may call (a dry probe of "
+        "each, never a write), and the least IAM policy to attach",
+    )
+    aws_check.add_argument("--profile", help="the AWS profile (default: the usual chain)")
+    aws_check.add_argument("--region", help="the region (default: the profile's)")
+    aws_check.add_argument("--json", action="store_true", help="print the result as JSON")
+    aws_check.add_argument(
+        "--policy", action="store_true", help="print only the policy JSON (no AWS call)"
+    )
+
     scen = sub.add_parser("scenario", help="scenario files")
     scen_sub = scen.add_subparsers(dest="scenario_command", required=True)
     from_run = scen_sub.add_parser(
@@ -855,6 +870,10 @@ def main(argv: list[str] | None = None) -> int:
             return _replay(args)
         if args.command == "scenario":
             return _scenario_from_run(args)
+        if args.command == "aws":
+            from superbiz_workbench.account import check_command
+
+            return check_command(args)
         if args.command == "eval":
             return _eval_diagnosis(args)
         return _run_world(scenario, args.message, args)

@@ -7,8 +7,8 @@ an account.
 
 moto's server mode (`ThreadedMotoServer`) seeded from the world, with the responders the
 local runtime installs in-process (the Logs Insights subset engine, alarm history,
-percentiles, X-Ray filters) and one moto lacks: CloudTrail `LookupEvents`, answered from
-the world's `changes`. Every request is recorded (service, operation, access key) to
+percentiles, X-Ray filters) and those moto lacks: CloudTrail `LookupEvents`, answered
+from the world's `changes`, and Logs Insights' `StopQuery` and unknown query ids. Every request is recorded (service, operation, access key) to
 `--record` as one JSON line; `--deny` answers AccessDenied, as IAM would, to an access
 key without that permission. Prints the endpoint on the first line of stdout and serves
 until stdin closes.
@@ -127,6 +127,30 @@ def _lookup_events(self: Any) -> str:
     return json.dumps({"Events": events})
 
 
+def _query_responders() -> None:
+    """Logs Insights as AWS answers a query id it does not know (moto raises a KeyError,
+    a 500), and StopQuery, which moto lacks."""
+    from moto.logs.exceptions import ResourceNotFoundException
+    from moto.logs.models import LogsBackend
+    from moto.logs.responses import LogsResponse
+
+    original = LogsBackend.get_query_results
+
+    def get_query_results(self: Any, query_id: str) -> Any:
+        if query_id not in self.queries:
+            raise ResourceNotFoundException("Query does not exist.")
+        return original(self, query_id)
+
+    def stop_query(self: Any) -> str:
+        query_id = self._get_param("queryId")
+        if query_id not in self.logs_backend.queries:
+            raise ResourceNotFoundException("Query does not exist.")
+        return json.dumps({"success": True})
+
+    LogsBackend.get_query_results = get_query_results  # type: ignore[method-assign]
+    LogsResponse.stop_query = stop_query  # type: ignore[attr-defined]
+
+
 def _time(value: Any) -> datetime | None:
     if value in (None, ""):
         return None
@@ -161,6 +185,7 @@ def serve(world: Path, record: Path, denied: dict[str, set[str]]) -> None:
     moto_alarm_history.install()
     moto_xray.install()
     CloudTrailResponse.lookup_events = _lookup_events  # type: ignore[attr-defined]
+    _query_responders()
     record.write_text("", encoding="utf-8")
 
     class Server(ThreadedMotoServer):
