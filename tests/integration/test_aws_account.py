@@ -87,13 +87,17 @@ def runs(account: dict[str, Any]) -> dict[str, Any]:
                     "--export", str(cwd / "run.json"))  # fmt: skip
     limited = _superbiz(_env(account, "limited"), cwd, "chat", QUESTION, "--aws", "--now", NOW,
                         "--json")  # fmt: skip
-    for done in (world, aws, limited):
+    # a cap below what the first query scans: the next ones are refused
+    capped = _superbiz(_env(account, "capped"), cwd, "chat", QUESTION, "--aws", "--now", NOW,
+                       "--max-scan-gb", "0.00001")  # fmt: skip
+    for done in (world, aws, limited, capped):
         assert done.returncode == 0, done.stderr
         assert "Traceback" not in done.stderr
     return {
         "world": json.loads(world.stdout),
         "aws": json.loads(aws.stdout),
         "limited": json.loads(limited.stdout),
+        "capped": capped.stdout,
         "run_file": cwd / "run.json",
     }
 
@@ -201,3 +205,28 @@ def test_aws_check_names_the_missing_permission_and_probes_by_reads_only(account
     probes = _requests(account["record"], "limited")[before:]
     assert len(probes) >= len(states)
     assert all(op in allowed[CLIENT_OF_PREFIX[SIGNING[svc]]] for svc, op in probes), probes
+
+
+def test_the_report_shows_what_logs_insights_scanned_and_its_estimated_cost(runs):
+    # Given the run on the account, whose queries the service reported the bytes of
+    aws = runs["aws"]
+    queries = [
+        i for i in aws["trace"]["invocations"] if i["tool_name"] == "query_logs" and i["success"]
+    ]
+    reported = sum(i["output"]["bytes_scanned"] for i in queries)
+    # Then the run adds them up and prices them at $0.005 per GB, as an estimate
+    scan = aws["account"]["logs_insights"]
+    assert scan["queries"] == len(queries) > 0
+    assert scan["bytes_scanned"] == reported > 0
+    assert scan["estimated_cost_usd"] == round(reported / 1024**3 * 0.005, 6)
+    assert scan["max_scan_gb"] == 10 and scan["capped"] == []
+
+
+def test_max_scan_gb_refuses_the_queries_past_the_cap(runs):
+    # Given a cap smaller than what the first query scans
+    report = runs["capped"]
+    # Then the later queries are refused before they start, and the report says which
+    section = report.split("## Logs Insights scanned")[1].split("Path through the graph")[0]
+    assert "1 query scanned" in section and "estimate" in section
+    assert re.search(r"Refused or stopped at the cap: `inv_\d{4}_[0-9a-f]{6}`", section)
+    assert "ScanCapReached: the Logs Insights scan cap of 1e-05 GB is spent" in report

@@ -31,6 +31,8 @@ class Account:
     region: str
     profile: str | None
     now: str | None = None
+    # what Logs Insights may scan in one run (None: no cap but the tools' own bounds)
+    max_scan_gb: float | None = None
 
     def describe(self) -> str:
         endpoint = self.clients.logs.meta.endpoint_url
@@ -151,6 +153,14 @@ def alarm_event(account: Account, name: str) -> dict[str, Any]:
     }
 
 
+def _budget(runtime: Any, account: Account) -> None:
+    """The run's Logs Insights queries share the --max-scan-gb cap."""
+    from superbiz.scan_budget import GIB, ScanBudget
+
+    if account.max_scan_gb is not None:
+        runtime.deps.tool_sources.scan_budget = ScanBudget(account.max_scan_gb * GIB)
+
+
 def _runtime(account: Account, model: Any, *, notifications: bool) -> Any:
     from superbiz.knowledge.service import default_index_dir
     from superbiz.settings import get_settings
@@ -175,6 +185,7 @@ def chat(account: Account, message: str, args: Any, model: Any) -> int:
     if not args.json:
         print(f"Diagnosing {account.describe()} (read-only)...", file=sys.stderr)
     with _runtime(account, model, notifications=False) as runtime:
+        _budget(runtime, account)
         outcome = runtime.run(message, session_id=args.session_id, now=account.now)
         result = run_result(runtime, outcome)
         result["account"] = _account_view(runtime, outcome.run_id, account)
@@ -184,23 +195,29 @@ def chat(account: Account, message: str, args: Any, model: Any) -> int:
 
 
 def _account_view(runtime: Any, run_id: str, account: Account) -> dict[str, Any]:
-    """What the run asked of the account: the calls it refused, with what each cost."""
-    from superbiz_workbench.account_access import access_gaps
+    """What the run asked of the account: the calls it refused, with what each cost, and
+    what its Logs Insights queries scanned."""
+    from superbiz_workbench.account_access import access_gaps, scan_view
 
     invocations = runtime.store.get_trace(run_id).invocations
-    return {"region": account.region, "access_gaps": access_gaps(invocations)}
+    return {
+        "region": account.region,
+        "access_gaps": access_gaps(invocations),
+        "logs_insights": scan_view(invocations, account.max_scan_gb),
+    }
 
 
 def _print(result: dict[str, Any], title: str, question: str | None, *, as_json: bool) -> None:
     """The report as in world mode, the account's section after the report's own gaps."""
-    from superbiz_workbench.account_access import render_access_gaps
+    from superbiz_workbench.account_access import render_access_gaps, render_scan
     from superbiz_workbench.local.report import render_report
 
     if as_json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
         return
     text = render_report(result, title, question)
-    section = render_access_gaps(result["account"]["access_gaps"])
+    view = result["account"]
+    section = render_access_gaps(view["access_gaps"]) + render_scan(view["logs_insights"])
     marker = "\n" + "=" * 78 + "\nPath through the graph"
     at = text.find(marker)
     print(text[:at] + section + text[at:] if at >= 0 else text + section)
@@ -215,6 +232,7 @@ def alarm(account: Account, name: str, args: Any, model: Any) -> int:
     if not args.json:
         print(f"Diagnosing alarm {name} of {account.describe()} (read-only)...", file=sys.stderr)
     with _runtime(account, model, notifications=True) as runtime:
+        _budget(runtime, account)
         if account.now is not None:
             runtime.settings.fixed_now = account.now
         started = time.perf_counter()
@@ -263,7 +281,14 @@ def check_arguments(args: Any) -> Account:
     if args.command == "alarm" and not args.alarm:
         raise ValueError("alarm --aws needs --alarm NAME: the account's alarm to diagnose")
     now = parse_now(args.now)
-    return open_account(args.profile, args.region, now)
+    from superbiz.scan_budget import DEFAULT_MAX_SCAN_GB
+
+    cap = DEFAULT_MAX_SCAN_GB if args.max_scan_gb is None else args.max_scan_gb
+    if cap is not None and not cap > 0:
+        raise ValueError(f"--max-scan-gb {cap:g} must be more than 0 (gigabytes Insights may scan)")
+    account = open_account(args.profile, args.region, now)
+    account.max_scan_gb = cap
+    return account
 
 
 def run(account: Account, args: Any, model: Any) -> int:
@@ -296,6 +321,7 @@ def check_command(args: Any) -> int:
 
 def refuse_without_aws(args: Any) -> None:
     """The account options mean nothing without --aws."""
-    for option in ("profile", "region", "now"):
+    for option in ("profile", "region", "now", "max_scan_gb"):
         if getattr(args, option, None) is not None and not getattr(args, "aws", False):
-            raise ValueError(f"--{option} reads an AWS account: add --aws")
+            flag = option.replace("_", "-")
+            raise ValueError(f"--{flag} reads an AWS account: add --aws")

@@ -245,3 +245,51 @@ def render_check(rows: list[dict[str, Any]], where: str) -> str:
         + (f"; {len(denied)} denied: each shows as a gap in a report" if denied else "")
     )
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ Logs Insights cost
+
+
+def scan_view(invocations: Iterable[Any], max_scan_gb: float | None) -> dict[str, Any]:
+    """What the run's Logs Insights queries scanned, as the service reported it
+    (`statistics.bytesScanned`), its estimated cost, and the queries the cap refused."""
+    from superbiz.scan_budget import USD_PER_GB_SCANNED, estimated_cost_usd
+
+    queries = [inv for inv in invocations if inv.tool_name == "query_logs"]
+    scanned = [
+        inv.output["bytes_scanned"]
+        for inv in queries
+        if inv.success and isinstance(inv.output, dict) and "bytes_scanned" in inv.output
+    ]
+    total = float(sum(scanned))
+    return {
+        "queries": len(scanned),
+        "bytes_scanned": total,
+        "estimated_cost_usd": round(estimated_cost_usd(total), 6),
+        "usd_per_gb": USD_PER_GB_SCANNED,
+        "max_scan_gb": max_scan_gb,
+        "capped": [
+            inv.invocation_id
+            for inv in queries
+            if not inv.success and "scan cap" in (inv.error or "")
+        ],
+    }
+
+
+def render_scan(scan: dict[str, Any]) -> str:
+    cap = f"cap {scan['max_scan_gb']:g} GB (--max-scan-gb)" if scan["max_scan_gb"] else "no cap"
+    lines = [
+        "",
+        "## Logs Insights scanned",
+        "",
+        f"- {scan['queries']} quer{'y' if scan['queries'] == 1 else 'ies'} scanned {scan['bytes_scanned']:,.0f} bytes, as the service "
+        f"reported: an estimated ${scan['estimated_cost_usd']:.6f} at "
+        f"${scan['usd_per_gb']} per GB scanned (an estimate; the bill is the authority); {cap}.",
+    ]
+    if scan["capped"]:
+        ids = ", ".join(f"`{i}`" for i in scan["capped"])
+        lines.append(
+            f"- Refused or stopped at the cap: {ids}; their log lines are missing from the "
+            "diagnosis."
+        )
+    return "\n".join(lines) + "\n"

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from superbiz.errors import ScenarioError, SuperBizError
+from superbiz.scan_budget import DEFAULT_MAX_SCAN_GB
 from superbiz_workbench.local.report import DEMO_WORLD, render_report, run_result
 
 # where local runs are kept (superbiz_workbench.page.archive), beside the case file
@@ -645,6 +646,14 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--region", help="--aws: the region (default: the profile's)")
         command.add_argument(
             "--now", metavar="TIME", help="--aws: diagnose as of this ISO-8601 time (default: now)"
+        )
+        command.add_argument(
+            "--max-scan-gb",
+            type=float,
+            default=None,
+            metavar="GB",
+            help="--aws: stop Logs Insights queries once a run has scanned this much "
+            f"(default {DEFAULT_MAX_SCAN_GB:g} GB)",
         )
 
     mcp = sub.add_parser("mcp", help="the agent over the Model Context Protocol")

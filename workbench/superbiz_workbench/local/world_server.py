@@ -8,7 +8,8 @@ an account.
 moto's server mode (`ThreadedMotoServer`) seeded from the world, with the responders the
 local runtime installs in-process (the Logs Insights subset engine, alarm history,
 percentiles, X-Ray filters) and those moto lacks: CloudTrail `LookupEvents`, answered
-from the world's `changes`, and Logs Insights' `StopQuery` and unknown query ids. Every request is recorded (service, operation, access key) to
+from the world's `changes`, Logs Insights' `statistics` (bytes scanned), `StopQuery`
+and unknown query ids. Every request is recorded (service, operation, access key) to
 `--record` as one JSON line; `--deny` answers AccessDenied, as IAM would, to an access
 key without that permission. Prints the endpoint on the first line of stdout and serves
 until stdin closes.
@@ -151,6 +152,39 @@ def _query_responders() -> None:
     LogsResponse.stop_query = stop_query  # type: ignore[attr-defined]
 
 
+def _statistics() -> None:
+    """GetQueryResults' `statistics` as AWS reports them (moto reports none): the events
+    of the queried groups in the window are what a query scans, each by its message's
+    UTF-8 bytes."""
+    from moto.logs.models import LogQuery
+
+    original_init = LogQuery.__init__
+    original_json = LogQuery.to_result_json
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        groups: list[Any] = kwargs["log_groups"] if "log_groups" in kwargs else args[4]
+        start, end = self.start_time * 1000, self.end_time * 1000
+        events = [
+            event
+            for group in groups
+            for stream in group.streams.values()
+            for event in stream.events
+            if start <= event.timestamp <= end
+        ]
+        self.statistics = {
+            "recordsMatched": float(len(self.results)),
+            "recordsScanned": float(len(events)),
+            "bytesScanned": float(sum(len(e.message.encode()) for e in events)),
+        }
+
+    def to_result_json(self: Any) -> dict[str, Any]:
+        return {**original_json(self), "statistics": self.statistics}
+
+    LogQuery.__init__ = __init__  # type: ignore[method-assign]
+    LogQuery.to_result_json = to_result_json  # type: ignore[method-assign]
+
+
 def _time(value: Any) -> datetime | None:
     if value in (None, ""):
         return None
@@ -186,6 +220,7 @@ def serve(world: Path, record: Path, denied: dict[str, set[str]]) -> None:
     moto_xray.install()
     CloudTrailResponse.lookup_events = _lookup_events  # type: ignore[attr-defined]
     _query_responders()
+    _statistics()
     record.write_text("", encoding="utf-8")
 
     class Server(ThreadedMotoServer):

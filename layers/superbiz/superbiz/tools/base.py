@@ -19,6 +19,7 @@ from superbiz.settings import Settings
 if TYPE_CHECKING:  # annotations only: the tools import this module
     from superbiz.cases import CaseStore
     from superbiz.knowledge.service import KnowledgeBase
+    from superbiz.scan_budget import ScanBudget
     from superbiz.tools.change_records import ChangeSource
 
 
@@ -83,6 +84,8 @@ class ToolSources:
     # the account the evidence tools read (None: the function's own clients, which in
     # AWS are that account's); `superbiz chat --aws` gives read-only clients here
     account: AwsClients | None = None
+    # the bytes Logs Insights may still scan (None: no cap but the tools' own bounds)
+    scan_budget: ScanBudget | None = None
 
 
 @dataclass
