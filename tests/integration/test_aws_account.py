@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from superbiz.readonly import CLIENT_OF_PREFIX, spec_allow_list
 from superbiz_workbench.local.report import DEMO_WORLD
@@ -25,17 +27,41 @@ NOW = "2026-11-20T10:20:00Z"  # the world's clock
 # how each service signs its requests -> its IAM prefix
 SIGNING = {"logs": "logs", "monitoring": "cloudwatch", "cloudtrail": "cloudtrail",
            "xray": "xray", "tagging": "tag", "iam": "iam"}  # fmt: skip
+# what a service logged that no file the run writes may hold
+SECRET, KEY_ID = "hunter2-not-for-files", "AKIAIOSFODNN7EXAMPLE"
+LEAK = (
+    f"c.s.payment.db.Pool - reconnect failed url=postgresql://payments:{SECRET}@db.internal:5432/"
+    f"pay aws_access_key_id={KEY_ID}"
+)
 # the host each evidence service answers on, in any region
 EVIDENCE_HOSTS = re.compile(r"^https?://(logs|monitoring|cloudtrail|xray|tagging|iam)\.")
 
 
+def _world_with_secrets(folder: Path) -> Path:
+    """The demo world, one of its services logging a password and an access key."""
+    data = yaml.safe_load(DEMO_WORLD.read_text(encoding="utf-8"))
+    data["world"]["logs"].append(
+        {
+            "group": "/ecs/payment-api",
+            "stream": "payment-api/worker/2d4e",
+            "events": [{"t": "2026-11-20T10:12:30Z", "message": f"ERROR {LEAK}"}],
+        }
+    )
+    shutil.copy(DEMO_WORLD.parent / "payment-api.log", folder / "payment-api.log")
+    world = folder / "payment-db-pool-leaky.yaml"
+    world.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return world
+
+
 @pytest.fixture(scope="module")
 def account(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """The demo world as an account; the access key `limited` may not look up CloudTrail."""
+    """The demo world (with secrets in a log line) as an account; the access key `limited`
+    may not look up CloudTrail."""
     folder = tmp_path_factory.mktemp("account")
     record = folder / "requests.jsonl"
+    world = _world_with_secrets(folder)
     server = subprocess.Popen(
-        [sys.executable, "-m", "superbiz_workbench.local.world_server", str(DEMO_WORLD),
+        [sys.executable, "-m", "superbiz_workbench.local.world_server", str(world),
          "--record", str(record), "--deny", "limited=cloudtrail:LookupEvents"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
@@ -43,7 +69,7 @@ def account(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     endpoint = server.stdout.readline().strip()
     assert endpoint.startswith("http://"), "the world server did not start"
     try:
-        yield {"endpoint": endpoint, "record": record, "folder": folder}
+        yield {"endpoint": endpoint, "record": record, "folder": folder, "world": world}
     finally:
         server.stdin.close()
         server.wait(timeout=30)
@@ -80,8 +106,8 @@ def _requests(record: Path, key: str) -> list[tuple[str, str]]:
 def runs(account: dict[str, Any]) -> dict[str, Any]:
     """The same question asked of the world (world mode) and of the account (--aws)."""
     cwd = account["folder"]
-    world = _superbiz(_env(account, "unused"), cwd, "chat", QUESTION, "--world", str(DEMO_WORLD),
-                      "--json")  # fmt: skip
+    world = _superbiz(_env(account, "unused"), cwd, "chat", QUESTION, "--world",
+                      str(account["world"]), "--json")  # fmt: skip
     env = _env(account, "engineer")
     aws = _superbiz(env, cwd, "chat", QUESTION, "--aws", "--now", NOW, "--json",
                     "--export", str(cwd / "run.json"))  # fmt: skip
@@ -230,3 +256,50 @@ def test_max_scan_gb_refuses_the_queries_past_the_cap(runs):
     assert "1 query scanned" in section and "estimate" in section
     assert re.search(r"Refused or stopped at the cap: `inv_\d{4}_[0-9a-f]{6}`", section)
     assert "ScanCapReached: the Logs Insights scan cap of 1e-05 GB is spent" in report
+
+
+def test_the_exported_run_is_redacted_replays_and_becomes_a_scenario(runs, account):
+    # Given the run file `chat --aws --export` wrote, from an account whose logs hold secrets
+    run_file = runs["run_file"]
+    text = run_file.read_text(encoding="utf-8")
+    # Then the secrets were redacted before anything was written
+    assert SECRET not in text and KEY_ID not in text
+    assert "payments:[REDACTED:password]@" in text
+    assert "aws_access_key_id=[REDACTED:aws_access_key]" in text
+    assert json.loads(text)["source"]["kind"] == "aws"
+    # When it is replayed, every tool answered from the recording
+    cwd, env = account["folder"], _env(account, "unused")
+    replayed = _superbiz(env, cwd, "replay", "--run-file", str(run_file), "--json")
+    assert replayed.returncode == 0, replayed.stderr
+    report = json.loads(replayed.stdout)
+    # Then it reaches the same report
+    assert report["identical"] and report["not_recorded"] == []
+    # When it is turned into a scenario and that world is diagnosed
+    scenario = cwd / "from-account.yaml"
+    made = _superbiz(env, cwd, "scenario", "from-run", "--run-file", str(run_file),
+                     "--out", str(scenario))  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert SECRET not in scenario.read_text(encoding="utf-8")
+    again = _superbiz(env, cwd, "chat", QUESTION, "--world", str(scenario), "--json")
+    assert again.returncode == 0, again.stderr
+    # Then the incident is diagnosed again to the same root cause
+    root = re.compile(r"## Root cause\n\n(- Root cause: [^\n]*)")
+    aws_root = root.search(runs["aws"]["answer"])
+    assert aws_root and aws_root.group(1) in json.loads(again.stdout)["answer"]
+
+
+def test_an_alarm_of_the_account_starts_a_targeted_run(account):
+    # Given the account's alarm payment-api-5xx, read with DescribeAlarms
+    env = _env(account, "alarm")
+    # When the alarm trigger is fired with it entering ALARM
+    done = _superbiz(env, account["folder"], "alarm", "--aws", "--alarm", "payment-api-5xx",
+                     "--now", NOW, "--json")  # fmt: skip
+    # Then the targeted run finds the cause, and only reads reached the account
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["trigger"]["status"] == "started"
+    assert "UpdateService on payment-api" in result["answer"]
+    allowed = spec_allow_list()
+    made = _requests(account["record"], "alarm")
+    assert ("monitoring", "DescribeAlarms") in made
+    assert all(op in allowed[CLIENT_OF_PREFIX[SIGNING[svc]]] for svc, op in made), made
