@@ -35,9 +35,10 @@ class Account:
     max_scan_gb: float | None = None
 
     def describe(self) -> str:
-        endpoint = self.clients.logs.meta.endpoint_url
+        endpoint = str(self.clients.logs.meta.endpoint_url)
         profile = f"profile {self.profile}, " if self.profile else ""
-        return f"the AWS account at {endpoint} ({profile}region {self.region})"
+        where = "your AWS account" if ".amazonaws." in endpoint else f"the AWS endpoint {endpoint}"
+        return f"{where} ({profile}region {self.region})"
 
 
 def open_account(profile: str | None, region: str | None, now: str | None = None) -> Account:
@@ -60,19 +61,13 @@ def open_account(profile: str | None, region: str | None, now: str | None = None
             botocore_session=core, profile_name=profile, region_name=region
         )
     except ProfileNotFound:
-        raise ValueError(
-            f"--profile {profile!r}: no such profile in the AWS configuration "
-            "(aws configure list-profiles)"
-        ) from None
+        raise _no_profile(profile) from None
     if not session.region_name:
         raise ValueError("--aws needs a region: pass --region R or set AWS_REGION")
     try:
         credentials = session.get_credentials()
-    except ProfileNotFound:
-        raise ValueError(
-            f"--profile {profile!r}: no such profile in the AWS configuration "
-            "(aws configure list-profiles)"
-        ) from None
+    except ProfileNotFound:  # a profile named by AWS_PROFILE is looked up here
+        raise _no_profile(profile) from None
     except BotoCoreError as exc:
         raise ValueError(f"--aws: the AWS credentials could not be read: {exc}") from None
     if credentials is None:
@@ -83,6 +78,13 @@ def open_account(profile: str | None, region: str | None, now: str | None = None
     clients = ReadOnlyClients(region=session.region_name, session=session)
     clients.open_all()  # now, while the environment is the engineer's
     return Account(clients, session.region_name, profile, now)
+
+
+def _no_profile(profile: str | None) -> ValueError:
+    named = f"--profile {profile!r}" if profile else "AWS_PROFILE"
+    return ValueError(
+        f"{named}: no such profile in the AWS configuration (aws configure list-profiles)"
+    )
 
 
 def parse_now(text: str | None) -> str | None:
@@ -186,6 +188,10 @@ def chat(account: Account, message: str, args: Any, model: Any) -> int:
         print(f"Diagnosing {account.describe()} (read-only)...", file=sys.stderr)
     with _runtime(account, model, notifications=False) as runtime:
         _budget(runtime, account)
+        if getattr(args, "cases", None):
+            from superbiz_workbench.local.case_file import JsonCaseStore
+
+            runtime.deps.tool_sources.cases = JsonCaseStore(args.cases)
         outcome = runtime.run(message, session_id=args.session_id, now=account.now)
         result = run_result(runtime, outcome)
         result["account"] = _account_view(runtime, outcome.run_id, account)
