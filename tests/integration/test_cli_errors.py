@@ -50,6 +50,8 @@ BAD = [
     (["chat", "why?", "--aws", "--profile", "nosuch"], "--profile 'nosuch': no such profile"),
     (["chat", "why?", "--aws"], "--aws needs AWS credentials: pass --profile P"),
     (["alarm", "--aws"], "alarm --aws needs --alarm NAME"),
+    (["chat", "why?", "--aws", "--max-scan-gb", "0"], "--max-scan-gb 0 must be more than 0"),
+    (["chat", "why?", "--aws", "--max-scan-gb", "x"], "--max-scan-gb: invalid float value: 'x'"),
     (["alarm", "--region", "eu-west-1", "--alarm", "a"], "--region reads an AWS account"),
     (["serve", "--port", "99999"], "argument --port: 99999 is not a port (0-65535)"),
     (["review", "r1", "--approve", "--api", "notaurl"], "--api 'notaurl' is not an http(s) URL"),

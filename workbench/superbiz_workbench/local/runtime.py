@@ -254,7 +254,13 @@ class LocalRuntime:
 
         logger.setLevel(get_settings().local_log_level)
         for handler in logger.handlers:
-            if isinstance(handler, logging.StreamHandler):
+            if not isinstance(handler, logging.StreamHandler):
+                continue
+            if getattr(handler.stream, "closed", False):
+                # a stream closed under the logger (an earlier caller's captured output)
+                # cannot be flushed, which setStream does first
+                handler.stream = sys.stderr
+            else:
                 handler.setStream(sys.stderr)
 
     def _provision(self) -> None:

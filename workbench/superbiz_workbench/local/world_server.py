@@ -76,16 +76,33 @@ class _Gate:
                 f"User: arn:aws:iam::123456789012:user/{key} is not authorized to perform: "
                 f"{action} because no identity-based policy allows the {action} action"
             )
-            payload = json.dumps({"__type": "AccessDeniedException", "message": message})
-            start_response(
-                "400 Bad Request",
-                [
-                    ("Content-Type", "application/x-amz-json-1.1"),
-                    ("x-amzn-ErrorType", "AccessDeniedException"),
-                ],
-            )
-            return [payload.encode()]
+            return _denied(service, message, start_response)
         return self.app(environ, start_response)
+
+
+# services that answer in XML (the query protocol) as AWS does; the others in JSON
+_XML_SERVICES = frozenset({"iam", "sts"})
+
+
+def _denied(service: str, message: str, start_response: Any) -> list[bytes]:
+    """AccessDenied as the service's protocol carries it (CloudWatch's CBOR is not
+    spoken here: deny the JSON and XML services' operations)."""
+    if service in _XML_SERVICES:
+        body = (
+            "<ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code>"
+            f"<Message>{message}</Message></Error><RequestId>denied</RequestId></ErrorResponse>"
+        )
+        start_response("403 Forbidden", [("Content-Type", "text/xml")])
+        return [body.encode()]
+    payload = json.dumps({"__type": "AccessDeniedException", "message": message})
+    start_response(
+        "400 Bad Request",
+        [
+            ("Content-Type", "application/x-amz-json-1.1"),
+            ("x-amzn-ErrorType", "AccessDeniedException"),
+        ],
+    )
+    return [payload.encode()]
 
 
 def _lookup_events(self: Any) -> str:
