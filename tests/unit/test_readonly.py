@@ -117,3 +117,22 @@ def test_services_outside_the_allow_list_and_tables_are_refused():
 def test_an_action_of_an_unknown_service_is_rejected():
     with pytest.raises(ValueError, match="not a read action"):
         allow_list(["ec2:TerminateInstances"])
+
+
+def test_tools_read_the_given_account_and_keep_their_own_table():
+    # Given a tool's context with the system's own clients
+    from datetime import UTC, datetime
+
+    from superbiz.aws import AwsClients
+    from superbiz.settings import Settings
+    from superbiz.tools.base import ToolContext, ToolSources
+
+    own = AwsClients("us-east-1", _session())
+    ctx = ToolContext(run_id="r1", now=datetime.now(UTC), clients=own, settings=Settings())
+    # Then without an account the evidence is read through them (as in AWS)
+    assert ctx.account is own
+    # When an account is given (`chat --aws`)
+    account = ReadOnlyClients("us-east-1", _session())
+    ctx.sources = ToolSources(account=account)
+    # Then the evidence is read there, and the system's own clients stay its own
+    assert ctx.account is account and ctx.clients is own

@@ -267,10 +267,12 @@ def _keep(runtime: Any, run_id: str, account: Account, args: Any) -> None:
     tool outputs in it were redacted when they were recorded."""
     from superbiz_workbench.page import write_run_page
     from superbiz_workbench.page.archive import RunArchive
+    from superbiz_workbench.page.commands import principal_of
     from superbiz_workbench.replay import export_run, write_run_file
 
     source = {"kind": "aws", "region": account.region, "profile": account.profile}
     run_file = export_run(runtime.store, run_id, now=account.now, source=source)
+    run_file.source["principal"] = principal_of(runtime.store, run_file.run)
     RunArchive(args.runs_dir).save(run_file)
     if getattr(args, "export", None):
         write_run_file(run_file, args.export)
