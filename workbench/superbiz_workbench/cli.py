@@ -2,10 +2,12 @@
 
 superbiz demo [--json] [--review [approve|reject|amend]]
 superbiz chat MESSAGE --world FILE [--session-id ID] [--json] [--html FILE]
+superbiz chat MESSAGE --aws [--profile P] [--region R] [--now T] [--export FILE] [--json]
 superbiz serve [--port P] [--world FILE] [--review]
 superbiz review RUN_ID --approve | --reject --comment TEXT | --amend ACTION [ACTION ...]
                [--self-approve] [--api URL]
 superbiz alarm --world FILE [--alarm NAME] [--json]
+superbiz alarm --aws --alarm NAME [--profile P] [--region R] [--now T] [--json]
 superbiz eval diagnosis --scenarios DIR [--json]
 superbiz eval retrieval --corpus DIR --queries FILE.jsonl [--mode hybrid|bm25|dense|all] [--json]
 superbiz kb ingest PATH [--index-dir D]
@@ -14,6 +16,7 @@ superbiz trace export --run-id ID [--out FILE] [--html FILE]
 superbiz runs list | show RUN_ID [--html FILE]
 superbiz replay --run-file FILE [--model M] [--json]
 superbiz scenario from-run --run-file FILE --out FILE.yaml [--id ID]
+superbiz aws check [--profile P] [--region R] [--json] [--policy]
 superbiz eval adversarial [--json]
 superbiz eval faults [--json]
 
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from superbiz.errors import ScenarioError, SuperBizError
+from superbiz.scan_budget import DEFAULT_MAX_SCAN_GB
 from superbiz_workbench.local.report import DEMO_WORLD, render_report, run_result
 
 # where local runs are kept (superbiz_workbench.page.archive), beside the case file
@@ -86,6 +90,16 @@ def check_arguments(args: argparse.Namespace) -> Any:
         if target is not None and not Path(target).parent.is_dir():
             raise FileNotFoundError(
                 f"--{name} {target}: the folder {Path(target).parent} does not exist"
+            )
+    if args.command in ("chat", "alarm"):
+        from superbiz_workbench import account
+
+        account.refuse_without_aws(args)
+        if args.aws:
+            return account.check_arguments(args)
+        if args.world is None:
+            raise ValueError(
+                f"{args.command} reads a world (--world FILE) or your AWS account (--aws)"
             )
     if args.command not in WORLD_COMMANDS or (args.command == "mcp" and not _mcp_serving(args)):
         return None
@@ -543,9 +557,7 @@ def main(argv: list[str] | None = None) -> int:
         "chat", help="ask a question against a scenario world on the local runtime"
     )
     chat.add_argument("message", help="the question, e.g. 'why is payment-api returning 500s?'")
-    chat.add_argument(
-        "--world", required=True, type=Path, help="scenario file (see docs/scenarios.md)"
-    )
+    chat.add_argument("--world", type=Path, help="scenario file (see docs/scenarios.md)")
     chat.add_argument("--session-id", help="continue an existing session")
     chat.add_argument("--json", action="store_true", help="print the run as one JSON object")
     chat.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
@@ -610,9 +622,7 @@ def main(argv: list[str] | None = None) -> int:
     alarm = sub.add_parser(
         "alarm", help="fire the alarm trigger with a genuine alarm event on the local runtime"
     )
-    alarm.add_argument(
-        "--world", required=True, type=Path, help="scenario file (see docs/scenarios.md)"
-    )
+    alarm.add_argument("--world", type=Path, help="scenario file (see docs/scenarios.md)")
     alarm.add_argument(
         "--alarm", help="alarm entering ALARM (default: the scenario's trigger alarm)"
     )
@@ -624,6 +634,26 @@ def main(argv: list[str] | None = None) -> int:
     for command in (alarm, serve):
         command.add_argument(
             "--runs-dir", type=Path, default=RUNS_DIR, help=f"where runs are kept ({RUNS_DIR})"
+        )
+    for command in (chat, alarm):
+        command.add_argument(
+            "--aws",
+            action="store_true",
+            help="read your AWS account instead of a world: read-only, nothing deployed "
+            "(docs/aws-account.md)",
+        )
+        command.add_argument("--profile", help="--aws: the AWS profile (default: the usual chain)")
+        command.add_argument("--region", help="--aws: the region (default: the profile's)")
+        command.add_argument(
+            "--now", metavar="TIME", help="--aws: diagnose as of this ISO-8601 time (default: now)"
+        )
+        command.add_argument(
+            "--max-scan-gb",
+            type=float,
+            default=None,
+            metavar="GB",
+            help="--aws: stop Logs Insights queries once a run has scanned this much "
+            f"(default {DEFAULT_MAX_SCAN_GB:g} GB)",
         )
 
     mcp = sub.add_parser("mcp", help="the agent over the Model Context Protocol")
@@ -721,6 +751,20 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--model", help="model provider (default: SUPERBIZ_MODEL or offline)")
     rep.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
 
+    aws_cmd = sub.add_parser("aws", help="the AWS account chat --aws and alarm --aws read")
+    aws_sub = aws_cmd.add_subparsers(dest="aws_command", required=True)
+    aws_check = aws_sub.add_parser(
+        "check",
+        help="which read operations the tools need your credentials may call (a dry probe of "
+        "each, never a write), and the least IAM policy to attach",
+    )
+    aws_check.add_argument("--profile", help="the AWS profile (default: the usual chain)")
+    aws_check.add_argument("--region", help="the region (default: the profile's)")
+    aws_check.add_argument("--json", action="store_true", help="print the result as JSON")
+    aws_check.add_argument(
+        "--policy", action="store_true", help="print only the policy JSON (no AWS call)"
+    )
+
     scen = sub.add_parser("scenario", help="scenario files")
     scen_sub = scen.add_subparsers(dest="scenario_command", required=True)
     from_run = scen_sub.add_parser(
@@ -789,6 +833,10 @@ def main(argv: list[str] | None = None) -> int:
             return _run_world(scenario, None, args)
         if args.command == "review":
             return _review(args)
+        if args.command in ("chat", "alarm") and args.aws:
+            from superbiz_workbench import account
+
+            return account.run(scenario, args, _build_model(args.model))
         if args.command in ("serve", "alarm"):
             from superbiz_workbench.local import commands
 
@@ -831,6 +879,10 @@ def main(argv: list[str] | None = None) -> int:
             return _replay(args)
         if args.command == "scenario":
             return _scenario_from_run(args)
+        if args.command == "aws":
+            from superbiz_workbench.account import check_command
+
+            return check_command(args)
         if args.command == "eval":
             return _eval_diagnosis(args)
         return _run_world(scenario, args.message, args)

@@ -42,6 +42,9 @@ _LOCAL_ENV = {
     "POWERTOOLS_TRACE_DISABLED": "true",
     "POWERTOOLS_METRICS_DISABLED": "true",
     "POWERTOOLS_SERVICE_NAME": "superbiz",
+    # the local AWS is moto's, in-process: an endpoint in the environment (AWS_ENDPOINT_URL,
+    # a profile's endpoint_url) is for the account the tools read (`--aws`), never for it
+    "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "true",
 }
 
 
@@ -130,6 +133,17 @@ class LambdaDispatcher:
         return _HttpResponse(), response
 
 
+def _detach(account: Any) -> None:
+    """Take moto's interception off the account's clients. moto answers every client whose
+    session was made after it was imported (its hook is one of botocore's built-in
+    handlers); the account's clients, opened before start, must reach the account itself,
+    so they lose that hook and keep their own endpoint and credentials."""
+    from moto.core.models import botocore_stubber
+
+    for client in account.open_all():
+        client.meta.events.unregister("before-send", botocore_stubber)
+
+
 def _xray_on_first_call(**_: Any) -> None:
     from superbiz_workbench.local import moto_xray  # reason: see LocalRuntime._provision
 
@@ -158,8 +172,15 @@ class LocalRuntime:
         review: bool = False,
         knowledge_cache: Path | None = None,
         notifications: bool = True,
+        account: Any = None,
+        knowledge_dir: Path | None = None,
     ) -> None:
         self.scenario = scenario
+        # the account the evidence tools read instead of the local AWS (`superbiz chat
+        # --aws`): read-only clients opened before start, outside moto (see _detach)
+        self.account = account
+        # a knowledge index on disk to search (`superbiz kb ingest`) instead of the world's
+        self.knowledge_dir = knowledge_dir
         self.region = region or getattr(scenario, "region", None) or "us-east-1"
         self.limits = limits or Limits()
         # human review as deployed (Settings.review_on's default); off, no report waits:
@@ -209,6 +230,8 @@ class LocalRuntime:
         self._quiet_logs()
         self._mock = mock_aws(config={"stepfunctions": {"execute_state_machine": True}})
         self._mock.start()
+        if self.account is not None:
+            _detach(self.account)
         boto3.setup_default_session(region_name=self.region)
         events = boto3.DEFAULT_SESSION.events  # the interpreter builds its Lambda client from here
         events.register("before-parameter-build.lambda.Invoke", self.dispatcher.capture)
@@ -231,7 +254,13 @@ class LocalRuntime:
 
         logger.setLevel(get_settings().local_log_level)
         for handler in logger.handlers:
-            if isinstance(handler, logging.StreamHandler):
+            if not isinstance(handler, logging.StreamHandler):
+                continue
+            if getattr(handler.stream, "closed", False):
+                # a stream closed under the logger (an earlier caller's captured output)
+                # cannot be flushed, which setStream does first
+                handler.stream = sys.stderr
+            else:
                 handler.setStream(sys.stderr)
 
     def _provision(self) -> None:
@@ -283,7 +312,15 @@ class LocalRuntime:
 
             changes = StaticChangeSource(self.scenario.world.changes)
             self.deps.tool_sources.changes = changes
-        self.deps.tool_sources.knowledge_base = self._world_knowledge()
+        if self.account is not None:
+            self.deps.tool_sources.account = self.account
+        if self.knowledge_dir is not None:
+            from superbiz.knowledge.service import open_local_kb
+
+            kb = open_local_kb(self.knowledge_dir, adapter=get_settings().kb_adapter)
+            self.deps.tool_sources.knowledge_base = kb
+        else:
+            self.deps.tool_sources.knowledge_base = self._world_knowledge()
         self._override = deps_module.override(self.deps)
         self._override.__enter__()
         self.store = self.deps.store

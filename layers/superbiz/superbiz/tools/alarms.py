@@ -44,7 +44,7 @@ class QueryAlarmsTool:
     observations: ClassVar[Observations] = Observations(EvidenceSource.TELEMETRY, ("$.alarms[*]",))
 
     def run(self, params: QueryAlarmsInput, ctx: ToolContext) -> ToolResult:
-        cloudwatch = ctx.clients.cloudwatch
+        cloudwatch = ctx.account.cloudwatch
         raw = [a for a in _describe(cloudwatch, params) if _matches(a, params)]
         raw.sort(
             key=lambda a: (_STATE_ORDER.get(a.get("StateValue", ""), 3), a.get("AlarmName", ""))

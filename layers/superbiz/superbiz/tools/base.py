@@ -19,6 +19,7 @@ from superbiz.settings import Settings
 if TYPE_CHECKING:  # annotations only: the tools import this module
     from superbiz.cases import CaseStore
     from superbiz.knowledge.service import KnowledgeBase
+    from superbiz.scan_budget import ScanBudget
     from superbiz.tools.change_records import ChangeSource
 
 
@@ -80,6 +81,11 @@ class ToolSources:
     changes: ChangeSource | None = None
     # the past cases recommend_case reads (None: the runs table's)
     cases: CaseStore | None = None
+    # the account the evidence tools read (None: the function's own clients, which in
+    # AWS are that account's); `superbiz chat --aws` gives read-only clients here
+    account: AwsClients | None = None
+    # the bytes Logs Insights may still scan (None: no cap but the tools' own bounds)
+    scan_budget: ScanBudget | None = None
 
 
 @dataclass
@@ -89,6 +95,12 @@ class ToolContext:
     clients: AwsClients
     settings: Settings
     sources: ToolSources = field(default_factory=ToolSources)
+
+    @property
+    def account(self) -> AwsClients:
+        """The clients of the diagnosed account: what every evidence tool reads through
+        (`clients` stay the system's own: its table, its bucket)."""
+        return self.sources.account or self.clients
 
 
 @dataclass

@@ -266,7 +266,7 @@ class RecentChangesTool:
         start, end = params.window(ctx.now)
         source = ctx.sources.changes
         if source is None:
-            source = CloudTrailChangeSource(ctx.clients.cloudtrail)
+            source = CloudTrailChangeSource(ctx.account.cloudtrail)
         found = [c for c in source.lookup(start, end, params.resources) if _matches(c, params)]
         found.sort(key=lambda c: c.t)
         truncated = len(found) > params.limit or bool(getattr(source, "truncated", False))

@@ -58,7 +58,7 @@ class ListLogGroupsTool:
 
     def run(self, params: ListLogGroupsInput, ctx: ToolContext) -> ToolResult:
         settings = ctx.settings
-        logs = ctx.clients.logs
+        logs = ctx.account.logs
         prefixes = [p.rstrip("*") for p in settings.log_group_prefixes]
         prefixes = [] if "" in prefixes else prefixes
         if params.prefix:

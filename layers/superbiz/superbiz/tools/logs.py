@@ -14,6 +14,7 @@ from pydantic import Field, field_validator, model_validator
 
 from superbiz.errors import ToolInputInvalid, ToolUnavailable
 from superbiz.observations import EvidenceSource, Observations
+from superbiz.scan_budget import GIB, ScanBudget, ScanCapReached
 from superbiz.settings import Settings
 from superbiz.times import parse_iso
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
@@ -119,7 +120,7 @@ class QueryLogsTool:
         prefixes = [prefix.rstrip("*") for prefix in ctx.settings.log_group_prefixes]
         prefixes = [] if "" in prefixes else prefixes
         pattern = params.pattern()
-        logs = ctx.clients.logs
+        logs = ctx.account.logs
 
         groups, skipped, own = self._groups(params, prefixes, ctx.settings, logs)
         query = (
@@ -159,9 +160,14 @@ class QueryLogsTool:
                 )
             return ToolResult.nothing_found(output, output["no_evidence"])
 
-        rows = self._run_query(
-            logs, groups, start, end, query, ctx.settings.logs_query_timeout_seconds
+        budget = ctx.sources.scan_budget
+        if budget is not None:
+            budget.refuse_if_spent()
+        rows, scanned = self._run_query(
+            logs, groups, start, end, query, ctx.settings.logs_query_timeout_seconds, budget
         )
+        if scanned is not None:  # as the service reports it (statistics.bytesScanned)
+            output["bytes_scanned"] = scanned
         # Insights returns newest first; reversing before a stable sort keeps ties in order
         stamped = [_row(r) for r in reversed(rows)]
         results = [row for _, row in sorted(stamped, key=lambda pair: pair[0])]
@@ -261,8 +267,16 @@ class QueryLogsTool:
 
     @staticmethod
     def _run_query(
-        logs: Any, groups: list[str], start: datetime, end: datetime, query: str, timeout: float
-    ) -> list[dict[str, str]]:
+        logs: Any,
+        groups: list[str],
+        start: datetime,
+        end: datetime,
+        query: str,
+        timeout: float,
+        budget: ScanBudget | None = None,
+    ) -> tuple[list[dict[str, str]], float | None]:
+        """The rows, and the bytes the query scanned when the service says (with a
+        budget, a query that scans past what is left is stopped)."""
         started = sdk_call(
             "CloudWatch Logs StartQuery",
             logs.start_query,
@@ -278,11 +292,24 @@ class QueryLogsTool:
                 "CloudWatch Logs GetQueryResults", logs.get_query_results, queryId=query_id
             )
             status = response.get("status", "Unknown")
+            scanned = (response.get("statistics") or {}).get("bytesScanned")
             if status == "Complete":
-                return [
+                if budget is not None:
+                    budget.spend(scanned or 0.0)
+                rows = [
                     {f["field"]: f.get("value", "") for f in row}
                     for row in response.get("results", [])
                 ]
+                return rows, scanned
+            if budget is not None and scanned is not None and scanned > budget.remaining():
+                with contextlib.suppress(ClientError, BotoCoreError):  # abandoned either way
+                    logs.stop_query(queryId=query_id)
+                budget.spend(scanned)
+                raise ScanCapReached(
+                    f"Logs Insights query {query_id} was stopped at {scanned:.0f} bytes scanned: "
+                    f"past the scan cap of {budget.max_bytes / GIB:g} GB (--max-scan-gb); "
+                    "narrow the window or the log groups"
+                )
             if status not in _PENDING:
                 raise ToolUnavailable(
                     f"Logs Insights query {query_id} ended with status {status}; retry, or narrow the "

@@ -49,7 +49,7 @@ class ListMetricsTool:
     observations: ClassVar[Observations] = Observations(EvidenceSource.TELEMETRY, ("$.metrics[*]",))
 
     def run(self, params: ListMetricsInput, ctx: ToolContext) -> ToolResult:
-        cloudwatch = ctx.clients.cloudwatch
+        cloudwatch = ctx.account.cloudwatch
         kwargs: dict[str, Any] = {}
         if params.namespace:
             kwargs["Namespace"] = params.namespace

@@ -77,7 +77,7 @@ class QueryMetricsTool:
         start, end = params.window(ctx.now)
         # CloudWatch aligns datapoints to the period; asking for an aligned start keeps them so
         start = _align(start, params.period)
-        cloudwatch = ctx.clients.cloudwatch
+        cloudwatch = ctx.account.cloudwatch
         points = _fetch(cloudwatch, params, start, end)
         output: dict[str, Any] = {
             "namespace": params.namespace,

@@ -134,7 +134,7 @@ class FindResourcesTool:
     )
 
     def run(self, params: FindResourcesInput, ctx: ToolContext) -> ToolResult:
-        client = ctx.clients.client("resourcegroupstaggingapi")
+        client = ctx.account.client("resourcegroupstaggingapi")
         found: dict[str, dict[str, Any]] = {}
         truncated = False
 
@@ -202,7 +202,7 @@ class FindResourcesTool:
         roles_unavailable: str | None = None
         if (wanted or params.tags) and _type_allowed("iam:role", params.resource_types):
             try:
-                roles, cut = _roles(ctx.clients.client("iam"), wanted, exact, params.tags)
+                roles, cut = _roles(ctx.account.client("iam"), wanted, exact, params.tags)
             except ToolError as exc:
                 roles, cut, roles_unavailable = [], False, str(exc)
             truncated |= cut

@@ -80,7 +80,7 @@ class QueryTracesTool:
         clamped = end - start > MAX_WINDOW
         if clamped:
             start = end - MAX_WINDOW
-        xray = ctx.clients.client("xray")
+        xray = ctx.account.client("xray")
         expression = params.filter_expression()
         summaries, more = _summaries(xray, start, end, expression)
         summaries.sort(key=_summary_start, reverse=True)
