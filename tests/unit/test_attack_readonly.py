@@ -201,3 +201,56 @@ def test_queries_in_flight_together_are_held_to_the_cap(monkeypatch):
     # Then once together they pass the cap (1.2 GB at the first poll) one of them is stopped
     assert account.stopped, f"nothing was stopped: {budget.scanned / GIB:.1f} GB scanned"
     assert budget.scanned < 1.5 * GIB
+
+
+# ------------------------------------------------------------------ the engineer's credentials
+
+
+@pytest.fixture
+def assume_role_profile(tmp_path, monkeypatch):
+    """A profile that assumes a role from a source profile, as `aws configure` writes it."""
+    config = tmp_path / "config"
+    config.write_text(
+        "[profile base]\nregion = us-east-1\n"
+        "[profile readonly]\nregion = us-east-1\n"
+        "role_arn = arn:aws:iam::111111111111:role/readonly\nsource_profile = base\n"
+    )
+    credentials = tmp_path / "credentials"
+    credentials.write_text(
+        "[base]\naws_access_key_id = AKIAENGINEER00000000\naws_secret_access_key = secret\n"
+    )
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(credentials))
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    return "readonly"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hole: an assume-role (or SSO) profile's credentials are fetched at the first "
+    "tool call, after the local runtime set AWS_IGNORE_CONFIGURED_ENDPOINT_URLS, so the STS "
+    "call leaves for the public AWS endpoint instead of the AWS_ENDPOINT_URL the engineer set",
+)
+def test_an_assumed_roles_credentials_come_from_the_configured_endpoint(
+    assume_role_profile, monkeypatch
+):
+    from superbiz_workbench.account import open_account
+
+    # Given the engineer's account behind an endpoint of their own, opened with a profile
+    # that assumes a role (the clients are opened now, before the local runtime starts)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+    account = open_account(assume_role_profile, "us-east-1")
+    sent: list[str] = []
+
+    def stop(request: Any, **_: Any) -> None:
+        sent.append(request.url)
+        raise AssertionError("stopped before the wire")
+
+    account.clients._session.events.register_first("before-send", stop)
+    # When the local runtime has started (its environment) and a tool reads the account
+    monkeypatch.setenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "true")
+    with pytest.raises(AssertionError, match="stopped before the wire"):
+        account.clients.logs.describe_log_groups()
+    # Then the role's credentials were asked of the engineer's endpoint, not of AWS
+    assert sent and sent[0].startswith("http://127.0.0.1:9"), sent
