@@ -35,6 +35,7 @@ ALICE_CAUSE = "Alice's private incident: the ledger-db password was rotated unde
 @pytest.fixture(scope="module")
 def runtime() -> Iterator[LocalRuntime]:
     with LocalRuntime(load_scenario(DEMO_WORLD), review=True, model=OfflineModel()) as rt:
+        rt.settings.review_on = []  # a test that needs a report to wait says which
         yield rt
 
 
@@ -53,7 +54,14 @@ def api(
     return response["statusCode"], json.loads(response["body"] or "{}")
 
 
-def alices_case(runtime: LocalRuntime, n: int) -> Case:
+def alices_case(
+    runtime: LocalRuntime,
+    n: int,
+    *,
+    service: str = "ledger-api",
+    signature: str = "db_auth_failure",
+    cause: str = ALICE_CAUSE,
+) -> Case:
     """A case made from a chat run in a session Alice owns."""
     session_id, run_id = f"alice-session-{n}", f"alice-run-{n}"
     runtime.store.ensure_session(session_id, principal=ALICE)
@@ -69,10 +77,10 @@ def alices_case(runtime: LocalRuntime, n: int) -> Case:
     case = Case(
         case_id=case_id_for(run_id),
         run_id=run_id,
-        services=["ledger-api"],
+        services=[service],
         fault_category="http_5xx",
-        signature=CaseSignature(id="db_auth_failure"),
-        root_cause=[ALICE_CAUSE],
+        signature=CaseSignature(id=signature),
+        root_cause=[cause],
         remediation=["Restore the ledger-db password the pool uses."],
         tools=["query_logs", "recent_changes"],
     )
@@ -155,3 +163,37 @@ def test_mined_proposals_and_insights_quote_no_case_the_caller_may_not_read(runt
     seen = json.dumps(proposals) + json.dumps(insights)
     assert ALICE_CAUSE not in seen
     assert not [c.run_id for c in cases if c.run_id in seen]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hole: recommend_case (and the CaseMemory route, which reads the same store) "
+    "matches every caller's cases, so Bob's run shows him Alice's root cause and run id",
+)
+def test_case_memory_shows_a_caller_no_case_they_may_not_read(runtime):
+    # Given a case of the payment-api pool incident made from Alice's chat run
+    cause = "Alice's own finding: the payments pool was sized for her load test."
+    case = alices_case(
+        runtime, 5, service="payment-api", signature="db_pool_exhaustion", cause=cause
+    )
+    # And a run of Bob's, in a session he owns
+    runtime.store.ensure_session("bob-session", principal=BOB)
+    runtime.store.create_run(
+        RunRecord(
+            run_id="bob-run",
+            session_id="bob-session",
+            mode="chat",
+            query=QUESTION,
+            started_at="2026-12-07T10:06:00Z",
+        )
+    )
+    # When his run's Executor asks for similar past cases (the tool's Lambda, as the Map calls it)
+    params = {"service": "payment-api", "signature": "db_pool_exhaustion"}
+    call = {"call_id": "c1", "tool": "recommend_case", "params": params}
+    result = runtime.invoke("tool_recommend_case", {"run_id": "bob-run", "call": call})
+    assert result["success"], result
+    # Then nothing of Alice's case is in what his trace records, which he may read
+    seen = runtime.store.get_trace("bob-run").model_dump_json()
+    assert api(runtime, "GET", "/api/runs/bob-run", BOB)[0] == 200
+    assert cause not in seen
+    assert case.case_id not in seen and case.run_id not in seen
