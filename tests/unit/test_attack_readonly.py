@@ -12,6 +12,7 @@ import boto3
 import pytest
 
 from superbiz.aws import AwsClients
+from superbiz.errors import ToolUnavailable
 from superbiz.readonly import OperationRefused, ReadOnlyClients
 from superbiz.scan_budget import GIB, ScanBudget, ScanCapReached
 from superbiz.settings import Settings
@@ -148,17 +149,19 @@ class InsightsAccount:
         return {"success": True}
 
 
-def _query_logs(account: InsightsAccount, budget: ScanBudget) -> Exception | None:
+def _query_logs(
+    account: InsightsAccount, budget: ScanBudget, settings: Settings | None = None
+) -> Exception | None:
     ctx = ToolContext(
         run_id="r1",
         now=datetime(2026, 12, 7, 10, 0, tzinfo=UTC),
         clients=AwsClients("us-east-1", _session()),
-        settings=Settings(),
+        settings=settings or Settings(),
         sources=ToolSources(account=account, scan_budget=budget),  # type: ignore[arg-type]
     )
     try:
         QueryLogsTool().run(QueryLogsInput(log_group_names=[GROUP]), ctx)
-    except ScanCapReached as exc:
+    except ToolUnavailable as exc:  # ScanCapReached among them
         return exc
     return None
 
@@ -201,6 +204,27 @@ def test_queries_in_flight_together_are_held_to_the_cap(monkeypatch):
     # Then once together they pass the cap (1.2 GB at the first poll) one of them is stopped
     assert account.stopped, f"nothing was stopped: {budget.scanned / GIB:.1f} GB scanned"
     assert budget.scanned < 1.5 * GIB
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hole: a query that is stopped at its deadline, or ends Failed, is billed for what "
+    "it scanned but never counted, so queries that never complete scan past --max-scan-gb",
+)
+@pytest.mark.parametrize("end", ["deadline", "Failed"])
+def test_what_an_unfinished_query_scanned_counts_against_the_cap(monkeypatch, end):
+    # Given a cap of 1 GB, and queries that scan 0.4 GB and then end without completing:
+    # stopped at the tool's deadline, or failed by the service
+    monkeypatch.setattr(logs_module, "POLL_SECONDS", 0.0)
+    budget = ScanBudget(GIB)
+    polls = [("Running", 0.4 * GIB)] if end == "deadline" else [("Failed", 0.4 * GIB)]
+    settings = Settings(logs_query_timeout_seconds=0.01)
+    # When the model asks for the same search again and again (each call a new query)
+    outcomes = [_query_logs(InsightsAccount(polls), budget, settings) for _ in range(4)]
+    # Then the first ones fail as queries, and once 1 GB is scanned no query starts
+    assert all(isinstance(o, ToolUnavailable) for o in outcomes)
+    assert budget.scanned >= 1.2 * GIB, f"{budget.scanned / GIB:.1f} GB counted of 1.6 GB"
+    assert isinstance(outcomes[-1], ScanCapReached)
 
 
 # ------------------------------------------------------------------ the engineer's credentials
