@@ -659,6 +659,24 @@ _ALL = ("application", "capacity", "datastore", "dependency")
 
 _ANY_RESOURCE = "*"
 
+# what describe_resources calls (superbiz.tools.describers), as IAM names them: Describe,
+# List and Get of metadata only
+DESCRIBE_OPERATIONS = (
+    "lambda:GetFunctionConfiguration", "lambda:GetFunctionConcurrency",
+    "lambda:ListEventSourceMappings", "sqs:GetQueueUrl", "sqs:GetQueueAttributes",
+    "dynamodb:DescribeTable", "rds:DescribeDBInstances", "rds:DescribeDBClusters",
+    "rds:DescribeEvents", "elasticloadbalancing:DescribeLoadBalancers",
+    "elasticloadbalancing:DescribeListeners", "elasticloadbalancing:DescribeRules",
+    "elasticloadbalancing:DescribeTargetGroups", "elasticloadbalancing:DescribeTargetHealth",
+    "ecs:ListClusters", "ecs:DescribeServices", "ecs:DescribeTaskDefinition",
+    "autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeScalingActivities",
+    "application-autoscaling:DescribeScalableTargets",
+    "application-autoscaling:DescribeScalingActivities", "ssm:DescribeParameters",
+    "events:ListEventBuses", "events:DescribeRule", "events:ListTargetsByRule",
+    "sns:GetTopicAttributes", "sns:ListSubscriptionsByTopic", "sns:ListTopics",
+    "sns:GetSubscriptionAttributes",
+)  # fmt: skip
+
 TOOLS: tuple[ToolSpec, ...] = (
     tool(
         "query_logs",
@@ -764,6 +782,28 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "Which roles belong to the diagnosed service is learnt at run time from their "
                 "tags; iam:ListRoles and iam:ListRoleTags read role names and tags only (no "
                 "policies, no credentials).",
+            ),
+        ),
+    ),
+    tool(
+        "describe_resources",
+        "superbiz.tools.describe:DescribeResourcesTool",
+        specialists=_ALL,
+        sources=(
+            Source(
+                DESCRIBE_OPERATIONS,
+                _ANY_RESOURCE,
+                "Which resources a run implicates is learnt at run time (from its alarm, its "
+                "changes and its service's tags), so their ARNs are not known in advance; "
+                "every action is a Describe, List or Get of configuration metadata (SSM by "
+                "DescribeParameters only, never GetParameter; no secret is read).",
+            ),
+            # a service's resources by their service tag, as find_resources finds them
+            Source(
+                ("tag:GetResources",),
+                _ANY_RESOURCE,
+                "tag:GetResources lists the account's tagged resources and has no "
+                "resource-level permissions; it is read-only.",
             ),
         ),
     ),

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # annotations only: the tools import this module
     from superbiz.cases import CaseStore
     from superbiz.knowledge.service import KnowledgeBase
     from superbiz.tools.change_records import ChangeSource
+    from superbiz.tools.describe import ServiceEventSource
 
 
 class ToolInput(Schema):
@@ -80,6 +81,8 @@ class ToolSources:
     changes: ChangeSource | None = None
     # the past cases recommend_case reads (None: the runs table's)
     cases: CaseStore | None = None
+    # where describe_resources reads service events (None: each resource's describe call)
+    service_events: ServiceEventSource | None = None
 
 
 @dataclass
