@@ -11,6 +11,7 @@ from moto import mock_aws
 
 from superbiz.aws import AwsClients
 from superbiz.errors import ToolInputInvalid
+from superbiz.evidence import topology
 from superbiz.facts import ResourceFact, ServiceEvent, fact_from
 from superbiz.facts.extract import extract, sentence
 from superbiz.redaction import redact
@@ -227,7 +228,7 @@ def test_a_call_names_something():
     assert issubclass(ToolInputInvalid, Exception)
 
 
-def test_configuration_becomes_facts(seeded):
+def test_configuration_becomes_facts_and_topology_edges(seeded):
     # Given the rule, the ECS service and the subscription, described
     result, _ = run(
         seeded, resources=["shipment-to-notifier", "prod/web", "web-alb/80", "notifier-events"]
@@ -243,3 +244,9 @@ def test_configuration_becomes_facts(seeded):
     assert len(events) == 2 and events[0].paths == ["$.resources[1].events[0]"]
     assert "deregistered 1 targets" in sentence(events[0], "2026-11-20")
     assert "configured with" in sentence(rule, "2026-11-20")
+    # and what a configuration names joins the topology: the rule reaches its function,
+    # the service its target group, the queue its dead-letter queue
+    topo = topology.build(facts)
+    assert topo.near("shipment-to-notifier", "notifier", limit=2)
+    assert topo.near("prod/web", "web-tg", limit=2)
+    assert topo.near("notifier-events", "notifier-dlq", limit=2)
