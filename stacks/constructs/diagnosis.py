@@ -300,6 +300,25 @@ class Diagnosis(Construct):
                 acknowledgements[
                     "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*]"
                 ] = why
+            elif source.on == "account":
+                # each action's service, in this account and region
+                services = sorted({a.split(":", 1)[0] for a in source.actions})
+                statements.append(
+                    iam.PolicyStatement(
+                        actions=list(source.actions),
+                        resources=[
+                            Stack.of(self).format_arn(
+                                service=service, resource="*", arn_format=ArnFormat.NO_RESOURCE_NAME
+                            )
+                            for service in services
+                        ],
+                    )
+                )
+                for service in services:
+                    acknowledgements[
+                        f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:{service}:"
+                        "<AWS::Region>:<AWS::AccountId>:*]"
+                    ] = why
             elif source.on == "table":
                 # only the partitions the spec names (dynamodb:LeadingKeys)
                 statements.append(

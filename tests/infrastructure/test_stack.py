@@ -68,6 +68,12 @@ TOOL_SOURCE_ACTIONS = {
     "tool_query_traces": {"xray:GetTraceSummaries", "xray:BatchGetTraces"},
     # lists the cases partition (LeadingKeys CASES); the knowledge domain's cases documents
     "tool_recommend_case": {"dynamodb:Query", "es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
+    # Describe, List and Get of configuration metadata, and the tag search for a service
+    "tool_describe_resources": {
+        *spec_table.DESCRIBE_SCOPED,
+        *spec_table.DESCRIBE_UNSCOPED,
+        "tag:GetResources",
+    },
 }
 READ_SECRET = {"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
 # What a graph function may do beyond the table, tool outputs and its tool's source.
@@ -101,6 +107,7 @@ UNSCOPABLE_ACTIONS = {
     "tag:GetResources",
     "xray:GetTraceSummaries",
     "xray:BatchGetTraces",
+    *spec_table.DESCRIBE_UNSCOPED,
 }
 ENTRY_ACTIONS = {
     "api": BASELINE_ACTIONS
