@@ -11,7 +11,7 @@ the run, with no equal rival, is the cause.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -20,7 +20,7 @@ from pydantic import Field
 
 from superbiz.claims import Shortfall
 from superbiz.engine.kinds import kind_of
-from superbiz.evidence.topology import Topology, build, key, short
+from superbiz.evidence.topology import MAX_HOPS, Topology, build, key, short
 from superbiz.facts import (
     AlarmState,
     ChangeFact,
@@ -250,8 +250,14 @@ def _carried(change: ChangeFact, effects: list[FactBase]) -> list[str]:
     )
     if not texts:
         return []
+    # a line naming its own writer (a function logging its ARN) names nothing it calls
+    writers = {key(f.subject) for f in effects if isinstance(f, LogSignature)}
     return [
-        v for v in _set_values(change) if re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", texts)
+        v
+        for v in _set_values(change)
+        if key(short(v)) not in writers
+        and not (v.startswith("arn:") and v.count(":") < 5)  # a fragment of an ARN
+        and re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", texts)
     ][:3]
 
 
@@ -313,7 +319,12 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
     # each symptom is explained by the best-fitting change closest before it; a change
     # left with fewer symptoms is judged again on those alone
     by_ref = {(inv, f.id): (inv, f) for inv, f in telemetry}
-    for ref, kept in _claim(candidates).items():
+
+    def distance(c: Candidate, ref: tuple[str, str]) -> int:
+        found = _hops(topology, by_ref[c.ref][1], by_ref[ref][1])
+        return MAX_HOPS + 1 if found is None else found
+
+    for ref, kept in _claim(candidates, distance).items():
         inv, fact = by_ref[ref]
         keep = set(kept)
         again = _candidate(
@@ -357,25 +368,32 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
     )
 
 
-def _claim(candidates: list[Candidate]) -> dict[tuple[str, str], list[tuple[str, str]]]:
-    """Each symptom is explained by one standing change: the best-fitting one, and of
-    those the last before it (what changed right before it began); changes that fit as
-    well, made at the same moment, share it (twins). The changes that lose symptoms, with
-    the symptoms they keep."""
+def _claim(
+    candidates: list[Candidate],
+    hops: Callable[[Candidate, tuple[str, str]], int] = lambda c, ref: 0,
+) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Each symptom is explained by one standing change: the best-fitting one, of those
+    one the records join to it directly (its own resource, or a name its lines hold)
+    rather than only through a third resource (a rule's own change before its count went
+    silent, rather than a sibling rule's joined to it through the function both feed),
+    and of those the last before it (what changed right before it began); changes that
+    fit as well, as directly, made at the same moment, share it (twins). The changes that
+    lose symptoms, with the symptoms they keep."""
     standing = [c for c in candidates if c.kind == "change" and c.shortfall is None]
 
-    def evidence(c: Candidate) -> tuple[int, str]:
+    def evidence(c: Candidate, ref: tuple[str, str]) -> tuple[int, bool, str]:
         # what the records say for it (being the service's own change is a suspicion, not
-        # evidence), then how close before the symptom it came
-        return (c.fit - c.own, c.at)
+        # evidence), then whether a record joins it to the symptom directly, then how
+        # close before the symptom it came
+        return (c.fit - c.own, hops(c, ref) <= 1, c.at)
 
-    best: dict[tuple[str, str], tuple[int, str]] = {}
+    best: dict[tuple[str, str], tuple[int, bool, str]] = {}
     for c in standing:
         for ref in c.explains:
-            best[ref] = max(best.get(ref, evidence(c)), evidence(c))
+            best[ref] = max(best.get(ref, evidence(c, ref)), evidence(c, ref))
     shrunk: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for c in standing:
-        kept = [ref for ref in c.explains if evidence(c) == best[ref]]
+        kept = [ref for ref in c.explains if evidence(c, ref) == best[ref]]
         if kept != c.explains:
             shrunk[c.ref] = kept
     return shrunk
