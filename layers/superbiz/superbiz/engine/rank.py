@@ -20,7 +20,7 @@ from pydantic import Field
 
 from superbiz.claims import Shortfall
 from superbiz.engine.kinds import kind_of
-from superbiz.evidence.topology import MAX_HOPS, Topology, build, key, short
+from superbiz.evidence.topology import Topology, build, key, short
 from superbiz.facts import (
     AlarmState,
     ChangeFact,
@@ -320,11 +320,14 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
     # left with fewer symptoms is judged again on those alone
     by_ref = {(inv, f.id): (inv, f) for inv, f in telemetry}
 
-    def distance(c: Candidate, ref: tuple[str, str]) -> int:
-        found = _hops(topology, by_ref[c.ref][1], by_ref[ref][1])
-        return MAX_HOPS + 1 if found is None else found
+    def measured(c: Candidate, ref: tuple[str, str]) -> bool:
+        change, symptom = by_ref[c.ref][1], by_ref[ref][1]
+        if not isinstance(change, ChangeFact) or not isinstance(symptom, MetricSeries | AlarmState):
+            return False
+        measures = {key(short(v)) for v in symptom.dimensions.values() if v}
+        return any(key(short(n)) in measures for n in (change.resource, *change.resources) if n)
 
-    for ref, kept in _claim(candidates, distance).items():
+    for ref, kept in _claim(candidates, measured).items():
         inv, fact = by_ref[ref]
         keep = set(kept)
         again = _candidate(
@@ -370,24 +373,23 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
 
 def _claim(
     candidates: list[Candidate],
-    hops: Callable[[Candidate, tuple[str, str]], int] = lambda c, ref: 0,
+    measured: Callable[[Candidate, tuple[str, str]], bool] = lambda c, ref: False,
 ) -> dict[tuple[str, str], list[tuple[str, str]]]:
-    """Each symptom is explained by one standing change: the best-fitting one, of those
-    one the records join to it directly (its own resource, or a name its lines hold)
-    rather than only through a third resource (a rule's own change before its count went
-    silent, rather than a sibling rule's joined to it through the function both feed),
-    and of those the last before it (what changed right before it began); changes that
-    fit as well, as directly, made at the same moment, share it (twins). The changes that
-    lose symptoms, with the symptoms they keep."""
+    """Each symptom is explained by one standing change: the best-fitting one, and of
+    those the last before it (what changed right before it began); changes that fit as
+    well, made at the same moment, share it (twins). A change to the very resource a
+    metric symptom measures (its dimensions name it: a rule's own pattern change before
+    the rule's count went silent) has a record joining it to that symptom. The changes
+    that lose symptoms, with the symptoms they keep."""
     standing = [c for c in candidates if c.kind == "change" and c.shortfall is None]
 
-    def evidence(c: Candidate, ref: tuple[str, str]) -> tuple[int, bool, str]:
+    def evidence(c: Candidate, ref: tuple[str, str]) -> tuple[int, str]:
         # what the records say for it (being the service's own change is a suspicion, not
-        # evidence), then whether a record joins it to the symptom directly, then how
-        # close before the symptom it came
-        return (c.fit - c.own, hops(c, ref) <= 1, c.at)
+        # evidence; being the change of what the metric measures is), then how close
+        # before the symptom it came
+        return (c.fit - c.own + measured(c, ref), c.at)
 
-    best: dict[tuple[str, str], tuple[int, bool, str]] = {}
+    best: dict[tuple[str, str], tuple[int, str]] = {}
     for c in standing:
         for ref in c.explains:
             best[ref] = max(best.get(ref, evidence(c, ref)), evidence(c, ref))
