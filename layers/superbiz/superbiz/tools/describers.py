@@ -272,10 +272,15 @@ def listener(clients: Any, ref: str) -> Described:
         x = next((x for x in listeners if str(x.get("Port")) == port), None)
         if x is None:
             raise NotThere(ref)
+    # the certificates it serves, by ARN (a certificate swapped for another shows here)
+    certificates = [
+        c["CertificateArn"] for c in x.get("Certificates", []) if c.get("CertificateArn")
+    ]
     rules = call("ELBv2 DescribeRules", elbv2.describe_rules,
                  ListenerArn=x["ListenerArn"]).get("Rules", [])  # fmt: skip
     config = {
         **_pick(x, "LoadBalancerArn", "Port", "Protocol", "SslPolicy"),
+        "Certificates": certificates,
         "DefaultActions": _actions(x.get("DefaultActions", [])),
         "Rules": [
             {
