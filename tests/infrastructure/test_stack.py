@@ -69,6 +69,12 @@ TOOL_SOURCE_ACTIONS = {
     "tool_query_traces": {"xray:GetTraceSummaries", "xray:BatchGetTraces"},
     # the knowledge domain's cases documents (the cases partition is read from the table)
     "tool_recommend_case": {"es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
+    # Describe, List and Get of configuration metadata, and the tag search for a service
+    "tool_describe_resources": {
+        *spec_table.DESCRIBE_SCOPED,
+        *spec_table.DESCRIBE_UNSCOPED,
+        "tag:GetResources",
+    },
 }
 READ_SECRET = {"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
 # What a graph function may do beyond the table, tool outputs and its tool's source.
@@ -102,6 +108,7 @@ UNSCOPABLE_ACTIONS = {
     "tag:GetResources",
     "xray:GetTraceSummaries",
     "xray:BatchGetTraces",
+    *spec_table.DESCRIBE_UNSCOPED,
 }
 ENTRY_ACTIONS = {
     "api": BASELINE_ACTIONS
