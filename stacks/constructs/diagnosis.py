@@ -304,6 +304,25 @@ class Diagnosis(Construct):
                 acknowledgements[
                     "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*]"
                 ] = why
+            elif source.on == "account":
+                # each action's service, in this account and region
+                services = sorted({a.split(":", 1)[0] for a in source.actions})
+                statements.append(
+                    iam.PolicyStatement(
+                        actions=list(source.actions),
+                        resources=[
+                            Stack.of(self).format_arn(
+                                service=service, resource="*", arn_format=ArnFormat.NO_RESOURCE_NAME
+                            )
+                            for service in services
+                        ],
+                    )
+                )
+                for service in services:
+                    acknowledgements[
+                        f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:{service}:"
+                        "<AWS::Region>:<AWS::AccountId>:*]"
+                    ] = why
             else:
                 raise ValueError(f"{spec.name}: unknown source resource {source.on!r}")
         return _SourceAccess(tuple(statements), acknowledgements)

@@ -69,6 +69,12 @@ TOOL_SOURCE_ACTIONS = {
     "tool_query_traces": {"xray:GetTraceSummaries", "xray:BatchGetTraces"},
     # the knowledge domain's cases documents (the cases partition is read from the table)
     "tool_recommend_case": {"es:ESHttpGet", "es:ESHttpPost", "es:ESHttpHead"},
+    # Describe, List and Get of configuration metadata, and the tag search for a service
+    "tool_describe_resources": {
+        *spec_table.DESCRIBE_SCOPED,
+        *spec_table.DESCRIBE_UNSCOPED,
+        "tag:GetResources",
+    },
 }
 READ_SECRET = {"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
 # What a graph function may do beyond the table, tool outputs and its tool's source.
@@ -102,6 +108,7 @@ UNSCOPABLE_ACTIONS = {
     "tag:GetResources",
     "xray:GetTraceSummaries",
     "xray:BatchGetTraces",
+    *spec_table.DESCRIBE_UNSCOPED,
 }
 ENTRY_ACTIONS = {
     "api": BASELINE_ACTIONS
@@ -506,7 +513,9 @@ def test_function_role_is_least_privilege(
     assert not actions & {"dynamodb:DeleteItem", "dynamodb:Scan", "dynamodb:BatchWriteItem"}
     # And its table actions are those its spec entry's table access needs
     is_tool = spec.kind is spec_table.FunctionKind.TOOL
-    table_actions = {a for a in actions if a.startswith("dynamodb:")}
+    # (a tool that reads the diagnosed account's tables, describe_resources, has those too)
+    own_source = set(spec.operations) if isinstance(spec, spec_table.ToolSpec) else set()
+    table_actions = {a for a in actions if a.startswith("dynamodb:")} - own_source
     assert table_actions == {a for s in table_policy.statements(spec.table) for a in s.actions}
     # And its only AWS source access is its own tool's (graph nodes have none), plus the model
     # key for model nodes, the knowledge domain for its readers and the topic for Finalize

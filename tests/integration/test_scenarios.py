@@ -40,12 +40,6 @@ NOT_YET = {
         "anomaly upstream of it), and the day of changes read after a scaling action "
         "costs two calls over the scenario's budget"
     ),
-    "shipment-notifier-eventbridge-rule-source-mismatch": (
-        "the silenced counts are the event bus's and the rule's; nothing in the records "
-        "joins the rule to the shipment-notifier function the question names (the rule's "
-        "targets are configuration no tool reads yet), so the PutRule that silenced them "
-        "does not explain what the run is about (L4)"
-    ),
 }
 
 

@@ -1349,3 +1349,55 @@ def test_a_service_found_in_no_group_after_the_shared_searches_still_has_its_str
     # And once it has, nothing more
     done = [*ctx["invocations"], *(nothing(p) for _, p in asked)]
     assert _beyond_the_service({**ctx, "invocations": done}) == []
+
+
+def test_a_change_the_records_cannot_join_has_its_configuration_read_once():
+    from superbiz import engine
+    from superbiz.gate.links import Trigger
+    from superbiz.models.offline import _configuration_of_unjoined
+
+    # Given a rule's pattern change whose rule nothing joins to the function asked about
+    change = {
+        "invocation": "inv_0001_aaaaaa",
+        "type": "change",
+        "id": "chg1",
+        "subject": "shipment-to-notifier",
+        "at": "2026-11-20T10:06:41Z",
+        "action": "PutRule",
+        "event_source": "events.amazonaws.com",
+        "resource": "shipment-to-notifier",
+        "source": "telemetry",
+    }
+    warn = {
+        "invocation": "inv_0002_aaaaaa",
+        "type": "log_signature",
+        "id": "sig1",
+        "subject": "notifier",
+        "at": "2026-11-20T10:31:00Z",
+        "log_group": "/aws/lambda/notifier",
+        "writer": "notifier",
+        "template": "ERROR could not render template",
+        "level": "ERROR",
+        "count": 3,
+        "first_at": "2026-11-20T10:31:00Z",
+        "last_at": "2026-11-20T10:33:00Z",
+        "rows": [0, 1, 2],
+        "source": "telemetry",
+    }
+    facts = [change, warn]
+    diagnosis = engine.diagnose(facts, Trigger.of("Why is notifier failing?", None))
+    ctx = {
+        "tool_names": ["describe_resources"],
+        "plan": {"entities": ["notifier"]},
+        "invocations": [],
+        "facts": facts,
+        "diagnosis": diagnosis.model_dump(mode="json"),
+    }
+    # When the Executor looks for what to read next
+    calls = _configuration_of_unjoined(ctx)
+    # Then it describes what the change touched and the service asked about, once
+    assert [(c.tool, c.params["resources"]) for c in calls] == [
+        ("describe_resources", ["shipment-to-notifier", "notifier"])
+    ]
+    ctx["invocations"] = [{"tool": "describe_resources", "params": {}, "success": True}]
+    assert _configuration_of_unjoined(ctx) == []

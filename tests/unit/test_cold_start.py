@@ -34,7 +34,12 @@ TOOL_PLUMBING = {"base", "common", "registry", "runner"}
 # another tool's module a tool imports for a helper, not for the tool: read_skill takes
 # `case_store` from tools.cases (the helper would better live outside the tools package);
 # recent_changes reads its records through tools.change_records (a module, not a tool)
-BORROWED = {"read_skill": {"cases"}, "recent_changes": {"change_records"}}
+BORROWED = {
+    "read_skill": {"cases"},
+    "recent_changes": {"change_records"},
+    # its describers, and the ARN reader and tag search find_resources holds
+    "describe_resources": {"describers", "resources"},
+}
 
 PROBE = """
 import gc, json, sys

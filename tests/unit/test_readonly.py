@@ -106,8 +106,11 @@ def test_services_outside_the_allow_list_and_tables_are_refused():
     clients = ReadOnlyClients("us-east-1", _session())
     # When a client of another service or a table is asked for
     # Then each is refused, naming what may be read
-    with pytest.raises(OperationRefused, match="dynamodb was refused"):
-        clients.client("dynamodb")
+    with pytest.raises(OperationRefused, match="ec2 was refused"):
+        clients.client("ec2")
+    # (dynamodb is read for a table's configuration, DescribeTable only, never an item)
+    with pytest.raises(OperationRefused, match="PutItem"):
+        clients.client("dynamodb").put_item(TableName="t", Item={"pk": {"S": "x"}})
     with pytest.raises(OperationRefused, match="s3 was refused"):
         _ = clients.s3
     with pytest.raises(OperationRefused, match="tables are not read"):

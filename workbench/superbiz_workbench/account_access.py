@@ -18,6 +18,9 @@ LOSS = {
     "list_log_groups": "no list of the log groups that exist",
     "list_metrics": "no list of the metrics and dimensions that exist",
     "query_traces": "no traces: no failing downstream call",
+    "describe_resources": "no configuration or service events of the implicated resources: "
+    "a change to a listener, queue, rule or subscription joins the failing service only "
+    "through the catalogue",
 }
 
 # error codes with which AWS says the caller may not make the call
@@ -82,6 +85,13 @@ def render_access_gaps(gaps: list[dict[str, str]]) -> str:
 
 _PROBE_GROUP = "superbiz-permission-probe"
 _NO_QUERY = "00000000-0000-0000-0000-000000000000"
+# resources that cannot exist, for the Describe calls AWS authorises on "*" only
+_NO_ELB = "arn:aws:elasticloadbalancing:us-east-1:000000000000:loadbalancer/app/probe/0"
+_NO_LISTENER = "arn:aws:elasticloadbalancing:us-east-1:000000000000:listener/app/probe/0/0"
+_NO_TARGET_GROUP = "arn:aws:elasticloadbalancing:us-east-1:000000000000:targetgroup/probe/0"
+# reads authorised on a resource of the caller's own account, which a probe cannot name
+# without one: a denial of these shows in a run's report instead
+_NO_PROBE = "no harmless probe without naming a resource of the account"
 
 
 def _probes(prefix: str) -> dict[str, tuple[str, str, dict[str, Any]]]:
@@ -156,6 +166,84 @@ def _probes(prefix: str) -> dict[str, tuple[str, str, dict[str, Any]]]:
             "batch_get_traces",
             {"TraceIds": ["1-00000000-000000000000000000000000"]},
         ),
+        # describe_resources: a resource that does not exist, or the first of a list
+        "lambda:GetFunctionConfiguration": (
+            "lambda",
+            "get_function_configuration",
+            {"FunctionName": _PROBE_GROUP},
+        ),
+        "lambda:GetFunctionConcurrency": (
+            "lambda",
+            "get_function_concurrency",
+            {"FunctionName": _PROBE_GROUP},
+        ),
+        "lambda:ListEventSourceMappings": ("lambda", "list_event_source_mappings", {"MaxItems": 1}),
+        "sqs:GetQueueUrl": ("sqs", "get_queue_url", {"QueueName": _PROBE_GROUP}),
+        "dynamodb:DescribeTable": ("dynamodb", "describe_table", {"TableName": _PROBE_GROUP}),
+        "rds:DescribeDBInstances": ("rds", "describe_db_instances", {"MaxRecords": 20}),
+        "rds:DescribeDBClusters": ("rds", "describe_db_clusters", {"MaxRecords": 20}),
+        "rds:DescribeEvents": ("rds", "describe_events", {"MaxRecords": 20, "Duration": 1}),
+        "ecs:DescribeServices": (
+            "ecs",
+            "describe_services",
+            {"cluster": _PROBE_GROUP, "services": [_PROBE_GROUP]},
+        ),
+        "ecs:ListClusters": ("ecs", "list_clusters", {"maxResults": 1}),
+        "ecs:DescribeTaskDefinition": (
+            "ecs",
+            "describe_task_definition",
+            {"taskDefinition": f"{_PROBE_GROUP}:1"},
+        ),
+        "events:DescribeRule": ("events", "describe_rule", {"Name": _PROBE_GROUP}),
+        "events:ListTargetsByRule": ("events", "list_targets_by_rule", {"Rule": _PROBE_GROUP}),
+        "events:ListEventBuses": ("events", "list_event_buses", {"Limit": 1}),
+        "sns:ListTopics": ("sns", "list_topics", {}),
+        "elasticloadbalancing:DescribeLoadBalancers": (
+            "elbv2",
+            "describe_load_balancers",
+            {"PageSize": 1},
+        ),
+        "elasticloadbalancing:DescribeTargetGroups": (
+            "elbv2",
+            "describe_target_groups",
+            {"PageSize": 1},
+        ),
+        "elasticloadbalancing:DescribeListeners": (
+            "elbv2",
+            "describe_listeners",
+            {"LoadBalancerArn": _NO_ELB},
+        ),
+        "elasticloadbalancing:DescribeRules": (
+            "elbv2",
+            "describe_rules",
+            {"ListenerArn": _NO_LISTENER},
+        ),
+        "elasticloadbalancing:DescribeTargetHealth": (
+            "elbv2",
+            "describe_target_health",
+            {"TargetGroupArn": _NO_TARGET_GROUP},
+        ),
+        "autoscaling:DescribeAutoScalingGroups": (
+            "autoscaling",
+            "describe_auto_scaling_groups",
+            {"MaxRecords": 1},
+        ),
+        "autoscaling:DescribeScalingActivities": (
+            "autoscaling",
+            "describe_scaling_activities",
+            {"MaxRecords": 1},
+        ),
+        "application-autoscaling:DescribeScalableTargets": (
+            "application-autoscaling",
+            "describe_scalable_targets",
+            {"ServiceNamespace": "ecs", "MaxResults": 1},
+        ),
+        "application-autoscaling:DescribeScalingActivities": (
+            "application-autoscaling",
+            "describe_scaling_activities",
+            {"ServiceNamespace": "ecs", "MaxResults": 1},
+        ),
+        "ssm:DescribeParameters": ("ssm", "describe_parameters", {"MaxResults": 1}),
     }
 
 
@@ -178,6 +266,17 @@ def check(clients: Any, prefix: str = "") -> list[dict[str, Any]]:
     probes = _probes(prefix)
     rows = []
     for action, tools in needed_by().items():
+        if action not in probes:
+            rows.append(
+                {
+                    "permission": action,
+                    "state": "unknown",
+                    "detail": _NO_PROBE,
+                    "tools": tools,
+                    "cost": "; ".join(sorted({LOSS[t] for t in tools if t in LOSS})),
+                }
+            )
+            continue
         service, method, params = probes[action]
         try:
             getattr(clients.client(service), method)(**params)
@@ -214,10 +313,13 @@ def policy(prefixes: Iterable[str] = ()) -> dict[str, Any]:
     by_scope: dict[str, list[str]] = {}
     for tool in TOOLS:
         for source in tool.sources:
-            if source.on in resources:
+            if source.on in resources or source.on == "account":
                 by_scope.setdefault(source.on, []).extend(source.actions)
+    # the account's resources of each action's service
+    services = sorted({a.split(":", 1)[0] for a in by_scope.get("account", [])})
+    resources["account"] = [f"arn:aws:{service}:*:*:*" for service in services]
     names = {"*": "ReadWithoutResourceScope", "log_groups": "ReadLogGroups",
-             "iam_roles": "ReadRoleNamesAndTags"}  # fmt: skip
+             "iam_roles": "ReadRoleNamesAndTags", "account": "ReadConfiguration"}  # fmt: skip
     statements = [
         {
             "Sid": f"SuperBiz{names[scope]}",

@@ -36,6 +36,10 @@ from pydantic import (
 from superbiz.aws import AwsClients
 from superbiz.cwstats import Statistic, is_extended
 from superbiz.errors import ScenarioError
+from superbiz_workbench.world_resources import MAX_EVENTS as MAX_RESOURCE_EVENTS
+from superbiz_workbench.world_resources import TYPES as RESOURCE_TYPES
+from superbiz_workbench.world_resources import Seeded, Seeding, check_configuration, check_name
+from superbiz_workbench.world_resources import expected_arn as resource_arn
 
 # CloudWatch Logs accepts events from 14 days before to 2 hours after "now".
 LOG_MAX_AGE = timedelta(days=14)
@@ -366,30 +370,24 @@ class ChangeSpec(Spec):
 
 # ----------------------------------------------------------------- resources
 
-# the resource types a world can hold: each is created in the local AWS with its tags, so
-# the Resource Groups Tagging API returns it as AWS would; value: the ARN AWS assigns
-# (None: AWS adds a generated id, so a world cannot name the ARN in advance)
-RESOURCE_ARNS: dict[str, str | None] = {
-    "lambda:function": "arn:aws:lambda:{region}:{account}:function:{name}",
-    "sqs:queue": "arn:aws:sqs:{region}:{account}:{name}",
-    "dynamodb:table": "arn:aws:dynamodb:{region}:{account}:table/{name}",
-    "s3:bucket": "arn:aws:s3:::{name}",
-    "rds:cluster": "arn:aws:rds:{region}:{account}:cluster:{name}",
-    "rds:db": "arn:aws:rds:{region}:{account}:db:{name}",
-    "elasticloadbalancing:loadbalancer": None,
-    "ecs:cluster": "arn:aws:ecs:{region}:{account}:cluster/{name}",
-    "ecs:service": "arn:aws:ecs:{region}:{account}:service/{name}",
-    "sns:topic": "arn:aws:sns:{region}:{account}:{name}",
-    "logs:log-group": "arn:aws:logs:{region}:{account}:log-group:{name}",
-    # IAM is global and not in the Tagging API: find_resources asks IAM for roles
-    "iam:role": "arn:aws:iam::{account}:role/{name}",
-}
+# the resource types a world can hold, their configuration keys and their ARNs:
+# superbiz_workbench.world_resources
+RESOURCE_ARNS: dict[str, str | None] = {k: t.arn for k, t in RESOURCE_TYPES.items()}
 _RESOURCE_NAME = re.compile(r"^[A-Za-z0-9/][A-Za-z0-9._\-/#]{0,254}$")
 _TAG_KEY = re.compile(r"^[\w.:/=+\-@ ]{1,128}$")
 
 
+class ResourceEvent(Spec):
+    """A service event the resource keeps (an ECS service event, a scaling activity)."""
+
+    t: UtcTime
+    message: Annotated[str, AfterValidator(_nonblank), Field(max_length=1000)]
+
+
 class ResourceSpec(Spec):
-    """A resource of the account and its tags. An ecs:service is named `<cluster>/<service>`."""
+    """A resource of the account, its tags, its configuration (the keys AWS's describe
+    APIs name) and the service events it keeps. An ecs:service is named
+    `<cluster>/<service>`, a listener `<load balancer>/<port>`."""
 
     type: str
     name: str
@@ -397,12 +395,14 @@ class ResourceSpec(Spec):
         default_factory=dict, max_length=50
     )
     arn: str | None = None
+    configuration: dict[str, Any] = Field(default_factory=dict, max_length=60)
+    events: list[ResourceEvent] = Field(default_factory=list, max_length=MAX_RESOURCE_EVENTS)
 
     @field_validator("type")
     @classmethod
     def _type(cls, value: str) -> str:
-        if value not in RESOURCE_ARNS:
-            raise ValueError(f"unknown resource type {value!r}; known: {', '.join(RESOURCE_ARNS)}")
+        if value not in RESOURCE_TYPES:
+            raise ValueError(f"unknown resource type {value!r}; known: {', '.join(RESOURCE_TYPES)}")
         return value
 
     @field_validator("name")
@@ -429,17 +429,15 @@ class ResourceSpec(Spec):
 
     @model_validator(mode="after")
     def _shape(self) -> ResourceSpec:
-        if self.type == "ecs:service" and self.name.count("/") != 1:
-            raise ValueError(f"an ecs:service is named '<cluster>/<service>', not {self.name!r}")
-        if self.type != "ecs:service" and self.type != "logs:log-group" and "/" in self.name:
-            raise ValueError(f"a {self.type} name has no '/': {self.name!r}")
-        if self.type == "ecs:service" and self.name.startswith("/"):
-            raise ValueError(f"an ecs:service is named '<cluster>/<service>', not {self.name!r}")
+        check_name(self.type, self.name)
+        check_configuration(self.type, self.configuration)
+        if self.events and not RESOURCE_TYPES[self.type].events:
+            kept = ", ".join(k for k, t in RESOURCE_TYPES.items() if t.events)
+            raise ValueError(f"events: a {self.type} keeps no service events (only {kept})")
         return self
 
     def expected_arn(self, region: str, account: str = LOCAL_ACCOUNT_ID) -> str | None:
-        template = RESOURCE_ARNS[self.type]
-        return template.format(region=region, account=account, name=self.name) if template else None
+        return resource_arn(self.type, self.name, region, self.configuration, account)
 
 
 # -------------------------------------------------------------------- traces
@@ -979,7 +977,7 @@ def seed_world(scenario: Scenario, clients: AwsClients) -> None:
             _seed_alarms(scenario, clients.cloudwatch)
             _seed_resources(scenario, clients)
             _seed_traces(scenario, clients.client("xray"), label)
-    except (ClientError, BotoCoreError) as exc:
+    except (ClientError, BotoCoreError, ValueError) as exc:
         raise ScenarioError(f"{label}: seeding the local AWS failed: {exc}") from exc
 
 
@@ -1091,142 +1089,13 @@ def _seed_alarms(scenario: Scenario, cloudwatch: Any) -> None:
 
 
 def _seed_resources(scenario: Scenario, clients: AwsClients) -> None:
-    """Create each resource with its tags, so GetResources returns it as AWS would."""
-    for resource in scenario.world.resources:
-        _RESOURCE_SEEDERS[resource.type](clients, resource, scenario.region)
-
-
-def _tag_list(tags: dict[str, str], key: str = "Key", value: str = "Value") -> list[dict[str, str]]:
-    return [{key: k, value: v} for k, v in tags.items()]
-
-
-def _seed_role(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    clients.client("iam").create_role(
-        RoleName=spec.name,
-        AssumeRolePolicyDocument='{"Version": "2012-10-17"}',
-        **({"Tags": _tag_list(spec.tags)} if spec.tags else {}),
+    """Create each resource with its tags and configuration, so GetResources and the
+    describe APIs return it as AWS would."""
+    Seeding(clients, scenario.region).seed(
+        [Seeded(r.type, r.name, dict(r.tags), r.configuration) for r in scenario.world.resources]
     )
 
 
-def _seed_lambda(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    iam = clients.client("iam")
-    role = "superbiz-world-function-role"
-    with suppress(iam.exceptions.EntityAlreadyExistsException):
-        iam.create_role(RoleName=role, AssumeRolePolicyDocument='{"Version": "2012-10-17"}')
-    clients.client("lambda").create_function(
-        FunctionName=spec.name,
-        Runtime="python3.12",
-        Role=f"arn:aws:iam::{LOCAL_ACCOUNT_ID}:role/{role}",
-        Handler="index.handler",
-        Code={"ZipFile": _EMPTY_ZIP},
-        Tags=dict(spec.tags),
-    )
-
-
-# an empty zip archive: the function's code is never run
-_EMPTY_ZIP = b"PK\x05\x06" + b"\x00" * 18
-
-
-def _seed_sqs(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    clients.client("sqs").create_queue(QueueName=spec.name, tags=dict(spec.tags))
-
-
-def _seed_dynamodb(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    clients.dynamodb.create_table(
-        TableName=spec.name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-        **({"Tags": _tag_list(spec.tags)} if spec.tags else {}),
-    )
-
-
-def _seed_s3(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    extra = (
-        {}
-        if region == "us-east-1"
-        else {"CreateBucketConfiguration": {"LocationConstraint": region}}
-    )
-    clients.s3.create_bucket(Bucket=spec.name, **extra)
-    if spec.tags:
-        clients.s3.put_bucket_tagging(Bucket=spec.name, Tagging={"TagSet": _tag_list(spec.tags)})
-
-
-def _seed_rds_cluster(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    clients.client("rds").create_db_cluster(
-        DBClusterIdentifier=spec.name,
-        Engine="aurora-postgresql",
-        MasterUsername="world",
-        MasterUserPassword="world-password",
-        Tags=_tag_list(spec.tags),
-    )
-
-
-def _seed_rds_db(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    clients.client("rds").create_db_instance(
-        DBInstanceIdentifier=spec.name,
-        DBInstanceClass="db.t3.micro",
-        Engine="postgres",
-        MasterUsername="world",
-        MasterUserPassword="world-password",
-        AllocatedStorage=20,
-        Tags=_tag_list(spec.tags),
-    )
-
-
-def _seed_load_balancer(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    ec2 = clients.client("ec2")
-    subnets = [s["SubnetId"] for s in ec2.describe_subnets()["Subnets"]][:2]
-    clients.client("elbv2").create_load_balancer(
-        Name=spec.name, Subnets=subnets, Type="application", Tags=_tag_list(spec.tags)
-    )
-
-
-def _seed_ecs_cluster(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    ecs = clients.client("ecs")
-    ecs.create_cluster(clusterName=spec.name, tags=_tag_list(spec.tags, "key", "value"))
-
-
-def _seed_ecs_service(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    ecs = clients.client("ecs")
-    cluster, service = spec.name.split("/")
-    if not ecs.describe_clusters(clusters=[cluster])["clusters"]:
-        ecs.create_cluster(clusterName=cluster)
-    ecs.create_service(
-        cluster=cluster,
-        serviceName=service,
-        desiredCount=1,
-        **({"tags": _tag_list(spec.tags, "key", "value")} if spec.tags else {}),
-    )
-
-
-def _seed_sns(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    clients.client("sns").create_topic(Name=spec.name, Tags=_tag_list(spec.tags))
-
-
-def _seed_log_group(clients: AwsClients, spec: ResourceSpec, region: str) -> None:
-    logs = clients.logs
-    with suppress(logs.exceptions.ResourceAlreadyExistsException):
-        logs.create_log_group(logGroupName=spec.name)
-    if spec.tags:
-        arn = spec.expected_arn(region)
-        logs.tag_resource(resourceArn=arn, tags=dict(spec.tags))
-
-
-_RESOURCE_SEEDERS: dict[str, Any] = {
-    "lambda:function": _seed_lambda,
-    "sqs:queue": _seed_sqs,
-    "dynamodb:table": _seed_dynamodb,
-    "s3:bucket": _seed_s3,
-    "rds:cluster": _seed_rds_cluster,
-    "rds:db": _seed_rds_db,
-    "elasticloadbalancing:loadbalancer": _seed_load_balancer,
-    "ecs:cluster": _seed_ecs_cluster,
-    "ecs:service": _seed_ecs_service,
-    "sns:topic": _seed_sns,
-    "logs:log-group": _seed_log_group,
-    "iam:role": _seed_role,
-}
 _TRACE_BATCH = 50
 
 

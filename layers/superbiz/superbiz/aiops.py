@@ -46,6 +46,8 @@ SERVICE_DIMENSIONS = (
     "AutoScalingGroupName",
     "LoadBalancer",
     "TargetGroup",
+    # an EventBridge rule's counts are the rule's, not its bus's
+    "RuleName",
 )
 ALERTMANAGER_SERVICE_LABELS = (
     "service",

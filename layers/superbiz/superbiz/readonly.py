@@ -22,6 +22,18 @@ CLIENT_OF_PREFIX = {
     "xray": "xray",
     "tag": "resourcegroupstaggingapi",
     "iam": "iam",
+    # describe_resources: configuration metadata
+    "lambda": "lambda",
+    "sqs": "sqs",
+    "dynamodb": "dynamodb",
+    "rds": "rds",
+    "ecs": "ecs",
+    "events": "events",
+    "sns": "sns",
+    "elasticloadbalancing": "elbv2",
+    "autoscaling": "autoscaling",
+    "application-autoscaling": "application-autoscaling",
+    "ssm": "ssm",
 }
 
 

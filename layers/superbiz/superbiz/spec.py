@@ -261,7 +261,8 @@ class RouteChoice:
 class Source:
     """AWS actions a tool calls on the account it diagnoses, and on what. `on`: "*" (the
     actions have no resource-level permissions), "log_groups" (the configured log group
-    prefixes) or "iam_roles" (the account's roles). `why` is what a reviewer reads (and
+    prefixes), "iam_roles" (the account's roles) or "account" (every resource of each
+    action's service in this account and region). `why` is what a reviewer reads (and
     cdk-nag's acknowledgement). The system's own table is not a source: `table` says it."""
 
     actions: tuple[str, ...]
@@ -698,6 +699,27 @@ _ALL = ("application", "capacity", "datastore", "dependency")
 
 _ANY_RESOURCE = "*"
 
+# what describe_resources calls (superbiz.tools.describers), as IAM names them: Describe,
+# List and Get of metadata only. These take resource-level permissions, so its role allows
+# them on this account's and region's resources of their service only:
+DESCRIBE_SCOPED = (
+    "lambda:GetFunctionConfiguration", "lambda:GetFunctionConcurrency", "sqs:GetQueueUrl",
+    "sqs:GetQueueAttributes", "dynamodb:DescribeTable", "rds:DescribeDBInstances",
+    "rds:DescribeDBClusters", "ecs:DescribeServices", "events:DescribeRule",
+    "events:ListTargetsByRule", "sns:GetTopicAttributes", "sns:ListSubscriptionsByTopic",
+)  # fmt: skip
+# and these have none (the service authorization reference lists '*' only)
+DESCRIBE_UNSCOPED = (
+    "lambda:ListEventSourceMappings", "rds:DescribeEvents",
+    "elasticloadbalancing:DescribeLoadBalancers", "elasticloadbalancing:DescribeListeners",
+    "elasticloadbalancing:DescribeRules", "elasticloadbalancing:DescribeTargetGroups",
+    "elasticloadbalancing:DescribeTargetHealth", "ecs:ListClusters",
+    "ecs:DescribeTaskDefinition", "autoscaling:DescribeAutoScalingGroups",
+    "autoscaling:DescribeScalingActivities", "application-autoscaling:DescribeScalableTargets",
+    "application-autoscaling:DescribeScalingActivities", "ssm:DescribeParameters",
+    "events:ListEventBuses", "sns:ListTopics", "sns:GetSubscriptionAttributes",
+)  # fmt: skip
+
 TOOLS: tuple[ToolSpec, ...] = (
     tool(
         "query_logs",
@@ -802,6 +824,36 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "Which roles belong to the diagnosed service is learnt at run time from their "
                 "tags; iam:ListRoles and iam:ListRoleTags read role names and tags only (no "
                 "policies, no credentials).",
+            ),
+        ),
+    ),
+    tool(
+        "describe_resources",
+        "superbiz.tools.describe:DescribeResourcesTool",
+        specialists=_ALL,
+        sources=(
+            Source(
+                DESCRIBE_SCOPED,
+                "account",
+                "Which resources a run implicates is learnt at run time (from its alarm, its "
+                "changes and its service's tags), so their names are not known in advance; "
+                "each action is a Describe, List or Get of configuration metadata, allowed on "
+                "this account's and region's resources of its service.",
+            ),
+            Source(
+                DESCRIBE_UNSCOPED,
+                _ANY_RESOURCE,
+                "These Describe and List actions have no resource-level permissions (the "
+                "service authorization reference lists '*' only); all read configuration "
+                "metadata (SSM by DescribeParameters only, never GetParameter; no secret is "
+                "read).",
+            ),
+            # a service's resources by their service tag, as find_resources finds them
+            Source(
+                ("tag:GetResources",),
+                _ANY_RESOURCE,
+                "tag:GetResources lists the account's tagged resources and has no "
+                "resource-level permissions; it is read-only.",
             ),
         ),
     ),

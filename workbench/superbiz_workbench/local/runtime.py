@@ -274,6 +274,7 @@ class LocalRuntime:
             moto_asl,
             moto_locks,
             moto_percentiles,
+            moto_scaling_activities,
             moto_transactions,
         )
 
@@ -301,6 +302,7 @@ class LocalRuntime:
         moto_locks.install()
         moto_percentiles.install()
         moto_alarm_history.install()
+        moto_scaling_activities.install()
         moto_asl.install()
         if self.scenario is not None:
             from superbiz_workbench.world import seed_world
@@ -309,9 +311,17 @@ class LocalRuntime:
         self.deps = deps_module.build_deps(self.settings, self.clients, self._model)
         if self.scenario is not None:  # moto has no CloudTrail event history to look up
             from superbiz.tools.changes import StaticChangeSource
+            from superbiz.tools.describe import StaticServiceEvents
+            from superbiz_workbench.world import iso_z
 
             changes = StaticChangeSource(self.scenario.world.changes)
             self.deps.tool_sources.changes = changes
+            # nor the service events an ECS service or a scaling target keeps
+            self.deps.tool_sources.service_events = StaticServiceEvents(
+                (r.type, r.name, [{"t": iso_z(e.t), "message": e.message} for e in r.events])
+                for r in self.scenario.world.resources
+                if r.events
+            )
         if self.account is not None:
             self.deps.tool_sources.account = self.account
         if self.knowledge_dir is not None:

@@ -290,8 +290,14 @@ def _carried(change: ChangeFact, effects: list[FactBase]) -> list[str]:
     )
     if not texts:
         return []
+    # a line naming its own writer (a function logging its ARN) names nothing it calls
+    writers = {key(f.subject) for f in effects if isinstance(f, LogSignature)}
     return [
-        v for v in _set_values(change) if re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", texts)
+        v
+        for v in _set_values(change)
+        if key(short(v)) not in writers
+        and not (v.startswith("arn:") and v.count(":") < 5)  # a fragment of an ARN
+        and re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", texts)
     ][:3]
 
 
@@ -353,7 +359,15 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
     # each symptom is explained by the best-fitting change closest before it; a change
     # left with fewer symptoms is judged again on those alone
     by_ref = {(inv, f.id): (inv, f) for inv, f in telemetry}
-    for ref, kept in _claim(candidates).items():
+
+    def measured(c: Candidate, ref: tuple[str, str]) -> bool:
+        change, symptom = by_ref[c.ref][1], by_ref[ref][1]
+        if not isinstance(change, ChangeFact) or not isinstance(symptom, MetricSeries | AlarmState):
+            return False
+        measures = {key(short(v)) for v in symptom.dimensions.values() if v}
+        return any(key(short(n)) in measures for n in (change.resource, *change.resources) if n)
+
+    for ref, kept in _claim(candidates, measured).items():
         inv, fact = by_ref[ref]
         keep = set(kept)
         again = _candidate(
@@ -397,25 +411,31 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
     )
 
 
-def _claim(candidates: list[Candidate]) -> dict[tuple[str, str], list[tuple[str, str]]]:
+def _claim(
+    candidates: list[Candidate],
+    measured: Callable[[Candidate, tuple[str, str]], bool] = lambda c, ref: False,
+) -> dict[tuple[str, str], list[tuple[str, str]]]:
     """Each symptom is explained by one standing change: the best-fitting one, and of
     those the last before it (what changed right before it began); changes that fit as
-    well, made at the same moment, share it (twins). The changes that lose symptoms, with
-    the symptoms they keep."""
+    well, made at the same moment, share it (twins). A change to the very resource a
+    metric symptom measures (its dimensions name it: a rule's own pattern change before
+    the rule's count went silent) has a record joining it to that symptom. The changes
+    that lose symptoms, with the symptoms they keep."""
     standing = [c for c in candidates if c.kind == "change" and c.shortfall is None]
 
-    def evidence(c: Candidate) -> tuple[int, str]:
+    def evidence(c: Candidate, ref: tuple[str, str]) -> tuple[int, str]:
         # what the records say for it (being the service's own change is a suspicion, not
-        # evidence), then how close before the symptom it came
-        return (c.fit - c.own, c.at)
+        # evidence; being the change of what the metric measures is), then how close
+        # before the symptom it came
+        return (c.fit - c.own + measured(c, ref), c.at)
 
     best: dict[tuple[str, str], tuple[int, str]] = {}
     for c in standing:
         for ref in c.explains:
-            best[ref] = max(best.get(ref, evidence(c)), evidence(c))
+            best[ref] = max(best.get(ref, evidence(c, ref)), evidence(c, ref))
     shrunk: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for c in standing:
-        kept = [ref for ref in c.explains if evidence(c) == best[ref]]
+        kept = [ref for ref in c.explains if evidence(c, ref) == best[ref]]
         if kept != c.explains:
             shrunk[c.ref] = kept
     return shrunk

@@ -5,7 +5,10 @@ and alarm dimensions name, alarms, changed resources and the resources a change
 touched, trace callers and callees, tagged resources. Edges join names the records
 put together: a log group and its owner, an alarm and its metric's dimensions, a change
 and the resources it touched, a trace's caller and callee, a resource and its tags, a
-fact and the other nodes its text names (a host, an ARN, a table in a log template).
+resource and what its configuration names (any setting whose value is an ARN, a queue
+URL or a name the run knows: a rule's targets, a service's target groups, a queue's
+dead-letter queue; never a variable's value, which is not read), a fact and the other
+nodes its text names (a host, an ARN, a table in a log template).
 A name made of another name and more parts (`payment-api-5xx` of `payment-api`) is
 joined to it. The gate asks whether a cause's subject is on an effect's path; the
 diagnosis engine walks it.
@@ -26,6 +29,7 @@ from superbiz.facts import (
     LogSignature,
     MetricSeries,
     ResourceFact,
+    ServiceEvent,
     TraceEdge,
 )
 from superbiz.facts.base import short_name
@@ -125,10 +129,33 @@ def _texts(fact: FactBase) -> list[str]:
     if isinstance(fact, ChangeFact):
         return [v for v in (fact.before, fact.after) if v]
     if isinstance(fact, ResourceFact):
-        return list(fact.tags.values())
+        return [*fact.tags.values(), *(v for v in _settings(fact) if not _reference(v))]
+    if isinstance(fact, ServiceEvent):
+        return [fact.message]
     if isinstance(fact, TraceEdge):
         return [fact.exception or ""]
     return []
+
+
+def _settings(fact: ResourceFact) -> list[str]:
+    """The text values of a resource's configuration (a list's items one by one)."""
+    values: list[str] = []
+    for value in fact.configuration.values():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and item:
+                values.append(item)
+    return values
+
+
+_QUEUE_URL = re.compile(r"^https://(?:sqs|queue)\.[^/]+/\d+/([^/?#]+)$")
+
+
+def _reference(value: str) -> str | None:
+    """The resource a setting names outright: an ARN, or a queue's URL (its queue)."""
+    if value.startswith("arn:"):
+        return value
+    url = _QUEUE_URL.match(value)
+    return url.group(1) if url else None
 
 
 def build(facts: Iterable[FactBase]) -> Topology:
@@ -163,6 +190,12 @@ def build(facts: Iterable[FactBase]) -> Topology:
         elif isinstance(fact, ResourceFact):
             topo.join(fact.name, fact.arn, "resource arn")
             topo.join(fact.subject, fact.name, "resource")
+            for value in _settings(fact):
+                reference = _reference(value)
+                if reference:
+                    topo.join(fact.name, reference, "named in its configuration")
+        elif isinstance(fact, ServiceEvent):
+            topo.join(fact.subject, fact.resource, "service event")
     _join_built_names(topo)
     for fact in telemetry:
         for text in _texts(fact):

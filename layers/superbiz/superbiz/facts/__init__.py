@@ -21,7 +21,7 @@ from superbiz.facts.changes import ChangeFact
 from superbiz.facts.knowledge import KnowledgeRef
 from superbiz.facts.logs import LogSignature
 from superbiz.facts.metrics import MetricSeries
-from superbiz.facts.resources import ResourceFact
+from superbiz.facts.resources import ResourceFact, ServiceEvent
 from superbiz.facts.traces import TraceEdge
 
 Fact = Annotated[
@@ -32,7 +32,8 @@ Fact = Annotated[
     | Absence
     | TraceEdge
     | KnowledgeRef
-    | ResourceFact,
+    | ResourceFact
+    | ServiceEvent,
     Field(discriminator="type"),
 ]
 
@@ -45,6 +46,7 @@ KINDS: dict[str, type[FactBase]] = {
     "trace_edge": TraceEdge,
     "knowledge_ref": KnowledgeRef,
     "resource": ResourceFact,
+    "service_event": ServiceEvent,
 }
 # kinds that tell of something happening in the account: an effect a cause explains
 EFFECT_KINDS = frozenset({"log_signature", "metric_series", "alarm_state", "trace_edge"})
@@ -116,6 +118,7 @@ __all__ = [
     "LogSignature",
     "MetricSeries",
     "ResourceFact",
+    "ServiceEvent",
     "Source",
     "TraceEdge",
     "Transition",

@@ -41,6 +41,7 @@ EXTRACTORS: dict[str, Extractor] = {
     "recommend_case": knowledge.extract_cases,
     "find_resources": resources.extract,
     "list_log_groups": resources.extract_log_groups,
+    "describe_resources": resources.extract_described,
 }
 
 _SENTENCES: dict[type[FactBase], Callable[..., str]] = {
@@ -52,6 +53,7 @@ _SENTENCES: dict[type[FactBase], Callable[..., str]] = {
     traces.TraceEdge: traces.sentence,
     knowledge.KnowledgeRef: knowledge.sentence,
     resources.ResourceFact: resources.sentence,
+    resources.ServiceEvent: resources.event_sentence,
 }
 _SOURCES = frozenset(get_args(Source))
 

@@ -250,6 +250,7 @@ class OfflineModel:
             follow += _resources_of_the_refused(ctx)
             follow += _traffic_of_changed(ctx)
             follow += _changes_further_back(ctx)
+            follow += _configuration_of_unjoined(ctx)
             lookup = _knowledge_lookup(ctx)
             if lookup is not None and not known:
                 follow.append(lookup)
@@ -732,6 +733,45 @@ def _changes_further_back(ctx: dict[str, Any]) -> list[ToolCall]:
             call_id="changes_back",
             tool="recent_changes",
             params={"minutes": CHANGES_LOOKBACK_MINUTES, "resources": names, "limit": 200},
+        )
+    ]
+
+
+# a change whose path the records cannot close: its resource's configuration may
+_UNJOINED = frozenset({"off_path", "not_what_started"})
+# at most this many resources are described in the one call a run makes
+_DESCRIBED = 8
+
+
+def _configuration_of_unjoined(ctx: dict[str, Any]) -> list[ToolCall]:
+    """Once per run, when a change is off the path of what started the run, or explains
+    symptoms but not that (a rule's pattern changed before the rule's own count went
+    silent, while the question names the function the rule feeds): the configuration of
+    what those changes touched and of the service asked about, whether or not a cause is
+    established (a change the records could not join is a rival the engine has not
+    weighed). What a configuration names (a rule's targets, a service's target groups)
+    joins the topology, and the engine weighs the change again."""
+    if "diagnosis" not in ctx or "describe_resources" not in ctx.get("tool_names", []):
+        return []
+    if any(i["tool"] == "describe_resources" for i in ctx["invocations"]):
+        return []
+    diagnosis = Diagnosis.model_validate(ctx["diagnosis"])
+    by_ref = {(f["invocation"], f["id"]): f for f in ctx.get("facts", [])}
+    names: list[str] = []
+    for candidate in diagnosis.ranked:
+        if candidate.kind != "change" or candidate.shortfall not in _UNJOINED:
+            continue
+        fact = by_ref.get(candidate.ref) or {}
+        names += [str(fact.get("resource") or ""), *(fact.get("resources") or [])]
+    if not names:
+        return []
+    names += ctx["plan"].get("entities", [])[:1]
+    wanted = [n for n in dict.fromkeys(n.strip() for n in names) if len(n) >= 3][:_DESCRIBED]
+    return [
+        ToolCall(
+            call_id="describe",
+            tool="describe_resources",
+            params={"resources": wanted, "limit": len(wanted) * 2},
         )
     ]
 

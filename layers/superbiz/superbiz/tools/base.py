@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # annotations only: the tools import this module
     from superbiz.knowledge.service import KnowledgeBase
     from superbiz.scan_budget import ScanBudget
     from superbiz.tools.change_records import ChangeSource
+    from superbiz.tools.describe import ServiceEventSource
 
 
 class ToolInput(Schema):
@@ -86,6 +87,8 @@ class ToolSources:
     account: AwsClients | None = None
     # the bytes Logs Insights may still scan (None: no cap but the tools' own bounds)
     scan_budget: ScanBudget | None = None
+    # where describe_resources reads service events (None: each resource's describe call)
+    service_events: ServiceEventSource | None = None
 
 
 @dataclass

@@ -245,6 +245,18 @@ class FindResourcesTool:
         return ToolResult(output=output, evidence_refs=refs, preview=preview)
 
 
+def service_arns(client: Any, service: str, limit: int = MAX_RESOURCES) -> list[str]:
+    """The ARNs of the resources whose service tag contains `service` (case-insensitive)."""
+    found: list[str] = []
+    for key in SERVICE_TAG_KEYS[:-1]:  # a Name tag names the resource, not its service
+        pages, _ = _get_resources(client, types=[], tag_filters=[{"Key": key}])
+        for mapping in pages:
+            value = _tag(mapping.get("Tags") or [], key)
+            if value is not None and service.lower() in value.lower():
+                found.append(mapping["ResourceARN"])
+    return list(dict.fromkeys(found))[:limit]
+
+
 def resource_entry(arn: str, tags: list[dict[str, str]]) -> dict[str, Any]:
     resource_type, name = describe_arn(arn)
     return {
@@ -272,7 +284,14 @@ def describe_arn(arn: str) -> tuple[str, str]:
     if service == "s3":
         return "s3:bucket", resource.split("/", 1)[0]
     if service == "sns":
-        return "sns:topic", resource
+        # a subscription is its topic's ARN and an id
+        return ("sns:subscription", resource) if ":" in resource else ("sns:topic", resource)
+    if service == "ssm" and resource.startswith("parameter/"):
+        name = resource.removeprefix("parameter")
+        return "ssm:parameter", name if name.count("/") > 1 else name.lstrip("/")
+    if service == "lambda" and resource.startswith("function:"):
+        # function:<name>[:<version or alias>]
+        return "lambda:function", resource.split(":")[1]
     kind, sep, rest = _split_resource(resource)
     if not sep:
         return service, resource
@@ -282,6 +301,8 @@ def describe_arn(arn: str) -> tuple[str, str]:
         return f"{service}:{kind}", name
     if service == "logs":
         return f"{service}:{kind}", rest.removesuffix(":*")
+    if service == "ecs" and kind == "task-definition":
+        return f"{service}:{kind}", rest  # family:revision
     return f"{service}:{kind}", re.split(r"[/:]", rest)[-1] or rest
 
 
