@@ -88,11 +88,6 @@ def alices_case(
     return case
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: four eyes compares the assumed-role ARN whole, so the requester decides "
-    "their own review after assuming the same role under another session name",
-)
 def test_the_requester_cannot_decide_under_another_session_name(runtime):
     # Given a high-risk report Alice requested (role oncall, session alice) that waits
     saved = list(runtime.settings.review_on)
@@ -124,11 +119,6 @@ def test_another_callers_case_is_not_found_and_its_run_unreadable(runtime):
     assert code == 200 and body["root_cause"] == [ALICE_CAUSE]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: POST /api/cases/{caseId}/review checks no ownership: a reviewer who may not "
-    "read the case changes its status and gets the whole case back (root cause, run id)",
-)
 def test_reviewing_another_callers_case_reveals_nothing(runtime):
     # Given a case made from Alice's chat run, which Bob cannot read (404)
     case = alices_case(runtime, 2)
@@ -142,12 +132,6 @@ def test_reviewing_another_callers_case_reveals_nothing(runtime):
     assert ALICE_CAUSE not in json.dumps(body)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: GET /api/skills/proposals and GET /api/insights are every caller's, and a "
-    "proposal quotes the root causes, remediation, case ids and run ids of cases the caller "
-    "may not read",
-)
 def test_mined_proposals_and_insights_quote_no_case_the_caller_may_not_read(runtime):
     # Given two cases of one signature from Alice's chat runs, mined into a proposal
     cases = [alices_case(runtime, n) for n in (3, 4)]

@@ -135,6 +135,16 @@ def _requester(deps: EntryDeps, session_id: str) -> str | None:
     return session.principal if session is not None else None
 
 
+def identity_of(principal: str) -> str:
+    """Who a principal is, for four eyes: an assumed role's session is its role (the
+    session name is the caller's choice); IAM names compare case-insensitively."""
+    parts = principal.split(":", 5)
+    if len(parts) == 6 and parts[2] == "sts" and parts[5].startswith("assumed-role/"):
+        role = parts[5].split("/")[1]
+        return f"{parts[0]}:{parts[1]}:iam::{parts[4]}:role/{role}".lower()
+    return principal.lower()
+
+
 def _check_four_eyes(
     run_id: str,
     requester: str | None,
@@ -150,13 +160,15 @@ def _check_four_eyes(
             "self_approve is accepted only by the local runtime, where every caller is one "
             f"identity; here {principal} is an IAM identity, and another reviewer decides",
         )
-    if requester is None or requester != principal:
+    if requester is None or identity_of(requester) != identity_of(principal):
         return False
     if not one_identity:
         raise ReviewForbidden(
             "review_by_requester",
-            f"{principal} requested run {run_id!r} and may not decide its review: another "
-            "principal with the reviewer policy decides (four eyes)",
+            f"{principal} may not decide the review of run {run_id!r}: it was requested by "
+            f"{requester}, the same identity (a role's session name is chosen by whoever "
+            "assumes it, so two sessions of one role are one identity); a principal of "
+            "another role or user with the reviewer policy decides (four eyes)",
         )
     if not self_approve:
         raise ReviewForbidden(

@@ -18,7 +18,14 @@ from superbiz import cases as cases_lib
 from superbiz import evolution
 from superbiz.api.identity import caller_principal, run_readable
 from superbiz.api.resolver import JSON, Path, Query, Response, Router
-from superbiz.cases import Case, CaseNotFound, CaseStatus, DynamoCaseStore, SkillProposal
+from superbiz.cases import (
+    Case,
+    CaseNotFound,
+    CaseStatus,
+    CaseStore,
+    DynamoCaseStore,
+    SkillProposal,
+)
 from superbiz.deps import get_entry_deps
 from superbiz.schema import Schema
 
@@ -135,6 +142,17 @@ def _readable_by_caller() -> Callable[[Case], bool]:
     return readable
 
 
+def _cases_readable_by_caller(store: CaseStore) -> Callable[[list[str]], bool]:
+    """Whether the caller may read every case of a list (a proposal's, an insight's): what
+    is mined from cases the caller may not read quotes them."""
+    readable = _readable_by_caller()
+
+    def shown(case_ids: list[str]) -> bool:
+        return all((case := store.get(c)) is not None and readable(case) for c in case_ids)
+
+    return shown
+
+
 def _error(status: int, code: str, message: str) -> Response[Any]:
     return Response(
         status_code=status,
@@ -207,6 +225,10 @@ def review_case(
     case_id: Annotated[str, Path(alias="caseId", max_length=200)], body: CaseReviewRequest
 ) -> Response[Any]:
     store = _store()
+    found = store.get(case_id)
+    # a case the caller may not read is as unknown here as to GET: its id says nothing
+    if found is None or not _readable_by_caller()(found):
+        return _error(404, "case_not_found", f"no case with id {case_id!r}")
     try:
         if body.revert is not None:
             cases_lib.revert(store, case_id, body.revert)
@@ -221,16 +243,28 @@ def review_case(
 
 @router.get("/api/insights", summary="The latest case-mining report")
 def insights() -> Response[Any]:
-    report = _store().latest_report()
+    store = _store()
+    report = store.latest_report()
     if report is None:
         return _error(404, "no_report", "no mining report yet: the weekly job has not run")
-    view = InsightsView(**report.model_dump(mode="json", exclude={"dry_run"}))
+    # what was mined from cases the caller may not read is left out, as the cases are
+    shown = _cases_readable_by_caller(store)
+    data = report.model_dump(mode="json", exclude={"dry_run"})
+    for part in ("new_patterns", "aged"):
+        data[part] = [e for e in data[part] if shown([e["case_id"]] if "case_id" in e else [])]
+    data["proposals"] = [
+        p for p in data["proposals"] if (found := store.get_proposal(p)) and shown(found.case_ids)
+    ]
+    view = InsightsView(**data)
     return Response(200, JSON, view.model_dump_json())
 
 
 @router.get("/api/skills/proposals", summary="Skills proposed from recurring cases")
 def list_proposals() -> ProposalListView:
-    return ProposalListView(proposals=[proposal_view(p) for p in _store().list_proposals()])
+    store = _store()
+    shown = _cases_readable_by_caller(store)
+    proposals = [p for p in store.list_proposals() if shown(p.case_ids)]
+    return ProposalListView(proposals=[proposal_view(p) for p in proposals])
 
 
 @router.post(
