@@ -149,11 +149,6 @@ def test_mined_proposals_and_insights_quote_no_case_the_caller_may_not_read(runt
     assert not [c.run_id for c in cases if c.run_id in seen]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: recommend_case (and the CaseMemory route, which reads the same store) "
-    "matches every caller's cases, so Bob's run shows him Alice's root cause and run id",
-)
 def test_case_memory_shows_a_caller_no_case_they_may_not_read(runtime):
     # Given a case of the payment-api pool incident made from Alice's chat run
     cause = "Alice's own finding: the payments pool was sized for her load test."

@@ -61,7 +61,17 @@ def test_misleading_past_case_does_not_change_the_root_cause() -> None:
     with LocalRuntime(load_scenario(DEMO_WORLD), model=OfflineModel()) as runtime:
         cases = DynamoCaseStore(runtime.clients.table(runtime.settings.table_name))
         # Given a past case of payment-api with the same symptom (500 errors) and a cause
-        # that is not this incident's
+        # that is not this incident's, made from an alarm's run (every run may see it)
+        runtime.store.ensure_session("alarm-past-tls")
+        runtime.store.create_run(
+            RunRecord(
+                run_id="past-tls",
+                session_id="alarm-past-tls",
+                mode="aiops_targeted",
+                query="payment-api 5xx",
+                started_at="2026-11-01T10:00:00Z",
+            )
+        )
         cases.put_new(
             Case(
                 case_id="case_past-tls",

@@ -8,7 +8,6 @@ that the spec entries it comes from name everything the code does."""
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 import re
 import threading
@@ -26,6 +25,7 @@ from superbiz import spec
 from superbiz.contracts import Limits
 from superbiz.models.base import ModelRequest, ModelResponse
 from superbiz.models.offline import OfflineModel
+from superbiz_workbench.local.functions import function_module
 from superbiz_workbench.local.report import DEMO_WORLD
 from superbiz_workbench.local.review import FINISHED, WAITING, post_review, wait_for_status
 from superbiz_workbench.local.runtime import LocalRuntime
@@ -190,7 +190,7 @@ def observed() -> Iterator[TableRequests]:
     requests = TableRequests()
     with pytest.MonkeyPatch.context() as patch:
         for name in [*(e.module for e in spec.functions()), *ENTRANCES]:
-            module = importlib.import_module(f"functions.{name}")
+            module = function_module(name)
             patch.setattr(module, "lambda_handler", requests.handler(name, module.lambda_handler))
         with LocalRuntime(load_scenario(DEMO_WORLD), review=True) as runtime:
             requests.observe(runtime)

@@ -15,6 +15,7 @@ partition `CASES`) and `InMemoryCaseStore` (unit tests).
 
 import re
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
@@ -505,6 +506,7 @@ def recommend(
     limit: int = 3,
     kb: "KnowledgeBase | None" = None,
     exclude_run: str | None = None,
+    shown: Callable[[Case], bool] | None = None,
 ) -> list[CaseMatch]:
     """Past cases similar to an incident, best first.
 
@@ -513,11 +515,13 @@ def recommend(
     share of the query's words a case's text holds, or the knowledge base's hybrid
     score of its case document when `kb` is given, whichever is higher), times the case's weight; a case waiting for
     review counts half; archived cases never match. `exclude_run`: the asking run's own
-    case, if any."""
+    case, if any; `shown`: which cases the asker may see (superbiz.ownership)."""
     cases = [
         c
         for c in store.list_cases()
-        if c.status is not CaseStatus.ARCHIVED and (exclude_run is None or c.run_id != exclude_run)
+        if c.status is not CaseStatus.ARCHIVED
+        and (exclude_run is None or c.run_id != exclude_run)
+        and (shown is None or shown(c))
     ]
     if not cases:
         return []

@@ -83,6 +83,7 @@ def tool(name: str) -> Handler:
             clients=deps.clients,
             settings=deps.settings,
             sources=deps.tool_sources,
+            runs=deps.store,
         )
         return runner.execute(tool_event, deps.store, ctx).model_dump(mode="json")
 

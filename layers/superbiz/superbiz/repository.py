@@ -36,6 +36,10 @@ class RunRepository(Protocol):
 
     def count_exchange(self, session_id: str) -> None: ...
 
+    def get_session(self, session_id: str) -> SessionRecord | None:
+        """The session (None: the store does not know it)."""
+        ...
+
     # -- runs
     def create_run(self, run: RunRecord) -> bool:
         """Create the run (redacted) and its session index entry; False when it existed."""

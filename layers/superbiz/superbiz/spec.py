@@ -458,7 +458,7 @@ NODES: tuple[NodeSpec, ...] = (
         # the session's earlier exchanges, for a follow-up question; the best past cases;
         # the skills a person accepted from mined proposals
         table=TableAccess(
-            reads=(*_TRACE_READ, *_reads(SESSION_RUN, CASE, PROPOSAL)), writes=_NODE.writes
+            reads=(*_TRACE_READ, *_reads(SESSION, SESSION_RUN, CASE, PROPOSAL)), writes=_NODE.writes
         ),
         calls_model=True,
         reads_knowledge=True,  # the knowledge base's domain map
@@ -601,7 +601,7 @@ NODES: tuple[NodeSpec, ...] = (
         # past cases; a case shown is saved again with this run among its users
         # (`cases.mark_referenced`)
         table=TableAccess(
-            reads=(*_TRACE_READ, *_reads(CASE)), writes=(*_NODE.writes, Access(CASE))
+            reads=(*_TRACE_READ, *_reads(SESSION, CASE)), writes=(*_NODE.writes, Access(CASE))
         ),
         routes=CASE_MEMORY_ROUTES,
         choice=RouteChoice(
@@ -909,9 +909,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "recommend_case",
         "superbiz.tools.cases:RecommendCaseTool",
         specialists=_ALL,
-        # the cases partition only: the tool lists cases, never another run's items; they
-        # are ranked with the knowledge base's hybrid search of the cases domain
-        table=TableAccess(reads=_reads(CASE)),
+        # the cases, ranked with the knowledge base's hybrid search of the cases domain,
+        # and the runs and sessions that say which of them the run's requester may read
+        table=TableAccess(reads=_reads(CASE, RUN, SESSION)),
         reads_knowledge=True,
     ),
     # every mcp__<server>__<tool> call: the MCP tool Lambda checks the allowlist and calls

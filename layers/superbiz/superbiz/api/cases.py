@@ -8,7 +8,6 @@ case and accepting a proposal change what later runs are shown: in AWS only prin
 with the reviewers' policy and tag may call them (docs/security.md)."""
 
 import json
-import sys
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Self
 
@@ -199,10 +198,9 @@ def list_cases(
     store = _store()
     readable = _readable_by_caller()
     if (service and service.strip()) or (q and q.strip()):
-        matches = cases_lib.recommend(
-            store, service=service, signature=None, text=q, limit=sys.maxsize
+        mine = cases_lib.recommend(
+            store, service=service, signature=None, text=q, limit=LIST_LIMIT, shown=readable
         )
-        mine = [m for m in matches if readable(m.case)][:LIST_LIMIT]
         return CaseListView(
             cases=[case_view(m.case) for m in mine],
             why={m.case.case_id: m.why for m in mine},

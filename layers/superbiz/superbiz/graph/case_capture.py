@@ -40,6 +40,7 @@ from superbiz.node_outputs import (
     VerifierOutput,
     VerifierVerdict,
 )
+from superbiz.ownership import cases_for_run
 from superbiz.records import RunTrace
 from superbiz.store import RunStore
 from superbiz.times import utcnow_iso
@@ -328,6 +329,7 @@ def planner_matches(deps: Deps, trace: RunTrace, signatures: list[str]) -> list[
             text=text,
             limit=PLANNER_MATCHES,
             exclude_run=run.run_id,
+            shown=cases_for_run(deps.store, run.run_id),
         )
     except _FAILURES:
         return []

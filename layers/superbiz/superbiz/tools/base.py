@@ -19,6 +19,7 @@ from superbiz.settings import Settings
 if TYPE_CHECKING:  # annotations only: the tools import this module
     from superbiz.cases import CaseStore
     from superbiz.knowledge.service import KnowledgeBase
+    from superbiz.ownership import RunsAndSessions
     from superbiz.scan_budget import ScanBudget
     from superbiz.tools.change_records import ChangeSource
     from superbiz.tools.describe import ServiceEventSource
@@ -98,6 +99,9 @@ class ToolContext:
     clients: AwsClients
     settings: Settings
     sources: ToolSources = field(default_factory=ToolSources)
+    # the runs and sessions, for what the run's requester may be shown (recommend_case);
+    # None: no requester is known (a tool called outside a run)
+    runs: RunsAndSessions | None = None
 
     @property
     def account(self) -> AwsClients:

@@ -17,6 +17,7 @@ from pydantic import Field, model_validator
 from superbiz.cases import CaseMatch, CaseStore, DynamoCaseStore, recommend
 from superbiz.errors import StoreError, SuperBizError, ToolUnavailable
 from superbiz.observations import EvidenceSource, Observations
+from superbiz.ownership import cases_for_run
 
 if TYPE_CHECKING:
     from superbiz.knowledge.service import KnowledgeBase
@@ -116,6 +117,8 @@ class RecommendCaseTool:
                 limit=params.limit,
                 kb=_knowledge(ctx),
                 exclude_run=ctx.run_id,
+                # only the cases the run's requester may read (an alarm run: alarm cases)
+                shown=cases_for_run(ctx.runs, ctx.run_id) if ctx.runs is not None else None,
             )
         except StoreError as exc:
             raise ToolUnavailable(f"the case store could not be read: {exc}") from exc

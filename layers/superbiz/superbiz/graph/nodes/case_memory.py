@@ -10,6 +10,7 @@ from superbiz.deps import Deps
 from superbiz.graph.common import enter, latest, record_code_step
 from superbiz.graph.route_report import reason_text
 from superbiz.node_outputs import FinalAnswer, GatekeeperResult, PlannerPlan, VerifierOutput
+from superbiz.ownership import cases_for_run
 from superbiz.records import RunTrace
 from superbiz.sentences import render_gap
 from superbiz.times import utcnow_iso
@@ -39,6 +40,7 @@ def case_memory(event: NodeEvent, deps: Deps) -> GraphState:
         text=trace.run.query,
         limit=CASE_LIMIT,
         exclude_run=state.run_id,
+        shown=cases_for_run(deps.store, state.run_id),
     )
     if not matches:
         state.route = [
