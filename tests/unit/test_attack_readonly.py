@@ -179,11 +179,6 @@ def test_a_running_query_past_what_is_left_is_stopped(monkeypatch):
     assert account.stopped == ["q0"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: the scan cap counts only finished queries, so queries run together "
-    "(RunTools' Map runs 4) each scan up to what is left and pass --max-scan-gb together",
-)
 def test_queries_in_flight_together_are_held_to_the_cap(monkeypatch):
     # Given a cap of 1 GB, nothing scanned, and two queries the Map runs at once, each at
     # 0.6 GB on its first poll and 0.7 GB when it completes
@@ -206,11 +201,6 @@ def test_queries_in_flight_together_are_held_to_the_cap(monkeypatch):
     assert budget.scanned < 1.5 * GIB
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: a query that is stopped at its deadline, or ends Failed, is billed for what "
-    "it scanned but never counted, so queries that never complete scan past --max-scan-gb",
-)
 @pytest.mark.parametrize("end", ["deadline", "Failed"])
 def test_what_an_unfinished_query_scanned_counts_against_the_cap(monkeypatch, end):
     # Given a cap of 1 GB, and queries that scan 0.4 GB and then end without completing:

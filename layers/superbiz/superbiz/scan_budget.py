@@ -25,16 +25,33 @@ class ScanCapReached(ToolUnavailable):
 
 class ScanBudget:
     """The bytes the queries of this process may scan, shared by every query_logs call
-    (the tools of one local runtime run in one process); thread-safe."""
+    (the tools of one local runtime run in one process, several at once); thread-safe.
+    A running query's bytes count as it reports them, so queries running together are
+    held to the cap together; a query's last report counts however it ends (Insights
+    bills what a stopped, failed or abandoned query scanned)."""
 
     def __init__(self, max_bytes: float) -> None:
         self.max_bytes = max_bytes
-        self.scanned = 0.0
+        self.scanned = 0.0  # by the queries that ended
+        self._running: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def remaining(self) -> float:
         with self._lock:
-            return max(0.0, self.max_bytes - self.scanned)
+            return max(0.0, self.max_bytes - self.scanned - sum(self._running.values()))
+
+    def track(self, query_id: str, scanned: float) -> bool:
+        """Record what a running query has scanned so far; whether the queries together
+        have passed the cap."""
+        with self._lock:
+            self._running[query_id] = max(scanned, self._running.get(query_id, 0.0))
+            return self.scanned + sum(self._running.values()) > self.max_bytes
+
+    def settle(self, query_id: str, scanned: float | None = None) -> None:
+        """A query ended: what it scanned (else its last report) counts for good."""
+        with self._lock:
+            last = self._running.pop(query_id, 0.0)
+            self.scanned += max(scanned or 0.0, last)
 
     def spend(self, scanned: float) -> None:
         with self._lock:

@@ -286,43 +286,51 @@ class QueryLogsTool:
             queryString=query,
         )
         query_id = started["queryId"]
-        deadline = time.monotonic() + timeout
-        while True:
-            response = sdk_call(
-                "CloudWatch Logs GetQueryResults", logs.get_query_results, queryId=query_id
+        try:
+            return _poll(logs, query_id, timeout, budget)
+        finally:
+            if budget is not None:  # however it ended, what it scanned is billed
+                budget.settle(query_id)
+
+
+def _poll(
+    logs: Any, query_id: str, timeout: float, budget: ScanBudget | None
+) -> tuple[list[dict[str, str]], float | None]:
+    deadline = time.monotonic() + timeout
+    while True:
+        response = sdk_call(
+            "CloudWatch Logs GetQueryResults", logs.get_query_results, queryId=query_id
+        )
+        status = response.get("status", "Unknown")
+        scanned = (response.get("statistics") or {}).get("bytesScanned")
+        over = budget is not None and scanned is not None and budget.track(query_id, scanned)
+        if status == "Complete":
+            rows = [
+                {f["field"]: f.get("value", "") for f in row} for row in response.get("results", [])
+            ]
+            return rows, scanned
+        if over:
+            with contextlib.suppress(ClientError, BotoCoreError):  # abandoned either way
+                logs.stop_query(queryId=query_id)
+            assert budget is not None
+            raise ScanCapReached(
+                f"Logs Insights query {query_id} was stopped at {scanned:.0f} bytes scanned: "
+                f"the run's queries passed the scan cap of {budget.max_bytes / GIB:g} GB "
+                "(--max-scan-gb); narrow the window or the log groups"
             )
-            status = response.get("status", "Unknown")
-            scanned = (response.get("statistics") or {}).get("bytesScanned")
-            if status == "Complete":
-                if budget is not None:
-                    budget.spend(scanned or 0.0)
-                rows = [
-                    {f["field"]: f.get("value", "") for f in row}
-                    for row in response.get("results", [])
-                ]
-                return rows, scanned
-            if budget is not None and scanned is not None and scanned > budget.remaining():
-                with contextlib.suppress(ClientError, BotoCoreError):  # abandoned either way
-                    logs.stop_query(queryId=query_id)
-                budget.spend(scanned)
-                raise ScanCapReached(
-                    f"Logs Insights query {query_id} was stopped at {scanned:.0f} bytes scanned: "
-                    f"past the scan cap of {budget.max_bytes / GIB:g} GB (--max-scan-gb); "
-                    "narrow the window or the log groups"
-                )
-            if status not in _PENDING:
-                raise ToolUnavailable(
-                    f"Logs Insights query {query_id} ended with status {status}; retry, or narrow the "
-                    "time window or the log groups"
-                )
-            if time.monotonic() >= deadline:
-                with contextlib.suppress(ClientError, BotoCoreError):  # abandoned either way
-                    logs.stop_query(queryId=query_id)
-                raise ToolUnavailable(
-                    f"Logs Insights query {query_id} did not complete within {timeout:g}s; "
-                    "narrow the time window or the log groups and retry"
-                )
-            time.sleep(POLL_SECONDS)
+        if status not in _PENDING:
+            raise ToolUnavailable(
+                f"Logs Insights query {query_id} ended with status {status}; retry, or narrow the "
+                "time window or the log groups"
+            )
+        if time.monotonic() >= deadline:
+            with contextlib.suppress(ClientError, BotoCoreError):  # abandoned either way
+                logs.stop_query(queryId=query_id)
+            raise ToolUnavailable(
+                f"Logs Insights query {query_id} did not complete within {timeout:g}s; "
+                "narrow the time window or the log groups and retry"
+            )
+        time.sleep(POLL_SECONDS)
 
 
 def _row(fields: dict[str, str]) -> tuple[datetime, dict[str, Any]]:
