@@ -20,6 +20,7 @@ from superbiz.models.offline import OfflineModel
 from superbiz.tools.base import ToolContext, ToolResult
 from superbiz_workbench.local.report import DEMO_WORLD, render_report, run_result
 from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.past_cases import put_past_case
 from superbiz_workbench.scripted_model import ScriptedModel
 from superbiz_workbench.world import load_scenario
 
@@ -159,7 +160,9 @@ def test_l2_the_generic_investigator_answers_with_low_confidence(runtime, memory
 
 def test_l3_a_similar_past_case_answers_marked_as_such(runtime, memory):
     # Given a past diagnosis of the same signature on the same service
-    memory.put_new(
+    put_past_case(
+        runtime.store,
+        memory,
         Case(
             case_id="case_past-pool",
             run_id="past-pool",
@@ -169,7 +172,7 @@ def test_l3_a_similar_past_case_answers_marked_as_such(runtime, memory):
             root_cause=["The database connection pool of payment-api was exhausted."],
             remediation=["Raise the pool size and find the slow statements holding it."],
             citations=["inv_0101_stpool"],
-        )
+        ),
     )
     # and a Verifier that rejects every level's evidence
     model = ScriptedModel({"verifier": [REJECT, REJECT, REJECT]}, fallback=OfflineModel())

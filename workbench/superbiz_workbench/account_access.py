@@ -91,7 +91,7 @@ _NO_LISTENER = "arn:aws:elasticloadbalancing:us-east-1:000000000000:listener/app
 _NO_TARGET_GROUP = "arn:aws:elasticloadbalancing:us-east-1:000000000000:targetgroup/probe/0"
 # reads authorised on a resource of the caller's own account, which a probe cannot name
 # without one: a denial of these shows in a run's report instead
-_NO_PROBE = "no harmless probe without naming a resource of the account"
+NO_PROBE = "no harmless probe without naming a resource of the account"
 
 
 def _probes(prefix: str) -> dict[str, tuple[str, str, dict[str, Any]]]:
@@ -271,7 +271,7 @@ def check(clients: Any, prefix: str = "") -> list[dict[str, Any]]:
                 {
                     "permission": action,
                     "state": "unknown",
-                    "detail": _NO_PROBE,
+                    "detail": NO_PROBE,
                     "tools": tools,
                     "cost": "; ".join(sorted({LOSS[t] for t in tools if t in LOSS})),
                 }

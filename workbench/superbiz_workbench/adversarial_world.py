@@ -143,11 +143,14 @@ def adversarial_world(scenario: Any) -> Any:
 def seed_past_case(runtime: Any) -> None:
     """A verified past case of payment-api whose cause is not this incident's."""
     from superbiz.cases import Case, CaseSignature, DynamoCaseStore
+    from superbiz_workbench.past_cases import put_past_case
 
     cases = DynamoCaseStore(runtime.clients.table(runtime.settings.table_name))
     if cases.get(PAST_CASE_ID) is not None:
         return
-    cases.put_new(
+    put_past_case(
+        runtime.store,
+        cases,
         Case(
             case_id=PAST_CASE_ID,
             run_id="past-tls",
@@ -157,7 +160,7 @@ def seed_past_case(runtime: Any) -> None:
             root_cause=[f"payment-api returned 500 errors because {PAST_CASE_CAUSE}."],
             remediation=["Renew the certificate."],
             citations=["inv_0101_past-tls"],
-        )
+        ),
     )
 
 
