@@ -44,3 +44,20 @@ def test_the_page_shows_the_policy():
     block = re.search(r"```json\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
     # Then its policy is the one `superbiz aws check --policy` prints
     assert block and json.loads(block.group(1)) == policy()
+
+
+def test_an_account_run_offers_no_mcp_server_tool():
+    # Given a runtime for a run on the account, configured with an MCP server
+    from types import SimpleNamespace
+
+    from superbiz_workbench.account import _budget
+
+    settings = SimpleNamespace(mcp_config='{"servers": {"x": {"url": "http://mcp"}}}')
+    runtime = SimpleNamespace(
+        settings=settings, deps=SimpleNamespace(settings=settings, tool_sources=SimpleNamespace())
+    )
+    # When it is prepared for the run
+    _budget(runtime, SimpleNamespace(max_scan_gb=1.0))
+    # Then no MCP server is configured (its tools would read outside the allow-list and cap)
+    assert runtime.settings.mcp_config is None and runtime.deps.settings.mcp_config is None
+    assert runtime.deps.tool_sources.scan_budget.max_bytes == 1024**3

@@ -156,11 +156,15 @@ def alarm_event(account: Account, name: str) -> dict[str, Any]:
 
 
 def _budget(runtime: Any, account: Account) -> None:
-    """The run's Logs Insights queries share the --max-scan-gb cap."""
+    """The run's Logs Insights queries share the --max-scan-gb cap, and no MCP server's
+    tool is offered: it would read with the server's own credentials, outside the read
+    allow-list and the cap."""
     from superbiz.scan_budget import GIB, ScanBudget
 
     if account.max_scan_gb is not None:
         runtime.deps.tool_sources.scan_budget = ScanBudget(account.max_scan_gb * GIB)
+    runtime.settings.mcp_config = None
+    runtime.deps.settings.mcp_config = None
 
 
 def _runtime(account: Account, model: Any, *, notifications: bool) -> Any:
