@@ -12,10 +12,10 @@ import pytest
 from superbiz import evolution
 from superbiz.cases import Case, CaseSignature, DynamoCaseStore, case_id_for
 from superbiz.models.offline import OfflineModel
-from superbiz.records import RunRecord
 from superbiz_workbench.local.report import DEMO_WORLD
 from superbiz_workbench.local.runtime import LocalRuntime
 from superbiz_workbench.local.server import proxy_event
+from superbiz_workbench.past_cases import put_past_case
 from superbiz_workbench.world import load_scenario
 
 pytestmark = pytest.mark.integration
@@ -62,17 +62,9 @@ def test_misleading_past_case_does_not_change_the_root_cause() -> None:
         cases = DynamoCaseStore(runtime.clients.table(runtime.settings.table_name))
         # Given a past case of payment-api with the same symptom (500 errors) and a cause
         # that is not this incident's, made from an alarm's run (every run may see it)
-        runtime.store.ensure_session("alarm-past-tls")
-        runtime.store.create_run(
-            RunRecord(
-                run_id="past-tls",
-                session_id="alarm-past-tls",
-                mode="aiops_targeted",
-                query="payment-api 5xx",
-                started_at="2026-11-01T10:00:00Z",
-            )
-        )
-        cases.put_new(
+        put_past_case(
+            runtime.store,
+            cases,
             Case(
                 case_id="case_past-tls",
                 run_id="past-tls",
@@ -85,7 +77,7 @@ def test_misleading_past_case_does_not_change_the_root_cause() -> None:
                 ],
                 remediation=["Renew the certificate."],
                 citations=["inv_0101_ast-tls"],
-            )
+            ),
         )
         # When payment-api's 500s are diagnosed
         outcome = runtime.run(QUESTION)
@@ -119,17 +111,9 @@ def test_feedback_review_and_an_accepted_skill_through_the_api() -> None:
         # Given two past cases of the pool signature on payment-api (from alarm runs, which
         # every caller may read), mined into a proposal
         for n in (1, 2):
-            runtime.store.ensure_session(f"aiops-past-{n}")
-            runtime.store.create_run(
-                RunRecord(
-                    run_id=f"past-{n}",
-                    session_id=f"aiops-past-{n}",
-                    mode="aiops_targeted",
-                    query="payment-api-5xx",
-                    started_at="2026-11-29T10:00:00Z",
-                )
-            )
-            cases.put_new(
+            put_past_case(
+                runtime.store,
+                cases,
                 Case(
                     case_id=f"case_past-{n}",
                     run_id=f"past-{n}",
@@ -139,7 +123,7 @@ def test_feedback_review_and_an_accepted_skill_through_the_api() -> None:
                     root_cause=["The connection pool to the payments database is exhausted."],
                     remediation=["Find what holds connections and fix it."],
                     tools=["query_alarms", "query_logs", "recent_changes", "query_metrics"],
-                )
+                ),
             )
         report = evolution.mine(cases, now=datetime.now(UTC), threshold=2)
         [proposal_id] = report.proposals

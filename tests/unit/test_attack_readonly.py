@@ -170,7 +170,7 @@ def test_a_running_query_past_what_is_left_is_stopped(monkeypatch):
     # Given a cap of 1 GB of which a first query has scanned 0.7 GB
     monkeypatch.setattr(logs_module, "POLL_SECONDS", 0.0)
     budget = ScanBudget(GIB)
-    budget.spend(0.7 * GIB)
+    budget.settle("earlier", 0.7 * GIB)
     account = InsightsAccount([("Running", 0.5 * GIB), ("Complete", 0.9 * GIB)])
     # When the next query is still running at 0.5 GB, past the 0.3 GB left
     refused = _query_logs(account, budget)

@@ -11,8 +11,8 @@ from superbiz.contracts import RouteStep
 from superbiz.graph.common import latest
 from superbiz.graph.nodes.case_memory import case_memory
 from superbiz.node_outputs import FinalAnswer, PlannerPlan
-from superbiz.records import RunRecord
 from superbiz.verdicts import Route
+from superbiz_workbench.past_cases import put_past_case
 
 ROUTE = [
     RouteStep(level=0, specialist="datastore", outcome="failed", reason="verifier_reject"),
@@ -51,18 +51,8 @@ def _past_case(run, cases: InMemoryCaseStore) -> Case:
         remediation=["Kill the slow query and raise the pool's timeout."],
         run_id="run-earlier",
     )
-    # its source run, in a session the system opened (an alarm's: every run may see it)
-    run.deps.store.ensure_session("alarm-earlier")
-    run.deps.store.create_run(
-        RunRecord(
-            run_id="run-earlier",
-            session_id="alarm-earlier",
-            mode="aiops_targeted",
-            query="checkout-api 5xx",
-            started_at="2026-11-19T10:00:00Z",
-        )
-    )
-    cases.put_new(case)
+    # with its source run, in a session the system opened (an alarm's: every run sees it)
+    put_past_case(run.deps.store, cases, case)
     return case
 
 

@@ -11,7 +11,7 @@ def test_a_spent_budget_refuses_the_next_query():
     # Given a cap of one GB, all of it scanned
     budget = ScanBudget(GIB)
     budget.refuse_if_spent()  # nothing scanned yet: a query may start
-    budget.spend(GIB)
+    budget.settle("q1", GIB)  # a query ended, one GB scanned
     # When another query would start
     # Then it is refused, naming the cap and the option that raises it
     with pytest.raises(ScanCapReached, match="scan cap of 1 GB is spent.*--max-scan-gb"):

@@ -53,10 +53,6 @@ class ScanBudget:
             last = self._running.pop(query_id, 0.0)
             self.scanned += max(scanned or 0.0, last)
 
-    def spend(self, scanned: float) -> None:
-        with self._lock:
-            self.scanned += scanned
-
     def refuse_if_spent(self) -> None:
         if self.remaining() <= 0:
             raise ScanCapReached(
