@@ -65,7 +65,7 @@ def check_arguments(args: argparse.Namespace) -> Any:
         from superbiz.contracts import MAX_QUERY_CHARS
 
         if message is None or not message.strip():
-            raise ValueError("MESSAGE must not be empty: ask a question about the world")
+            raise ValueError("MESSAGE must not be empty: ask a question about the incident")
         if len(message) > MAX_QUERY_CHARS:
             raise ValueError(
                 f"MESSAGE is {len(message)} characters long; at most {MAX_QUERY_CHARS} "
