@@ -139,3 +139,14 @@ def test_tools_read_the_given_account_and_keep_their_own_table():
     ctx.sources = ToolSources(account=account)
     # Then the evidence is read there, and the system's own clients stay its own
     assert ctx.account is account and ctx.clients is own
+
+
+def test_a_refused_call_says_its_iam_action_as_a_field():
+    # Given a load balancer client that may only describe listeners
+    client = guard(_session().client("elbv2"), frozenset({"DescribeListeners"}))
+    # When a write is attempted
+    with pytest.raises(OperationRefused) as refused:
+        client.delete_listener(ListenerArn="arn:aws:elasticloadbalancing:us-east-1:1:listener/x")
+    # Then the refusal carries its code and the IAM action (the IAM prefix, not the client's)
+    assert refused.value.code == "OperationRefused"
+    assert refused.value.action == "elasticloadbalancing:DeleteListener"

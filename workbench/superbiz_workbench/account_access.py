@@ -3,7 +3,6 @@ costs a diagnosis: the gaps `chat --aws` adds to its report (docs/aws-account.md
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,23 +29,25 @@ DENIED_CODES = (
     "UnauthorizedOperation",
     "UnauthorizedException",
     "NotAuthorized",
+    "AuthorizationError",
+    "AuthFailure",
 )
-_PERFORM = re.compile(r"perform: ([a-z0-9-]+:[A-Za-z0-9]+)")
+# a call the read-only clients refused before it was sent (superbiz.readonly)
+REFUSED_CODE = "OperationRefused"
 
 
-def denied_action(error: str, tool: str) -> str | None:
-    """The IAM action an error says was denied (or the tool's first, when it names
-    none), or None when the error is not a denial."""
-    denied = any(f"({code})" in error or f"{code}:" in error for code in DENIED_CODES)
-    if not denied and "refused before it was sent" not in error:
+def denied_action(inv: Any) -> str | None:
+    """The IAM action a failed invocation was denied (its failed call's, else the tool's
+    first read), or None when it did not fail for want of a permission. Read from the
+    invocation's typed error code and action, never from the message."""
+    if inv.success or inv.error_code not in (*DENIED_CODES, REFUSED_CODE):
         return None
-    named = _PERFORM.search(error)
-    if named:
-        return named.group(1)
+    if inv.error_action:
+        return str(inv.error_action)
     from superbiz.spec import read_operations
 
-    operations = read_operations().get(tool, ())
-    return operations[0] if operations else tool
+    operations = read_operations().get(inv.tool_name, ())
+    return operations[0] if operations else str(inv.tool_name)
 
 
 def access_gaps(invocations: Iterable[Any]) -> list[dict[str, str]]:
@@ -54,9 +55,7 @@ def access_gaps(invocations: Iterable[Any]) -> list[dict[str, str]]:
     the diagnosis went without."""
     gaps: dict[str, dict[str, str]] = {}
     for inv in invocations:
-        if inv.success or not inv.error:
-            continue
-        action = denied_action(inv.error, inv.tool_name)
+        action = denied_action(inv)
         if action is None or inv.tool_name in gaps:
             continue
         gaps[inv.tool_name] = {
@@ -283,7 +282,7 @@ def check(clients: Any, prefix: str = "") -> list[dict[str, Any]]:
             state, detail = "allowed", ""
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "Unknown")
-            denied = code in DENIED_CODES or "not authorized" in str(exc)
+            denied = code in DENIED_CODES
             state, detail = ("denied", code) if denied else ("allowed", f"answered {code}")
             status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
             if status >= 500 or code.startswith("Throttl") or code == "RequestLimitExceeded":

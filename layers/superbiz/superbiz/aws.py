@@ -19,6 +19,36 @@ from typing import Any
 # the clients and the resource the wiring of every function builds (superbiz.deps)
 WIRING_SERVICES = ("dynamodb", "s3")
 
+# an IAM action's service prefix -> the botocore client that calls it
+CLIENT_OF_PREFIX = {
+    "logs": "logs",
+    "cloudwatch": "cloudwatch",
+    "cloudtrail": "cloudtrail",
+    "xray": "xray",
+    "tag": "resourcegroupstaggingapi",
+    "iam": "iam",
+    # describe_resources: configuration metadata
+    "lambda": "lambda",
+    "sqs": "sqs",
+    "dynamodb": "dynamodb",
+    "rds": "rds",
+    "ecs": "ecs",
+    "events": "events",
+    "sns": "sns",
+    "elasticloadbalancing": "elbv2",
+    "autoscaling": "autoscaling",
+    "application-autoscaling": "application-autoscaling",
+    "ssm": "ssm",
+}
+_PREFIX_OF_CLIENT = {client: prefix for prefix, client in CLIENT_OF_PREFIX.items()}
+
+
+def iam_action(service: str, operation: str) -> str:
+    """The IAM action of one API call: a botocore client's service name and the
+    operation's name (`elbv2`, `DescribeListeners` -> `elasticloadbalancing:DescribeListeners`)."""
+    return f"{_PREFIX_OF_CLIENT.get(service, service)}:{operation}"
+
+
 # data path (AWS_DATA_PATH, a profile's data_path; None: botocore's own) -> its loader
 _loaders: dict[str | None, Any] = {}
 _loaders_lock = threading.Lock()

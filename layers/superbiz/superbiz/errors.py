@@ -49,7 +49,14 @@ class ToolInputInvalid(ToolError):
 
 
 class ToolUnavailable(ToolError):
-    """The AWS source behind a tool failed."""
+    """The AWS source behind a tool failed. Where known, `code` is the error code the
+    service answered with (`AccessDeniedException`) and `action` the IAM action of the
+    call that failed (`logs:StartQuery`), so nobody reads them back out of the message."""
+
+    def __init__(self, message: str, *, code: str | None = None, action: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.action = action
 
 
 class UnknownTool(ToolError):

@@ -11,30 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from superbiz.aws import AwsClients
+from superbiz.aws import CLIENT_OF_PREFIX, AwsClients, iam_action
 from superbiz.errors import ToolUnavailable
-
-# an IAM action's service prefix -> the botocore client that calls it
-CLIENT_OF_PREFIX = {
-    "logs": "logs",
-    "cloudwatch": "cloudwatch",
-    "cloudtrail": "cloudtrail",
-    "xray": "xray",
-    "tag": "resourcegroupstaggingapi",
-    "iam": "iam",
-    # describe_resources: configuration metadata
-    "lambda": "lambda",
-    "sqs": "sqs",
-    "dynamodb": "dynamodb",
-    "rds": "rds",
-    "ecs": "ecs",
-    "events": "events",
-    "sns": "sns",
-    "elasticloadbalancing": "elbv2",
-    "autoscaling": "autoscaling",
-    "application-autoscaling": "application-autoscaling",
-    "ssm": "ssm",
-}
 
 
 class OperationRefused(ToolUnavailable):
@@ -69,7 +47,9 @@ def guard(client: Any, operations: frozenset[str]) -> Any:
         if model.name not in operations:
             raise OperationRefused(
                 f"{service}:{model.name} was refused before it was sent: the tools may only "
-                f"call the read operations the spec table lists ({', '.join(sorted(operations))})"
+                f"call the read operations the spec table lists ({', '.join(sorted(operations))})",
+                code="OperationRefused",
+                action=iam_action(service, model.name),
             )
 
     client.meta.events.register_first("before-call", refuse)

@@ -334,6 +334,9 @@ class ToolInvocation(Schema):
     duration_ms: int = 0
     success: bool = True
     error: str | None = None
+    # a failed AWS call: the service's error code and the IAM action of the call
+    error_code: str | None = None
+    error_action: str | None = None
     started_at: str = Field(default_factory=utcnow_iso)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from superbiz.aws import iam_action
 from superbiz.errors import ToolInputInvalid, ToolUnavailable
 
 # error codes that mean "the parameters were wrong", not "the source failed"
@@ -32,7 +33,8 @@ def sdk_call(
     input_codes: Collection[str] = INPUT_ERROR_CODES,
     **kwargs: Any,
 ) -> Any:
-    """Call an AWS API, turning SDK errors into the library's tool errors."""
+    """Call an AWS API, turning SDK errors into the library's tool errors; a failed call's
+    error code and IAM action travel on the error as fields."""
     try:
         return fn(**kwargs)
     except ClientError as exc:
@@ -45,10 +47,27 @@ def sdk_call(
             ) from exc
         raise ToolUnavailable(
             f"{operation} failed ({code}): {message}; the source may be throttled or not "
-            "permitted, retry later or narrow the request"
+            "permitted, retry later or narrow the request",
+            code=code,
+            action=_action_of(fn, exc),
         ) from exc
     except BotoCoreError as exc:
-        raise ToolUnavailable(f"{operation} could not reach AWS: {exc}") from exc
+        raise ToolUnavailable(
+            f"{operation} could not reach AWS: {exc}", action=_action_of(fn)
+        ) from exc
+
+
+def _action_of(fn: Callable[..., Any], exc: ClientError | None = None) -> str | None:
+    """The IAM action of the call `fn` made: a client method's, or the operation the
+    error names (a paginator's page)."""
+    meta = getattr(getattr(fn, "__self__", None), "meta", None)
+    service = getattr(getattr(meta, "service_model", None), "service_name", None)
+    operation = exc.operation_name if exc is not None else None
+    if operation is None and meta is not None:
+        operation = meta.method_to_api_mapping.get(getattr(fn, "__name__", ""))
+    if service is None or not operation:
+        return None
+    return iam_action(service, operation)
 
 
 def iso_ms(value: datetime) -> str:

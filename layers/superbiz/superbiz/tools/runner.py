@@ -95,6 +95,8 @@ def execute(
         error, found_in_error = redact_text(f"{type(exc).__name__}: {exc}")
         redactions.update(found_in_error)
         inv.error = error
+        inv.error_code = getattr(exc, "code", None)
+        inv.error_action = getattr(exc, "action", None)
         inv.output_preview = inv.error[:PREVIEW_CHARS]
         logger.warning("tool failed", extra={"tool": event.call.tool, "error": inv.error})
         metrics.add_metric(name="ToolFailures", unit=MetricUnit.Count, value=1)
