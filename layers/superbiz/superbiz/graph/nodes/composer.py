@@ -18,7 +18,7 @@ from superbiz.node_outputs import (
     VerifierOutput,
     VerifierVerdict,
 )
-from superbiz.records import AnswerCheckSummary, RunChange, SelfEvaluation
+from superbiz.records import AnswerCheckSummary, RunChange, RunTrace, SelfEvaluation
 from superbiz.render import fitting_summary, render_report
 from superbiz.sentences import render_gap
 
@@ -63,7 +63,11 @@ def composer(event: NodeEvent, deps: Deps) -> GraphState:
         choice,
         verdict=verdict.verdict.value,
         score=verdict.score,
-        gaps=list(dict.fromkeys([*verified.gaps, *_verifier_gaps(verified, verdict)])),
+        gaps=list(
+            dict.fromkeys(
+                [*verified.gaps, *_verifier_gaps(verified, verdict), *failed_calls(trace)]
+            )
+        ),
         rejected=verified.rejected_claim_count,
         low_confidence=low_confidence,
     )
@@ -114,6 +118,21 @@ class _Read(NamedTuple):
 
     fact: FactBase
     quotes: tuple[str, ...] = ()
+
+
+def failed_calls(trace: RunTrace) -> list[str]:
+    """Each tool call that failed, as a gap: what it would have read is missing from the
+    report, and the reader is told which call and why (its error code, else the error's
+    type: `States.Timeout`, `ToolUnavailable`), not left to think the data was read."""
+    lines: list[str] = []
+    for inv in trace.invocations:
+        if inv.success:
+            continue
+        reason = inv.error_code or (inv.error or "failed").split(":", 1)[0].strip()
+        lines.append(
+            f"{inv.tool_name} failed ({reason}): what it would have read is not in this report."
+        )
+    return list(dict.fromkeys(lines))
 
 
 def _verifier_gaps(verified: VerifiedEvidence, verdict: VerifierOutput) -> list[str]:
