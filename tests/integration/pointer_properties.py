@@ -28,6 +28,7 @@ from superbiz.claims import (
     FactRef,
 )
 from superbiz.facts import CAUSE_KINDS, EFFECT_KINDS, facts_of, onset, tolerance
+from superbiz.facts.base import WITHHELD
 from superbiz.facts.extract import extract
 from superbiz.gate import rules
 from superbiz.records import ToolInvocation
@@ -147,12 +148,14 @@ def check_properties(
         )
         result = rec.check([claim])
         counted(f"pass:{fact.type}")
-        if _speaks_to_the_agent(rec, inv, fact, rows):
-            # a planted instruction (a world's injected lines) is never evidence (R6)
-            assert result.claims[0].rule_ids == [rules.UNTRUSTED_INSTRUCTION], result.claims[0]
-            return
         assert "o1" in _passed(result), (fact.type, fact.id, result.claims[0])
-        assert result.claims[0].statement
+        statement = result.claims[0].statement
+        assert statement
+        # a planted instruction (a world's injected lines) is observed, never repeated
+        assert not is_instruction_like(statement, statement=True), statement
+        if _speaks_to_the_agent(rec, inv, fact, rows):
+            counted("pass:withheld")
+            assert WITHHELD in statement, statement
 
     @_SETTINGS
     @given(fact_st, st.data())
@@ -186,13 +189,14 @@ def check_properties(
         result = rec.check([Claim(claim_id="o1", kind=kind, facts=[ref])])
         counted(f"moved:{move}")
         [outcome] = result.claims
-        if move in ("kind", "row") and _speaks_to_the_agent(rec, inv, fact, []):
-            owed = outcome.rule_ids[0] if outcome.rule_ids else owed  # R6 may come first
         assert not outcome.passed and outcome.rule_ids == [owed], (move, fact.id, outcome)
         assert outcome.statement == ""
 
     # what a claim may honestly point at: telemetry that speaks to no agent
-    clean = [(i, f) for i, f in rec.facts if not _speaks_to_the_agent(rec, i, f, [])]
+    planted = {
+        (i, f.id) for i, f in rec.facts if _speaks_to_the_agent(rec, i, f, getattr(f, "rows", []))
+    }
+    clean = [(i, f) for i, f in rec.facts if (i, f.id) not in planted]
     causes = [(i, f) for i, f in clean if f.type in CAUSE_KINDS and f.source == "telemetry"]
     effects = [
         (i, f)
@@ -245,9 +249,32 @@ def check_properties(
         result = rec.check(claims)
         counted("link:knowledge_cause")
         outcome = next(c for c in result.claims if c.claim_id == "r1")
-        # a skill's body speaks to the agent (R6): its observation fails, and the link with it
-        owed = rules.NO_TELEMETRY if "k1" in result.passed_ids else rules.LINK_INVALID
-        assert not outcome.passed and outcome.rule_ids == [owed], outcome
+        assert "k1" in result.passed_ids
+        assert not outcome.passed and outcome.rule_ids == [rules.NO_TELEMETRY], outcome
+
+    # telemetry a planted instruction is in, of a kind that could otherwise cause
+    planted_causes = [
+        (i, f)
+        for i, f in rec.facts
+        if (i, f.id) in planted and f.type in CAUSE_KINDS and f.source == "telemetry"
+    ]
+
+    @_SETTINGS
+    @given(st.sampled_from(planted_causes or [None]), st.sampled_from(effects or [None]))
+    def text_addressed_to_the_agent_never_stands_as_the_cause(cause: Any, picked: Any) -> None:
+        if cause is None or picked is None or cause == picked:
+            return
+        claims = [
+            _observe("e1", picked[0], picked[1].id),
+            _observe("p1", cause[0], cause[1].id),
+            Claim(claim_id="r1", kind=ClaimKind.ROOT_CAUSE, cause="p1", explains=["e1"]),
+        ]
+        result = rec.check(claims)
+        counted("link:planted_cause")
+        # the lines are observed; whatever their timing and service, they are no cause
+        assert {"e1", "p1"} <= result.passed_ids
+        outcome = next(c for c in result.claims if c.claim_id == "r1")
+        assert not outcome.passed and outcome.rule_ids == [rules.UNTRUSTED_INSTRUCTION], outcome
 
     @_SETTINGS
     @given(st.sampled_from(causes or [None]), st.sampled_from(sorted(ActionVerb)), st.data())
@@ -306,6 +333,7 @@ def check_properties(
     a_cause_after_its_effect_is_rejected()
     a_cause_off_the_topology_is_rejected()
     knowledge_never_stands_as_the_cause()
+    text_addressed_to_the_agent_never_stands_as_the_cause()
     an_action_acts_only_on_a_kind_its_verb_fits()
     the_recorded_cause_holds_and_moves_break_it()
     return counts

@@ -276,12 +276,6 @@ def test_failing_tool_is_recorded_and_the_run_continues(diagnose):
     assert result["status"] in ("SUCCEEDED", "DEGRADED")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the Executor's context grew past the bound (about 18,900 tokens against 16,800) "
-    "with the diagnosis engine's ranking and the fact fields it reads; the facts' view for "
-    "a model needs compacting",
-)
 def test_model_prompt_is_bounded_while_full_outputs_stay_citable(diagnose):
     from superbiz import budget
 

@@ -265,18 +265,27 @@ def test_injected_log_line_never_becomes_a_finding_or_claim():
     assert injected_fact not in pointed
     said = " ".join(d.statements).lower()
     assert "disk full" not in said and "wipe" not in said
-    # and were a claim to point at it, the gate would reject it as addressed to the agent
+    # and were a claim to point at it, the gate would pass that the line was there, with
+    # what it says withheld, and refuse it as the cause of the real signature's lines
+    real = next(k for k, f in d.facts.items() if 0 in f.get("rows", []))
     forged = ExecutorEvidence(
         claims=[
             Claim(
                 claim_id="c1",
                 kind=ClaimKind.OBSERVATION,
                 facts=[FactRef(invocation=injected_fact[0], fact=injected_fact[1], rows=[1])],
-            )
+            ),
+            Claim(
+                claim_id="c2",
+                kind=ClaimKind.OBSERVATION,
+                facts=[FactRef(invocation=real[0], fact=real[1])],
+            ),
+            Claim(claim_id="c3", kind=ClaimKind.ROOT_CAUSE, cause="c1", explains=["c2"]),
         ]
     )
-    (outcome,) = gate.check(forged, [as_invocation(inv)]).claims
-    assert not outcome.passed and outcome.rule_ids == [rules.UNTRUSTED_INSTRUCTION]
+    seen, _, cause = gate.check(forged, [as_invocation(inv)]).claims
+    assert seen.passed and "disk full" not in seen.statement and "wipe" not in seen.statement
+    assert not cause.passed and cause.rule_ids == [rules.UNTRUSTED_INSTRUCTION]
 
 
 def test_change_shortly_before_onset_is_correlated():

@@ -23,9 +23,10 @@ from superbiz.facts import (
     TraceEdge,
     onset,
 )
-from superbiz.facts.base import clock
+from superbiz.facts.base import WITHHELD, clock
 from superbiz.facts.extract import sentence
 from superbiz.signatures import by_name, deploys
+from superbiz.untrusted import is_instruction_like
 
 QUOTE_CHARS = 200
 
@@ -42,6 +43,9 @@ class _Near(Protocol):
 
 
 def quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """Quoted text (a line, a template, a title); withheld when it speaks to the agent."""
+    if is_instruction_like(text):
+        return WITHHELD
     text = " ".join(text.split())
     return '"' + (text if len(text) <= limit else text[: limit - 1] + "…") + '"'
 

@@ -93,10 +93,20 @@ def number(value: float | int | None) -> str:
     return f"{value:,.3f}".rstrip("0").rstrip(".")
 
 
+# what a report shows for quoted text that addresses the agent
+WITHHELD = "(text addressed to the agent, withheld)"
+
+
 def quote(text: str | None, limit: int = 200) -> str:
     """Quoted text a report shows (a log template, a passage): one line, in straight
     double quotes (one inside it shown as a single quote), cut at `limit` characters with
-    an ellipsis."""
+    an ellipsis. Text that speaks to the agent (superbiz.untrusted) is withheld: the
+    report says that it was there, never what it says."""
+    # reason: the instruction check's patterns load with the first quote, not at import
+    from superbiz.untrusted import is_instruction_like
+
+    if is_instruction_like(text or ""):
+        return WITHHELD
     flat = " ".join((text or "").split()).replace('"', "'")
     if len(flat) > limit:
         flat = flat[: limit - 1].rstrip() + "…"

@@ -1,17 +1,21 @@
-"""Rules A1, G1 and G2: a remediation's action acts on what a passed claim names, with a
-verb whose target kind fits (superbiz.claims.TARGET_KINDS); support is passed
-knowledge; a gap names only claims that exist, and why a considered cause fell short is
+"""Rules A1, R6, G1 and G2: a remediation's action acts on what a passed claim names,
+with a verb whose target kind fits (superbiz.claims.TARGET_KINDS); support is passed
+knowledge; neither a support nor a runbook to follow is text addressed to the agent
+(R6: what it says would be taken as a reason or an instruction); a gap names only claims that exist, and why a considered cause fell short is
 what the diagnosis engine finds over the same records."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from superbiz.claims import RISK, TARGET_KINDS, Claim, ClaimKind, Gap
+from superbiz.claims import RISK, TARGET_KINDS, ActionVerb, Claim, ClaimKind, Gap
 from superbiz.gate import rules
 from superbiz.gate.pointers import Resolved, fact_type
 
 Outcome = tuple[str | None, str]
+
+# verbs that carry out what their target says: its text is the instruction
+FOLLOWS_TARGET = frozenset({ActionVerb.FOLLOW_RUNBOOK})
 
 
 def check_action(
@@ -28,6 +32,11 @@ def check_action(
     kind = fact_type(passed[action.target][0].fact)
     if kind not in TARGET_KINDS[action.verb]:
         return rules.TARGET_INVALID, f"{action.verb.value} does not act on a {kind}"
+    if action.verb in FOLLOWS_TARGET and any(r.untrusted for r in passed[action.target]):
+        return (
+            rules.UNTRUSTED_INSTRUCTION,
+            f"{action.target} speaks to the agent: {action.verb.value} would obey it",
+        )
     if RISK[action.verb] == "high" and not _linked(action.target, by_id, passed):
         # undoing a change, restarting or failing over answers a cause the report states
         return (
@@ -57,6 +66,11 @@ def check_support(
             or any(r.fact.source == "telemetry" for r in got)
         ):
             return rules.SUPPORT_INVALID, f"support {support_id!r} is no passed knowledge"
+        if any(r.untrusted for r in got):
+            return (
+                rules.UNTRUSTED_INSTRUCTION,
+                f"support {support_id} speaks to the agent: it is data, not a reason",
+            )
     return None, ""
 
 

@@ -1,5 +1,6 @@
 """Rules L1-L6: a cause links to the effects it explains. The cause is a telemetry fact
-of a kind that can cause (R10); it is not later than the earliest onset it explains,
+of a kind that can cause (R10) and whose text does not speak to the agent (R6: lines
+planted to name a cause are observed, never the cause); it is not later than the earliest onset it explains,
 within one period of that effect's metric or two minutes for a log; its subject is the
 effect's subject or on its path in the run's topology; the effects include what
 started the run; a named family is one the facts show."""
@@ -157,6 +158,11 @@ def check_link(
     if cause.source != "telemetry" or fact_type(cause) not in CAUSE_KINDS:
         return Verdict(
             rules.NO_TELEMETRY, f"a {fact_type(cause)} ({cause.source}) cannot be a cause"
+        )
+    if any(r.untrusted for r in passed[claim.cause or ""]):
+        return Verdict(
+            rules.UNTRUSTED_INSTRUCTION,
+            f"cause {claim.cause} carries text addressed to the agent: it is data, not a reason",
         )
     if isinstance(cause, ChangeFact) and cause.failed:
         return Verdict(

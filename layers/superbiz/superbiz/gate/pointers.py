@@ -1,6 +1,7 @@
-"""Rules R1-R3, R6, R8: a pointer resolves to a fact this run recorded, its quoted rows
-belong to the fact, no text it carries speaks to the agent, and the claim's kind may
-point at that kind of fact."""
+"""Rules R1-R3, R8: a pointer resolves to a fact this run recorded, its quoted rows
+belong to the fact, and the claim's kind may point at that kind of fact. Each pointer
+read also says whether the fact carries text addressed to the agent: such a fact may be
+observed (its sentence withholds the text), never followed (R6, links.py, actions.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ class Resolved:
     fact: FactBase
     rows: tuple[int, ...]
     quotes: tuple[str, ...]
+    # text of the fact (a template, any of its lines, a passage, a subject) speaks to the
+    # agent: what it says is never a cause, a support or a runbook to follow (R6)
+    untrusted: bool = False
 
 
 class Facts:
@@ -30,6 +34,7 @@ class Facts:
     def __init__(self, invocations: list[ToolInvocation]) -> None:
         self.invocations = {inv.invocation_id: inv for inv in invocations}
         self._facts: dict[str, dict[str, FactBase]] = {}
+        self._untrusted: dict[tuple[str, str], bool] = {}
         for inv in invocations:
             try:
                 found = facts_of(inv.output) if inv.success else []
@@ -57,7 +62,10 @@ class Facts:
             if outside:
                 return rules.ROW_NOT_IN_FACT, f"row(s) {outside} are not lines of {ref.fact}"
         quotes = tuple(_message(inv, r) for r in rows)
-        return Resolved(ref=ref, fact=fact, rows=rows, quotes=quotes)
+        key = (ref.invocation, ref.fact)
+        if key not in self._untrusted:
+            self._untrusted[key] = _untrusted(inv, fact)
+        return Resolved(ref, fact, rows, quotes, untrusted=self._untrusted[key])
 
 
 def fact_type(fact: FactBase) -> str:
@@ -75,31 +83,27 @@ def _message(inv: ToolInvocation, row: int) -> str:
     return ""
 
 
-def untrusted(resolved: Resolved) -> bool:
-    """Whether anything the fact would put in the report speaks to the agent (R6)."""
-    fact = resolved.fact
-    texts = list(resolved.quotes)
+def _untrusted(inv: ToolInvocation, fact: FactBase) -> bool:
+    """Whether any text the fact holds or stands for speaks to the agent: a log
+    signature's template and every line of it (a template may mask a planted phrase as a
+    variable part), a knowledge passage and its title, a subject."""
+    texts = [fact.subject]
     if isinstance(fact, LogSignature):
-        texts.append(fact.template)
+        texts += [fact.template, *(_message(inv, r) for r in fact.rows)]
     elif isinstance(fact, KnowledgeRef):
-        texts += [fact.title, fact.passage]
-    texts += [fact.subject]
+        texts += [fact.title, fact.passage, *fact.remediation]
     return any(is_instruction_like(t) for t in texts if t)
 
 
 def check_observation(claim: Claim, facts: Facts) -> tuple[list[Resolved], list[str], str]:
-    """R1-R3, R6, R8 over an observation's or a negative's pointers."""
+    """R1-R3, R8 over an observation's or a negative's pointers. A fact whose text speaks
+    to the agent passes here: the claim says only that it was recorded, in a sentence
+    code renders with that text withheld."""
     resolved: list[Resolved] = []
     for ref in claim.facts:
         got = facts.resolve(ref)
         if isinstance(got, tuple):
             return [], [got[0]], got[1]
-        if untrusted(got):
-            return (
-                [],
-                [rules.UNTRUSTED_INSTRUCTION],
-                f"{ref.fact} carries text addressed to the agent",
-            )
         absence = fact_type(got.fact) == "absence"
         if (claim.kind is ClaimKind.NEGATIVE) != absence:
             want = "an absence" if claim.kind is ClaimKind.NEGATIVE else "a recorded reading"

@@ -1,8 +1,8 @@
 """The gate's rule ids (docs/architecture.md, "Gate rules"). Ids kept from the prose
-rule set where the meaning survived: R1-R3 the pointer, R6 untrusted text, R8 what a
-claim kind may point at, R10 telemetry-only causes."""
+rule set where the meaning survived: R1-R3 the pointer, R6 untrusted text (never a
+reason), R8 what a claim kind may point at, R10 telemetry-only causes."""
 
-RULE_SET_VERSION = "gate-rules/3.1"
+RULE_SET_VERSION = "gate-rules/3.2"
 
 SHAPE = "R0_CLAIM_SHAPE"  # a field the claim's kind does not take, or one it needs missing
 INVOCATION_NOT_IN_RUN = "R1_INVOCATION_NOT_IN_RUN"

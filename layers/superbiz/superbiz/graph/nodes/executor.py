@@ -16,7 +16,13 @@ from superbiz.graph.common import (
     enter,
     latest,
 )
-from superbiz.graph.context import findings, run_context
+from superbiz.graph.context import (
+    facts_view,
+    findings,
+    findings_view,
+    run_context,
+    skills_view,
+)
 from superbiz.graph.turns import model_turn, parse_output
 from superbiz.mcp import offer as mcp_offer
 from superbiz.node_outputs import ExecutorEvidence, PlannerPlan
@@ -59,10 +65,6 @@ def _record_failed_calls(state: GraphState, deps: Deps) -> None:
         ref.invocation_id = inv.invocation_id
 
 
-# fact fields the engine reads and a model pointing at facts does not need
-ENGINE_ONLY = frozenset({"window_start", "status"})
-
-
 def executor(event: NodeEvent, deps: Deps) -> GraphState:
     state = enter(event, "Executor", deps)
     _record_failed_calls(state, deps)
@@ -101,9 +103,9 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         # downsampled series) whose exemplars keep their citable paths
         "invocations": [budget.prompt_view(inv) for inv in trace.invocations],
         # deterministic analyzers over the full stored outputs: evidence for any model
-        "findings": [f.model_dump(mode="json") for f in found],
+        "findings": findings_view(found),
         # every fact the tools recorded: what a claim points at (invocation + fact id)
-        "facts": [{k: v for k, v in f.items() if k not in ENGINE_ONLY} for f in facts],
+        "facts": facts_view(facts),
         # the engine's ranking of every candidate cause over those facts: evidence for
         # any model (docs/architecture.md, "Diagnosis engine")
         "diagnosis": engine.diagnose(facts, Trigger.of(trace.run.query, trace.run.alarm))
@@ -112,7 +114,7 @@ def executor(event: NodeEvent, deps: Deps) -> GraphState:
         # progressive disclosure: general rules in full; the skills that apply by name
         # (domain by fault category, expert by detected signature), read with read_skill
         "general_rules": [skills.read(m.name).body for m in applicable if m.tier == "general"],
-        "skills_available": [m.model_dump(mode="json") for m in applicable if m.tier != "general"],
+        "skills_available": skills_view([m for m in applicable if m.tier != "general"]),
         "plan_invocation_ids": [
             inv.invocation_id for inv in trace.invocations if inv.seq >= round_start
         ],
