@@ -202,6 +202,29 @@ def test_each_symptom_is_explained_by_the_closest_fitting_change_before_it():
     assert "out_of_memory" in [f.get("family") for f in d.explained()]
 
 
+def test_a_tag_added_after_the_change_that_broke_the_path_does_not_take_its_symptoms():
+    # Given a listener's certificate changed, handshake errors right after, and a tag added
+    # to the same listener a minute later (the change closest before the lines)
+    invs = [
+        lines("shop-api", "ERROR TLS handshake failed: certificate mismatch", [3, 4, 5], "inv_1"),
+        changes(
+            (0, "ModifyListener", "shop-api-alb", HUMAN, "certificates=[{certificateArn=x}]"),
+            (2, "AddTags", "shop-api-alb", HUMAN, "tags=[{key=ticket, value=TLS-1}]"),
+        ),
+    ]
+    facts = table_of(invs)
+    diagnosis = engine_diagnose(facts, Trigger.of("Why does shop-api fail?", None))
+    # Then the listener change is the cause; the tag changed nothing the path depends on
+    assert diagnosis.cause is not None
+    assert _fact(facts, diagnosis.cause.ref)["action"] == "ModifyListener"
+    why = {
+        f["action"]: c.shortfall
+        for c in diagnosis.ranked
+        if (f := _fact(facts, c.ref))["type"] == "change"
+    }
+    assert why["AddTags"] == "harmless"
+
+
 def test_a_cause_the_records_cannot_establish_lists_what_was_considered_and_why():
     # Given latency that rises with no change in the window except a dashboard edit
     invs = [latency(), changes((-3, "PutDashboard", "commerce", HUMAN, "dashboardName=commerce"))]
@@ -254,6 +277,10 @@ def test_a_change_is_the_kind_its_operation_and_parameters_say():
     assert kind_named("UpdateService", ["desiredCount"], SCALING).name == "automatic"
     assert kind_named("RevokeSecurityGroupIngress", []).name == "network"
     assert kind_named("PutDashboard", []).name == "harmless"
+    # a tag by the words of its operation, not a table or a stage that starts like one
+    assert kind_named("AddTagsToResource", []).name == "harmless"
+    assert kind_named("DeleteTable", []).name != "harmless"
+    assert kind_named("LabelParameterVersion", []).name == "secret"
     assert kind_named("UpdateFunctionConfiguration20150331v2", ["memorySize"]).name == (
         "capacity_setting"
     )
