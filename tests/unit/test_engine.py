@@ -202,6 +202,71 @@ def test_each_symptom_is_explained_by_the_closest_fitting_change_before_it():
     assert "out_of_memory" in [f.get("family") for f in d.explained()]
 
 
+def test_a_tag_added_after_the_change_that_broke_the_path_does_not_take_its_symptoms():
+    # Given a listener's certificate changed, handshake errors right after, and a tag added
+    # to the same listener a minute later (the change closest before the lines)
+    invs = [
+        lines("shop-api", "ERROR TLS handshake failed: certificate mismatch", [3, 4, 5], "inv_1"),
+        changes(
+            (0, "ModifyListener", "shop-api-alb", HUMAN, "certificates=[{certificateArn=x}]"),
+            (2, "AddTags", "shop-api-alb", HUMAN, "tags=[{key=ticket, value=TLS-1}]"),
+        ),
+    ]
+    facts = table_of(invs)
+    diagnosis = engine_diagnose(facts, Trigger.of("Why does shop-api fail?", None))
+    # Then the listener change is the cause; the tag changed nothing the path depends on
+    assert diagnosis.cause is not None
+    assert _fact(facts, diagnosis.cause.ref)["action"] == "ModifyListener"
+    why = {
+        f["action"]: c.shortfall
+        for c in diagnosis.ranked
+        if (f := _fact(facts, c.ref))["type"] == "change"
+    }
+    assert why["AddTags"] == "harmless"
+
+
+def _record_set(minutes: float, name: str, detail: str) -> dict:
+    """A Route 53 record changed in the hosted zone Z1 (the zone is a resource it names)."""
+    return {
+        "t": _t(minutes),
+        "source": "route53.amazonaws.com",
+        "event": "ChangeResourceRecordSets",
+        "resource": name,
+        "resources": [name, "Z0827364ABCDEF1GH2IJ"],
+        "user": HUMAN,
+        "detail": detail,
+    }
+
+
+def test_a_change_reaches_what_its_request_points_at_and_not_what_shares_its_zone():
+    # Given errors in the green stack, a record weighted towards the green stack's load
+    # balancer (its host named only deep in the request), and another record of the same
+    # zone changed after it
+    weighted = (
+        "requestParameters={hostedZoneId=Z0827364ABCDEF1GH2IJ, changeBatch={comment=canary, "
+        "changes=[{action=UPSERT, resourceRecordSet={name=api.shop.example.com., type=A, "
+        "setIdentifier=green, weight=20, aliasTarget={hostedZoneId=Z35SXDOTRQ7X7K, "
+        "dNSName=shop-green-alb-1187245301.us-east-1.elb.amazonaws.com.}}}]}}"
+    )
+    records = changes(inv_id="inv_0003_abcdef")
+    records["output"]["changes"] = [
+        _record_set(0, "api.shop.example.com", weighted),
+        _record_set(1, "status.shop.example.com", "changeBatch={ttl=60}"),
+    ]
+    invs = [lines("shop-green", "ERROR charge failed: invalid key", [3, 4, 5], "inv_1"), records]
+    facts = table_of(invs)
+    diagnosis = engine_diagnose(facts, Trigger.of("Why does checkout fail?", None))
+    # Then the weighted record is the cause; the other record is off the path
+    assert diagnosis.cause is not None
+    assert _fact(facts, diagnosis.cause.ref)["resource"] == "api.shop.example.com"
+    why = {
+        f["resource"]: c.shortfall
+        for c in diagnosis.ranked
+        if (f := _fact(facts, c.ref))["type"] == "change"
+    }
+    assert why["status.shop.example.com"] == "off_path"
+
+
 def test_a_cause_the_records_cannot_establish_lists_what_was_considered_and_why():
     # Given latency that rises with no change in the window except a dashboard edit
     invs = [latency(), changes((-3, "PutDashboard", "commerce", HUMAN, "dashboardName=commerce"))]
@@ -254,6 +319,10 @@ def test_a_change_is_the_kind_its_operation_and_parameters_say():
     assert kind_named("UpdateService", ["desiredCount"], SCALING).name == "automatic"
     assert kind_named("RevokeSecurityGroupIngress", []).name == "network"
     assert kind_named("PutDashboard", []).name == "harmless"
+    # a tag by the words of its operation, not a table or a stage that starts like one
+    assert kind_named("AddTagsToResource", []).name == "harmless"
+    assert kind_named("DeleteTable", []).name != "harmless"
+    assert kind_named("LabelParameterVersion", []).name == "secret"
     assert kind_named("UpdateFunctionConfiguration20150331v2", ["memorySize"]).name == (
         "capacity_setting"
     )

@@ -233,8 +233,11 @@ def _from_window_start(fact: FactBase) -> bool:
 
 
 def _names(fact: FactBase) -> list[str]:
+    """Where a fact's path starts: a change's from what it changed; the other resources
+    its record names (the zone a record lives in, the cluster of a service) are one hop
+    on, so a change does not reach everything they hold."""
     if isinstance(fact, ChangeFact):
-        return [fact.subject, fact.resource, *fact.resources]
+        return [fact.subject, fact.resource]
     return [fact.subject]
 
 
@@ -269,7 +272,10 @@ def _set_values(change: ChangeFact) -> list[str]:
     own = {key(n) for n in (change.resource, *change.resources) if n} | {
         key(short(n)) for n in (change.resource, *change.resources) if n
     }
-    values = [change.after or "", *change.parameters.values()]
+    # and what its request names (a host, an ARN), unless it is what the change replaced
+    before = (change.before or "").lower()
+    named = [n for n in change.named if n.lower() not in before]
+    values = [change.after or "", *change.parameters.values(), *named]
     out: list[str] = []
     for value in values:
         for token in _OWN.findall(value):

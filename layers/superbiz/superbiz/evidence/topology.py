@@ -4,7 +4,8 @@ Nodes are names the facts hold: services that own log groups, resources that met
 and alarm dimensions name, alarms, changed resources and the resources a change
 touched, trace callers and callees, tagged resources. Edges join names the records
 put together: a log group and its owner, an alarm and its metric's dimensions, a change
-and the resources it touched, a trace's caller and callee, a resource and its tags, a
+and the resources it touched or its request names (an ARN, a host: a record's alias
+target), a trace's caller and callee, a resource and its tags, a
 resource and what its configuration names (any setting whose value is an ARN, a queue
 URL or a name the run knows: a rule's targets, a service's target groups, a queue's
 dead-letter queue; never a variable's value, which is not read), a fact and the other
@@ -185,6 +186,9 @@ def build(facts: Iterable[FactBase]) -> Topology:
                 topo.join(fact.resource, fact.resource.rsplit("/", 1)[-1], "resource id")
             for touched in fact.resources:
                 topo.join(fact.resource, touched, "resource the change touched")
+            for name in fact.named:
+                # what its request points the resource at (an alias target's host)
+                topo.join(fact.resource, name, "named in the change's request")
         elif isinstance(fact, TraceEdge):
             topo.join(fact.caller, fact.callee, "trace edge")
         elif isinstance(fact, ResourceFact):

@@ -12,10 +12,12 @@ from typing import Any, Literal
 
 from superbiz.facts.base import FactBase, bounded, clock, quote, readable, short_name
 from superbiz.patterns import lazy
+from superbiz.tools.change_records import request_names
 
 PARAMETERS = 20  # most request parameters kept a change
 PARAMETER_CHARS = 120
 VALUE_CHARS = 200
+NAMED = 8  # most ARNs and hosts kept a change
 
 
 class ChangeFact(FactBase):
@@ -35,6 +37,10 @@ class ChangeFact(FactBase):
     attribute: str | None = None
     # the request's parameters as the change records them (key -> value, bounded)
     parameters: dict[str, str] = {}
+    # the ARNs and hosts its request names besides its own resources, as the tool read them
+    # before the detail was cut (a record set's alias target, a listener's certificate):
+    # what the change points the resource at
+    named: list[str] = []
 
 
 # ------------------------------------------------------------------ reading the detail
@@ -145,6 +151,13 @@ def _one(index: int, change: dict[str, Any]) -> ChangeFact:
     detail = str(change.get("detail") or "")
     parameters, attribute, before, after = read_detail(detail)
     error = change.get("error_code") or None
+    # what the tool read from the whole request, else what the detail still shows
+    names = change.get("names")
+    named = (
+        [str(n) for n in names if n][:NAMED]
+        if isinstance(names, list)
+        else list(request_names(detail, [resource, *resources]))
+    )
     return ChangeFact(
         id=f"chg{index + 1}",
         subject=short_name(resource) if resource else str(change.get("event") or "change"),
@@ -161,6 +174,7 @@ def _one(index: int, change: dict[str, Any]) -> ChangeFact:
         error_code=str(error) if error else None,
         attribute=attribute,
         parameters=parameters,
+        named=named,
     )
 
 

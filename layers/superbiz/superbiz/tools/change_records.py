@@ -12,6 +12,7 @@ from superbiz.tools.common import iso_ms
 
 DETAIL_CHARS = 300
 ERROR_MESSAGE_CHARS = 300
+NAMES = 8  # most ARNs and hosts a change's request keeps beyond its resources
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,9 @@ class Change:
     """One write to the environment: who changed what, when, and whether it failed.
 
     `resource` is the main resource; `resources` everything the event names (CloudTrail's
-    Resources, or the request's identifying parameters), `resource` first.
+    Resources, or the request's identifying parameters), `resource` first; `names` the
+    ARNs and hosts its request holds besides those, read before the detail is cut (a
+    record set's alias target, a listener's certificate: what the change points it at).
     """
 
     t: datetime
@@ -31,6 +34,7 @@ class Change:
     resources: tuple[str, ...] = ()
     error_code: str | None = None
     error_message: str | None = None
+    names: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, value: Any) -> Change:
@@ -51,6 +55,7 @@ class Change:
             resources=tuple(dict.fromkeys([value.resource, *resources])),
             error_code=error_code or None,
             error_message=bounded(error_message, ERROR_MESSAGE_CHARS) if error_message else None,
+            names=request_names(value.detail or "", [value.resource, *resources]),
         )
 
     @property
@@ -61,6 +66,7 @@ class Change:
         return self.resources or (self.resource,)
 
     def as_output(self) -> dict[str, Any]:
+        names = {"names": list(self.names)} if self.names else {}
         return {
             "t": iso_ms(self.t),
             "source": self.source,
@@ -71,7 +77,23 @@ class Change:
             "detail": self.detail,
             "error_code": self.error_code,
             "error_message": self.error_message,
+            **names,
         }
+
+
+def request_names(request: str, resources: Sequence[str]) -> tuple[str, ...]:
+    """The ARNs and hosts a request's text names that are not the change's own resources
+    (nor who made it)."""
+    # reason: the line reader's names, loaded with the first change read
+    from superbiz.facts.logs import names_in
+
+    own = {r.rstrip(".") for r in resources}
+    found = [
+        n
+        for n in names_in(request)
+        if (n.startswith("arn:") or "." in n) and n not in own and not n.startswith("arn:aws:sts:")
+    ]
+    return tuple(found[:NAMES])
 
 
 def bounded(text: str, limit: int) -> str:

@@ -23,6 +23,7 @@ from superbiz.tools.change_records import (
     ERROR_MESSAGE_CHARS,
     Change,
     bounded,
+    request_names,
 )
 from superbiz.tools.common import sdk_call
 
@@ -180,6 +181,7 @@ def change_from_event(event: dict[str, Any]) -> Change:
         resources=tuple(resources),
         error_code=str(error) if error else None,
         error_message=bounded(str(message), ERROR_MESSAGE_CHARS) if message else None,
+        names=request_names(json.dumps(params, default=str), resources),
     )
 
 
