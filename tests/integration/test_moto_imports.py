@@ -1,6 +1,6 @@
 """What the local runtime changes in how moto loads: the Step Functions definition is
 parsed once per process, each execution still gets its own program, and moto's Batch
-package is loaded only when used."""
+and Application Auto Scaling packages are loaded only when used."""
 
 from __future__ import annotations
 
@@ -50,6 +50,19 @@ backend = get_backend("batch")["123456789012"]["us-east-1"]
 print(json.dumps({"ec2_before": before, "backend": type(backend).__name__}))
 """
 
+SCALING_ON_USE = """
+import json, sys
+from superbiz_workbench.local.report import DEMO_WORLD
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
+with LocalRuntime(load_scenario(DEMO_WORLD)) as rt:
+    before = sorted(m for m in ("moto.ec2", "moto.ecs", "moto.applicationautoscaling")
+                    if m in sys.modules)
+    client = rt.clients.client("application-autoscaling")
+    answer = client.describe_scaling_activities(ServiceNamespace="ecs")
+print(json.dumps({"loaded_at_start": before, "activities": answer["ScalingActivities"]}))
+"""
+
 
 def _probe(code: str) -> dict[str, object]:
     done = subprocess.run(
@@ -76,3 +89,12 @@ def test_moto_batch_loads_only_when_something_uses_it():
     got = _probe(BATCH_ON_USE)
     # Then EC2's models were not loaded by the import, and Batch's backend still works
     assert got == {"ec2_before": False, "backend": "BatchBackend"}
+
+
+def test_a_world_without_a_scalable_target_starts_without_application_auto_scaling():
+    # When the local runtime starts the demo world (no scalable target), then a caller
+    # asks Application Auto Scaling for activities
+    got = _probe(SCALING_ON_USE)
+    # Then neither its package nor the ECS and EC2 models it loads were imported at the
+    # start, and moto's responses, imported on use, answer with the runtime's patch
+    assert got == {"loaded_at_start": [], "activities": []}

@@ -283,7 +283,7 @@ def test_the_hooks_register_with_lambdas_registry() -> None:
 
 # the knowledge index's numeric stack: loaded by the tools that search an index, never at
 # the import of a function that does not (about half a second of every cold start)
-INDEX_LIBRARIES = ("numpy", "scipy", "bm25s", "torch", "sentence_transformers", "opensearchpy")
+INDEX_LIBRARIES = ("numpy", "scipy", "torch", "sentence_transformers", "opensearchpy")
 SEARCHES_AN_INDEX = {"tool_lookup_knowledge", "tool_recommend_case"}
 
 INDEX_PROBE = """

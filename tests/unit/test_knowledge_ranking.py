@@ -207,16 +207,6 @@ def test_a_runbooks_own_summary_weighs_in_its_lexical_score(tmp_path: Path):
     ]
 
 
-def test_the_stop_words_are_the_ones_the_bm25_index_uses() -> None:
-    # Given the stop words written out in the tokenizer (importing bm25s loads numpy)
-    from bm25s.stopwords import STOPWORDS_EN
-
-    from superbiz.knowledge.lexical import STOPWORDS
-
-    # Then they are the index library's English list
-    assert frozenset(STOPWORDS_EN) == STOPWORDS
-
-
 # -- the symptom vocabulary -------------------------------------------------------------
 
 

@@ -207,11 +207,15 @@ def train_on(
 
 
 def leave_one_set_out(
-    corpus: Corpus, sets: dict[str, list[LabelledQuery]], shares: tuple[float, ...] = ()
+    corpus: Corpus,
+    sets: dict[str, list[LabelledQuery]],
+    shares: tuple[float, ...] = (),
+    held_out: tuple[str, ...] = (),
 ) -> None:
+    """Each set (or each of `held_out`) scored by an adapter trained on all the others."""
     vectors = _vectors(sets)
     rows: list[dict[str, Any]] = []
-    for held in sets:
+    for held in held_out or tuple(sets):
         rest = {n: q for n, q in sets.items() if n != held}
         w = train_on(corpus, rest, vectors)
         base = score(corpus, sets[held], vectors[held], None)
@@ -259,16 +263,26 @@ def main(argv: list[str] | None = None) -> int:
         help="loso: also score the adapter's hybrid search at these plain-words lexical "
         "shares (comma-separated, e.g. 0.2,0.3)",
     )
+    parser.add_argument(
+        "--held",
+        default="",
+        help="loso: hold out only these sets (file stems, comma-separated), each scored by "
+        "an adapter trained on every other set: a new set's first run",
+    )
     args = parser.parse_args(argv)
-    corpus = load_corpus(args.corpus, args.cache or default_cache_dir())
     sets = query_sets(args.queries, args.corpus)
+    held = tuple(x.strip() for x in args.held.split(",") if x.strip())
+    unknown = [name for name in held if name not in sets]
+    if unknown:
+        parser.error(f"--held names no query set in {args.queries}: {', '.join(unknown)}")
+    corpus = load_corpus(args.corpus, args.cache or default_cache_dir())
     if args.command == "loso":
         print(
             f"leave-one-set-out over {len(sets)} sets ({sum(map(len, sets.values()))} queries), "
             f"{len(corpus.sources)} runbooks; recall@1, base -> adapter trained on the others"
         )
         shares = tuple(float(x) for x in args.shares.split(",") if x.strip())
-        leave_one_set_out(corpus, sets, shares)
+        leave_one_set_out(corpus, sets, shares, held)
         return 0
     w = train_on(corpus, sets, _vectors(sets))
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -144,10 +144,13 @@ def _run_world(scenario: Any, message: str | None, args: argparse.Namespace) -> 
         else:
             outcome = runtime.run(message, session_id=args.session_id)
             question = message
-        result = run_result(runtime, outcome)
-        _keep(runtime, outcome.run_id, scenario, args)
+        # read once for the printed result, the runs archive and an export (each read of
+        # a run from moto's DynamoDB took a second of a busy machine)
+        trace = runtime.store.get_trace(outcome.run_id)
+        result = run_result(runtime, outcome, trace)
+        _keep(runtime, outcome.run_id, scenario, args, trace)
         if getattr(args, "export", None):
-            _export_local(runtime, outcome.run_id, scenario, args.export)
+            _export_local(runtime, outcome.run_id, scenario, args.export, trace)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
@@ -158,19 +161,24 @@ def _run_world(scenario: Any, message: str | None, args: argparse.Namespace) -> 
 # ------------------------------------------------- replay, adversarial, faults
 
 
-def _export_local(runtime: Any, run_id: str, scenario: Any, out: Path) -> None:
+def _export_local(runtime: Any, run_id: str, scenario: Any, out: Path, trace: Any) -> None:
     from superbiz_workbench.replay import export_run, write_run_file
 
     source = {"kind": "local", "world": str(scenario.source or scenario.id)}
-    write_run_file(export_run(runtime.store, run_id, now=scenario.now, source=source), out)
+    run_file = export_run(runtime.store, run_id, now=scenario.now, source=source, trace=trace)
+    write_run_file(run_file, out)
     print(f"exported run {run_id} to {out}", file=sys.stderr)
 
 
-def _keep(runtime: Any, run_id: str, scenario: Any, args: argparse.Namespace) -> None:
+def _keep(
+    runtime: Any, run_id: str, scenario: Any, args: argparse.Namespace, trace: Any = None
+) -> None:
     """A local run is kept for `superbiz runs`; with --html its page is written too."""
     from superbiz_workbench.page.commands import keep_local_run
 
-    keep_local_run(runtime.store, run_id, scenario, runs_dir=args.runs_dir, html=args.html)
+    keep_local_run(
+        runtime.store, run_id, scenario, runs_dir=args.runs_dir, html=args.html, trace=trace
+    )
 
 
 def _trace_export(args: argparse.Namespace) -> int:

@@ -111,9 +111,11 @@ def export_run(
     *,
     now: str | None = None,
     source: dict[str, Any] | None = None,
+    trace: RunTrace | None = None,
 ) -> RunFile:
-    """Read a finished run from the store into a run file."""
-    trace = store.get_trace(run_id)
+    """Read a finished run from the store into a run file (its `trace` when the caller
+    has read it already)."""
+    trace = trace or store.get_trace(run_id)
     planner = _planner_context(trace)
     history = [
         {"question": h["question"], "answer": h["answer"]}

@@ -655,12 +655,14 @@ class Expect(Spec):
     @field_validator("must_cite_tools")
     @classmethod
     def _known_tools(cls, names: list[str]) -> list[str]:
-        # imported here: the tool catalogue is not needed to load most of a scenario
-        from superbiz.tools.registry import TOOLS
+        # the names from the spec table: importing every tool's module to check a name
+        # loaded tools (and their libraries) a run may never call
+        from superbiz.spec import tool_classes
 
-        unknown = [n for n in names if n not in TOOLS]
+        known = tool_classes()
+        unknown = [n for n in names if n not in known]
         if unknown:
-            raise ValueError(f"unknown tool(s) {unknown}; known tools: {', '.join(sorted(TOOLS))}")
+            raise ValueError(f"unknown tool(s) {unknown}; known tools: {', '.join(sorted(known))}")
         return names
 
 

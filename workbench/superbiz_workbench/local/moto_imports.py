@@ -8,13 +8,19 @@ for a service no state of the diagnosis calls. `defer_batch` registers the packa
 without running its `__init__`, so the enum's module loads alone; the first use of
 anything else of the package (moto's Batch backend, should anything ask for it) runs
 the `__init__` then, so the package behaves as it did.
+
+`when_imported` patches a moto module when something first imports it, not before:
+Application Auto Scaling's package loads ECS's models and with them EC2's (seconds), and
+only a world with a scalable target calls it.
 """
 
 from __future__ import annotations
 
+import importlib.abc
 import importlib.util
 import sys
 import types
+from collections.abc import Callable
 from typing import Any
 
 DEFERRED = "moto.batch"
@@ -54,3 +60,65 @@ def defer_batch() -> None:
     sys.modules[DEFERRED] = package
     parent, _, child = DEFERRED.rpartition(".")
     setattr(sys.modules[parent], child, package)  # as an import of the package would
+
+
+Hook = Callable[[types.ModuleType], None]
+_HOOKS: dict[str, list[Hook]] = {}
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Runs a module's hooks right after the module itself has run (`when_imported`)."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name not in _HOOKS:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module: types.ModuleType) -> None:
+            run(module)
+            for hook in _HOOKS.pop(name, []):
+                hook(module)
+
+        # this spec's own loader, made for this import
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+_FINDER = _AfterImport()
+
+
+def when_imported(name: str, hook: Hook) -> None:
+    """Run `hook(module)` once the module is imported: now if it is, else right after its
+    first import. A patch to a moto package no command may use then costs nothing until
+    one does (importing it to patch it could load other services' models)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        hook(module)
+        return
+    waiting = _HOOKS.setdefault(name, [])
+    if hook not in waiting:
+        waiting.append(hook)
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
+
+
+def cancel(name: str, hook: Hook) -> bool:
+    """Drop a hook that has not run yet; whether it was waiting."""
+    waiting = _HOOKS.get(name, [])
+    if hook not in waiting:
+        return False
+    waiting.remove(hook)
+    if not waiting:
+        del _HOOKS[name]
+    return True

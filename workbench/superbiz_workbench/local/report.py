@@ -8,14 +8,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from superbiz.records import EvaluationPart
+from superbiz.records import EvaluationPart, RunTrace
 
 DEMO_WORLD = Path(__file__).resolve().parent.parent / "worlds" / "payment-db-pool.yaml"
 
 
-def run_result(runtime: Any, outcome: Any) -> dict[str, Any]:
-    """The JSON shape of one run: what `chat --json` prints."""
-    trace = runtime.store.get_trace(outcome.run_id)
+def run_result(runtime: Any, outcome: Any, trace: RunTrace | None = None) -> dict[str, Any]:
+    """The JSON shape of one run: what `chat --json` prints (from `trace` when the
+    caller has read it already)."""
+    trace = trace or runtime.store.get_trace(outcome.run_id)
     run = trace.run
     orchestration = run.orchestration_trace or {}
     evaluation = run.self_evaluation

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from superbiz.records import RunTrace
 from superbiz_workbench.page import LOCAL_CALLER, RunArchive, row_of, write_run_page
 from superbiz_workbench.replay import RunFile, export_run
 
@@ -22,10 +23,16 @@ def principal_of(store: Any, run: Any) -> str | None:
 
 
 def keep_local_run(
-    store: Any, run_id: str, scenario: Any, *, runs_dir: Path, html: Path | None
+    store: Any,
+    run_id: str,
+    scenario: Any,
+    *,
+    runs_dir: Path,
+    html: Path | None,
+    trace: RunTrace | None = None,
 ) -> RunFile:
     source = {"kind": "local", "world": str(scenario.source or scenario.id)}
-    run_file = export_run(store, run_id, now=scenario.now, source=source)
+    run_file = export_run(store, run_id, now=scenario.now, source=source, trace=trace)
     run_file.source["principal"] = principal_of(store, run_file.run)
     RunArchive(runs_dir).save(run_file)
     if html is not None:

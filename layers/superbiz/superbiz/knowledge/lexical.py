@@ -30,8 +30,7 @@ from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-# Lucene's English stop words, the list bm25s uses (written out: importing bm25s loads numpy
-# and scipy, which the functions that only tokenize a query never need)
+# Lucene's English stop words
 STOPWORDS = frozenset(
     [
         "a",

@@ -1,4 +1,5 @@
-"""The embedded local `KnowledgeIndex`: BM25 (bm25s) + a numpy vector matrix on disk.
+"""The embedded local `KnowledgeIndex`: BM25 (`superbiz.knowledge.bm25`) + a numpy vector
+matrix on disk.
 
 Layout of the index folder:
 
@@ -40,11 +41,11 @@ import os
 import threading
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 import numpy as np
 
 from superbiz.knowledge.base import Candidate, Chunk, EmbedderMismatch, KnowledgeError
+from superbiz.knowledge.bm25 import BM25
 from superbiz.knowledge.lexical import query_tokens, tokenize
 
 FORMAT_VERSION = 1
@@ -113,9 +114,9 @@ class LocalIndex:
         self._dimension: int | None = None
         self._version = ""  # the embedder version that wrote the vectors held
         self._outdated: str | None = None  # the bound version, when another wrote them
-        self._bm25: Any = None
-        self._fields_bm25: Any = None
-        self._summary_bm25: Any = None  # one entry per document (numbered as in _layout)
+        self._bm25: BM25 | None = None
+        self._fields_bm25: BM25 | None = None
+        self._summary_bm25: BM25 | None = None  # one entry per document (numbered as in _layout)
         self._tiebreak: np.ndarray | None = None  # rank of (source, ordinal): stable ties
         self._layout: tuple[np.ndarray, np.ndarray] | None = None  # (document no., summary?)
 
@@ -218,12 +219,11 @@ class LocalIndex:
             documents, _ = self._document_layout()
             scores = np.zeros(len(self._chunks), dtype=np.float32)
             for index, weight in ((bm25, 1.0), (fields, FIELD_WEIGHT)):
-                ids = index.get_tokens_ids(tokens)
-                if ids:
-                    scores += weight * np.asarray(index.get_scores_from_ids(ids), dtype=np.float32)
-            ids = summaries.get_tokens_ids(tokens)
-            if ids:
-                per_document = np.asarray(summaries.get_scores_from_ids(ids), dtype=np.float32)
+                found = index.scores(tokens)
+                if found is not None:
+                    scores += weight * found
+            per_document = summaries.scores(tokens)
+            if per_document is not None:
                 scores += SUMMARY_FIELD_WEIGHT * per_document[documents]
             if not scores.any():
                 return []
@@ -296,23 +296,16 @@ class LocalIndex:
             self._layout = (documents, summary)
         return self._layout
 
-    def _lexical_index(self) -> tuple[Any, Any, Any]:
+    def _lexical_index(self) -> tuple[BM25, BM25, BM25]:
         """BM25 over each chunk's text, over its names (`field_text`), and over each
         document's summary (`summary_text`)."""
         if self._bm25 is None or self._fields_bm25 is None or self._summary_bm25 is None:
-            import bm25s  # reason: the lexical index loads with the first search
-
-            bm25 = bm25s.BM25()
-            bm25.index([tokenize(c.embed_text) for c in self._chunks], show_progress=False)
-            fields = bm25s.BM25()
-            fields.index([tokenize(field_text(c)) for c in self._chunks], show_progress=False)
+            bm25 = BM25([tokenize(c.embed_text) for c in self._chunks])
+            fields = BM25([tokenize(field_text(c)) for c in self._chunks])
             by_document: dict[str, list[Chunk]] = {}
             for chunk in self._chunks:  # documents in first-chunk order, as _document_layout
                 by_document.setdefault(chunk.doc_id, []).append(chunk)
-            summaries = bm25s.BM25()
-            summaries.index(
-                [tokenize(summary_text(cs)) for cs in by_document.values()], show_progress=False
-            )
+            summaries = BM25([tokenize(summary_text(cs)) for cs in by_document.values()])
             self._bm25, self._fields_bm25, self._summary_bm25 = bm25, fields, summaries
         return self._bm25, self._fields_bm25, self._summary_bm25
 

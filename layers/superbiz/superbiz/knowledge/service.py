@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -306,12 +307,20 @@ def redacted(chunk: Chunk) -> Chunk:
     """A chunk as every reader of the knowledge base gets it (the search tool, the
     prompts, `/api/search`, `superbiz kb search`): a runbook that pastes a credential
     does not pass it on. Search is the one way out of the index, so this is the one place."""
-    fields = {"title": chunk.title, "text": chunk.text}
-    changed = {k: redact_text(v)[0] for k, v in fields.items()}
-    crumb = [redact_text(h)[0] for h in chunk.heading_path]
-    if changed == fields and crumb == chunk.heading_path:
+    title, text, crumb = _redacted_fields(chunk.title, chunk.text, tuple(chunk.heading_path))
+    if title == chunk.title and text == chunk.text and list(crumb) == chunk.heading_path:
         return chunk
-    return chunk.model_copy(update={**changed, "heading_path": crumb})
+    return chunk.model_copy(update={"title": title, "text": text, "heading_path": list(crumb)})
+
+
+@lru_cache(maxsize=2048)
+def _redacted_fields(
+    title: str, text: str, headings: tuple[str, ...]
+) -> tuple[str, str, tuple[str, ...]]:
+    """A chunk's fields redacted, kept for the chunks returned last: the same runbook
+    sections come back query after query, and redacting one was most of a search's
+    time after the query's embedding."""
+    return redact_text(title)[0], redact_text(text)[0], tuple(redact_text(h)[0] for h in headings)
 
 
 def dense_query(query: str) -> str:

@@ -27,7 +27,7 @@ def _knowledge_domains(deps: Deps) -> list[str]:
         return []  # no knowledge base configured: the Planner plans without it
     try:
         if kb is None:
-            # reason: the index libraries (bm25s, numpy, scipy) or the OpenSearch client load
+            # reason: the index libraries (numpy) or the OpenSearch client load
             # only where the Planner asks a configured knowledge base; every node imports this
             from superbiz.knowledge.factory import knowledge_base_for
 
