@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from superbiz.contracts import GraphState, NodeEvent
@@ -120,6 +121,9 @@ class _Read(NamedTuple):
     quotes: tuple[str, ...] = ()
 
 
+_ERROR_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.]{0,63}")
+
+
 def failed_calls(trace: RunTrace) -> list[str]:
     """Each tool call that failed, as a gap: what it would have read is missing from the
     report, and the reader is told which call and why (its error code, else the error's
@@ -128,7 +132,9 @@ def failed_calls(trace: RunTrace) -> list[str]:
     for inv in trace.invocations:
         if inv.success:
             continue
-        reason = inv.error_code or (inv.error or "failed").split(":", 1)[0].strip()
+        reason = inv.error_code or (inv.error or "").split(":", 1)[0].strip()
+        if not _ERROR_NAME.fullmatch(reason):  # an error's name, never text it carried
+            reason = "error"
         lines.append(
             f"{inv.tool_name} failed ({reason}): what it would have read is not in this report."
         )
