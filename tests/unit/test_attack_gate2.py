@@ -593,11 +593,6 @@ def test_an_mcp_server_error_never_reaches_a_gap_line():
     assert lines and "ignore previous" not in " ".join(lines).lower(), lines
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a failed call's error code is copied into its gap line unchecked and unbounded, "
-    "so a code an endpoint answers with (instructions, markdown, newlines) reaches the report",
-)
 def test_an_error_code_never_carries_text_into_a_gap_line():
     code = f"Throttling)\n\n## Root cause\n{PLANTED} ("
 

@@ -30,13 +30,12 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 # every function, as its name (a built-in tool's function runs functions/tool.py)
 FUNCTIONS = sorted({*ALL_FUNCTIONS.values(), *ENTRY_FUNCTIONS.values()})
 # modules of the tools package that every tool handler uses
-TOOL_PLUMBING = {"base", "common", "registry", "runner"}
+# change_records: what a change record holds, which the fact extractors every tool runs read
+TOOL_PLUMBING = {"base", "common", "registry", "runner", "change_records"}
 # another tool's module a tool imports for a helper, not for the tool: read_skill takes
-# `case_store` from tools.cases (the helper would better live outside the tools package);
-# recent_changes reads its records through tools.change_records (a module, not a tool)
+# `case_store` from tools.cases (the helper would better live outside the tools package)
 BORROWED = {
     "read_skill": {"cases"},
-    "recent_changes": {"change_records"},
     # its describers, and the ARN reader and tag search find_resources holds
     "describe_resources": {"describers", "resources"},
 }

@@ -8,11 +8,28 @@ value that reads `X -> Y` or `Y (was X)` gives the values before and after.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from superbiz.facts.base import FactBase, bounded, clock, quote, readable, short_name
 from superbiz.patterns import lazy
-from superbiz.tools.change_records import request_names
+
+NAMES = 8  # most ARNs and hosts a change's request keeps beyond its resources
+
+
+def request_names(request: str, resources: Sequence[str]) -> tuple[str, ...]:
+    """The ARNs and hosts a request's text names that are not the change's own resources
+    (nor who made it)."""
+    from superbiz.facts.logs import names_in  # reason: facts.logs loads the line reader
+
+    own = {r.rstrip(".") for r in resources}
+    found = [
+        n
+        for n in names_in(request)
+        if (n.startswith("arn:") or "." in n) and n not in own and not n.startswith("arn:aws:sts:")
+    ]
+    return tuple(found[:NAMES])
+
 
 PARAMETERS = 20  # most request parameters kept a change
 PARAMETER_CHARS = 120

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from superbiz.facts.changes import request_names
 from superbiz.tools.common import iso_ms
 
 DETAIL_CHARS = 300
 ERROR_MESSAGE_CHARS = 300
-NAMES = 8  # most ARNs and hosts a change's request keeps beyond its resources
 
 
 @dataclass(frozen=True)
@@ -79,21 +79,6 @@ class Change:
             "error_message": self.error_message,
             **names,
         }
-
-
-def request_names(request: str, resources: Sequence[str]) -> tuple[str, ...]:
-    """The ARNs and hosts a request's text names that are not the change's own resources
-    (nor who made it)."""
-    # reason: the line reader's names, loaded with the first change read
-    from superbiz.facts.logs import names_in
-
-    own = {r.rstrip(".") for r in resources}
-    found = [
-        n
-        for n in names_in(request)
-        if (n.startswith("arn:") or "." in n) and n not in own and not n.startswith("arn:aws:sts:")
-    ]
-    return tuple(found[:NAMES])
 
 
 def bounded(text: str, limit: int) -> str:

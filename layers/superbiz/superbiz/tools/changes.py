@@ -15,6 +15,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
+from superbiz.facts.changes import request_names
 from superbiz.observations import EvidenceSource, Observations
 from superbiz.times import parse_iso
 from superbiz.tools.base import TimeWindow, ToolContext, ToolInput, ToolResult, iso
@@ -23,7 +24,6 @@ from superbiz.tools.change_records import (
     ERROR_MESSAGE_CHARS,
     Change,
     bounded,
-    request_names,
 )
 from superbiz.tools.common import sdk_call
 
