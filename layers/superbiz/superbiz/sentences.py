@@ -7,8 +7,9 @@ times the baseline) are computed here, never supplied by a model.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from superbiz.claims import RISK, ActionVerb, Claim, ClaimKind, Gap
 from superbiz.facts import (
@@ -44,7 +45,7 @@ class _Near(Protocol):
 
 def quote(text: str, limit: int = QUOTE_CHARS) -> str:
     """Quoted text (a line, a template, a title); withheld when it speaks to the agent."""
-    if is_instruction_like(text):
+    if text == WITHHELD or is_instruction_like(text):
         return WITHHELD
     text = " ".join(text.split())
     return '"' + (text if len(text) <= limit else text[: limit - 1] + "…") + '"'
@@ -198,12 +199,54 @@ def _detail(change: ChangeFact) -> str:
     return ", ".join(f"{k}={v}" for k, v in change.parameters.items()) or (change.attribute or "")
 
 
+@dataclass(frozen=True)
+class _Shown:
+    """A resolved pointer as a sentence may show it: its fact with every string that
+    speaks to the agent withheld."""
+
+    fact: FactBase
+    quotes: tuple[str, ...]
+
+
+def shown(fact: FactBase) -> FactBase:
+    """The fact with each string of any field (a change's values and parameters, a
+    resource's tags and settings, an alarm's name, a template) that speaks to the agent
+    replaced by the withheld marker: one place, so no sentence can print such text."""
+    update = {}
+    for name, value in fact:
+        clean = _withheld(value)
+        if clean is not value:
+            update[name] = clean
+    return fact.model_copy(update=update) if update else fact
+
+
+def _withheld(value: Any) -> Any:
+    if isinstance(value, str):
+        return WITHHELD if value != WITHHELD and is_instruction_like(value) else value
+    if isinstance(value, Mapping):
+        items = {k: _withheld(v) for k, v in value.items()}
+        return items if any(items[k] is not value[k] for k in value) else value
+    if isinstance(value, (list, tuple)):
+        cleaned = [_withheld(v) for v in value]
+        if all(c is v for c, v in zip(cleaned, value, strict=True)):
+            return value
+        return type(value)(cleaned)
+    return value
+
+
+def _shown_passed(
+    passed: Mapping[str, Sequence[_Resolved]],
+) -> dict[str, list[_Shown]]:
+    return {k: [_Shown(shown(r.fact), tuple(r.quotes)) for r in v] for k, v in passed.items()}
+
+
 def render_claim(
     claim: Claim,
     by_id: Mapping[str, Claim],
     passed: Mapping[str, Sequence[_Resolved]],
     topology: _Near | None = None,
 ) -> str:
+    passed = _shown_passed(passed)
     if claim.kind in (ClaimKind.OBSERVATION, ClaimKind.NEGATIVE):
         return observation(passed[claim.claim_id])
     if claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS):
@@ -246,7 +289,7 @@ _SUSPECTED = {"timing_only", "unjoined_rival"}
 
 
 def render_gap(gap: Gap, passed: Mapping[str, Sequence[_Resolved]] | None = None) -> str:
-    passed = passed or {}
+    passed = _shown_passed(passed or {})
     if gap.need == "corroboration":
         return "No second, independent source corroborates the cause."
     if gap.need == "complete_logs":

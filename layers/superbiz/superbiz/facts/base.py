@@ -105,7 +105,7 @@ def quote(text: str | None, limit: int = 200) -> str:
     # reason: the instruction check's patterns load with the first quote, not at import
     from superbiz.untrusted import is_instruction_like
 
-    if is_instruction_like(text or ""):
+    if text == WITHHELD or is_instruction_like(text or ""):
         return WITHHELD
     flat = " ".join((text or "").split()).replace('"', "'")
     if len(flat) > limit:

@@ -180,6 +180,8 @@ def check_link(
             return Verdict(rules.LINK_INVALID, f"effect {effect_id!r} is no passed observation")
         for resolved in passed[effect_id]:
             fact = resolved.fact
+            if resolved.untrusted:
+                continue  # text addressed to the agent is no symptom a cause explains
             if fact.source != "telemetry" or fact_type(fact) not in EFFECT_KINDS:
                 return Verdict(rules.LINK_INVALID, f"a {fact_type(fact)} is no effect")
             if onset(fact) is None:

@@ -5,11 +5,11 @@ observed (its sentence withholds the text), never followed (R6, links.py, action
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from superbiz.claims import Claim, ClaimKind, FactRef
-from superbiz.facts import FactBase, FactsInvalid, KnowledgeRef, LogSignature, facts_of
+from superbiz.facts import FactBase, FactsInvalid, LogSignature, facts_of
 from superbiz.gate import rules
 from superbiz.records import ToolInvocation
 from superbiz.untrusted import is_instruction_like
@@ -45,6 +45,22 @@ class Facts:
     def all(self) -> list[FactBase]:
         return [f for by_id in self._facts.values() for f in by_id.values()]
 
+    def trusted(self) -> list[FactBase]:
+        """The facts none of whose text speaks to the agent: what may join names in the
+        topology (a planted line naming a resource joins nothing)."""
+        return [
+            fact
+            for inv_id, by_id in self._facts.items()
+            for fact in by_id.values()
+            if not self.untrusted(inv_id, fact)
+        ]
+
+    def untrusted(self, invocation_id: str, fact: FactBase) -> bool:
+        key = (invocation_id, fact.id)
+        if key not in self._untrusted:
+            self._untrusted[key] = _untrusted(self.invocations[invocation_id], fact)
+        return self._untrusted[key]
+
     def resolve(self, ref: FactRef) -> Resolved | tuple[str, str]:
         inv = self.invocations.get(ref.invocation)
         if inv is None:
@@ -62,10 +78,7 @@ class Facts:
             if outside:
                 return rules.ROW_NOT_IN_FACT, f"row(s) {outside} are not lines of {ref.fact}"
         quotes = tuple(_message(inv, r) for r in rows)
-        key = (ref.invocation, ref.fact)
-        if key not in self._untrusted:
-            self._untrusted[key] = _untrusted(inv, fact)
-        return Resolved(ref, fact, rows, quotes, untrusted=self._untrusted[key])
+        return Resolved(ref, fact, rows, quotes, untrusted=self.untrusted(ref.invocation, fact))
 
 
 def fact_type(fact: FactBase) -> str:
@@ -84,15 +97,27 @@ def _message(inv: ToolInvocation, row: int) -> str:
 
 
 def _untrusted(inv: ToolInvocation, fact: FactBase) -> bool:
-    """Whether any text the fact holds or stands for speaks to the agent: a log
-    signature's template and every line of it (a template may mask a planted phrase as a
-    variable part), a knowledge passage and its title, a subject."""
-    texts = [fact.subject]
+    """Whether any text the fact holds or stands for speaks to the agent: every string
+    of every field, whatever the kind (a change's parameters, a resource's tags and
+    settings, an alarm's name, a runbook's document), and every line a log signature
+    stands for (a template may mask a planted phrase as a variable part)."""
+    texts = list(strings(fact.model_dump(mode="json")))
     if isinstance(fact, LogSignature):
-        texts += [fact.template, *(_message(inv, r) for r in fact.rows)]
-    elif isinstance(fact, KnowledgeRef):
-        texts += [fact.title, fact.passage, *fact.remediation]
+        texts += [_message(inv, r) for r in fact.rows]
     return any(is_instruction_like(t) for t in texts if t)
+
+
+def strings(value: object) -> Iterator[str]:
+    """Every string inside a JSON value (keys of objects too)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield str(key)
+            yield from strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from strings(item)
 
 
 def check_observation(claim: Claim, facts: Facts) -> tuple[list[Resolved], list[str], str]:
