@@ -14,12 +14,12 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import Field
 
 from superbiz.claims import Shortfall
 from superbiz.engine.kinds import kind_of
+from superbiz.engine.request import Request
 from superbiz.evidence.table import table
 from superbiz.evidence.topology import Topology, build, key, short
 from superbiz.facts import (
@@ -254,41 +254,6 @@ def _hops(topology: Topology, a: FactBase, b: FactBase) -> int | None:
 # ------------------------------------------------------------------ fit
 
 
-_VALUE_MIN = 4
-_OWN = re.compile(r"[\w.:/@-]+")
-
-
-def _telling(value: str) -> bool:
-    """A value whose mention in a line can only mean it: a name with a separator or a
-    digit (a host, a queue, `orders-v2`), or a long word; never a common word (`live`)."""
-    if len(value) < _VALUE_MIN or value.isdigit():
-        return False
-    return len(value) >= 10 or any(not ch.isalpha() for ch in value)
-
-
-def _set_values(change: ChangeFact) -> list[str]:
-    """What a change set: its after value and the values of its parameters, without the
-    names of what it changed."""
-    own = {key(n) for n in (change.resource, *change.resources) if n} | {
-        key(short(n)) for n in (change.resource, *change.resources) if n
-    }
-    # and what its request names (a host, an ARN), unless it is what the change replaced
-    before = (change.before or "").lower()
-    named = [n for n in change.named if n.lower() not in before]
-    values = [change.after or "", *change.parameters.values(), *named]
-    out: list[str] = []
-    for value in values:
-        for token in _OWN.findall(value):
-            token = token.strip(".:/,")
-            # a URL's host and a host:port's host are what lines name when they fail
-            host = urlsplit(token).hostname if "://" in token else token.rsplit(":", 1)[0]
-            for part in dict.fromkeys([token, host or ""]):
-                k = key(part)
-                if _telling(k) and k not in own and k not in out:
-                    out.append(k)
-    return out
-
-
 def _carried(change: ChangeFact, effects: list[FactBase]) -> list[str]:
     """The values a change set that the effects' lines name (a host, a queue, a key)."""
     texts = " ".join(
@@ -300,7 +265,7 @@ def _carried(change: ChangeFact, effects: list[FactBase]) -> list[str]:
     writers = {key(f.subject) for f in effects if isinstance(f, LogSignature)}
     return [
         v
-        for v in _set_values(change)
+        for v in Request(change).set_values()
         if key(short(v)) not in writers
         and not (v.startswith("arn:") and v.count(":") < 5)  # a fragment of an ARN
         and re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", texts)
