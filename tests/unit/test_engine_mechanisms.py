@@ -4,9 +4,11 @@ events are symptoms, and a resource's current configuration joins a change to it
 
 from __future__ import annotations
 
-from test_engine import HUMAN, changes, lines, table_of
+from test_engine import HUMAN, _t, changes, lines, table_of
 
 from superbiz.engine import diagnose as engine_diagnose
+from superbiz.engine.events import entries as event_entries
+from superbiz.engine.events import shows
 from superbiz.engine.request import Request
 from superbiz.facts import ChangeFact
 from superbiz.gate import Trigger
@@ -88,3 +90,88 @@ def test_a_deploy_whose_failing_tasks_name_where_it_ran_carries_nothing_they_nam
     # so it is no cause the records establish: nothing but its time ties it to them
     cause = diagnosis.cause
     assert cause is None or cause.change_kind != "deploy" or diagnosis.doubt() is not None
+
+
+# ------------------------------------------------------------------ service events
+
+
+def described(*resources: dict, inv_id: str = "inv_0009_abcdef") -> dict:
+    """describe_resources' output: each resource with its configuration and events."""
+    return {
+        "invocation_id": inv_id,
+        "tool": "describe_resources",
+        "params": {},
+        "success": True,
+        "empty": False,
+        "output": {"count": len(resources), "resources": list(resources)},
+    }
+
+
+def resource(kind: str, name: str, configuration: dict | None = None, events=()) -> dict:
+    return {
+        "arn": f"arn:aws:{kind.split(':')[0]}:us-east-1:1:{kind.split(':')[1]}/{name}",
+        "name": name,
+        "type": kind,
+        "tags": {},
+        "configuration": configuration or {},
+        "events": [{"t": _t(m), "message": message} for m, message in events],
+    }
+
+
+def test_every_kind_of_service_event_names_its_own_examples():
+    for entry in event_entries():
+        for example in entry.examples:
+            assert shows(example) == entry.shows, (entry.shows, example)
+
+
+TARGET_GROUP = "arn:aws:elasticloadbalancing:us-east-1:1:targetgroup/orders-tg"
+
+
+def _health_check_moved() -> list[dict]:
+    """A target group's health check path changed; its service recorded its targets going
+    unhealthy minutes later; the service behind it (its targets) deployed in between."""
+    unhealthy = "Target 10.0.1.7:8080 is unhealthy: Health checks failed with 404"
+    return [
+        described(
+            resource(
+                "elasticloadbalancing:targetgroup",
+                "orders-tg",
+                {"HealthCheckPath": "/healthz"},
+                [(-30, "Registered 1 targets"), (2, unhealthy)],
+            ),
+            resource(
+                "ecs:service",
+                "orders-api",
+                {"loadBalancers[0].targetGroupArn": TARGET_GROUP},
+            ),
+        ),
+        changes(
+            (-6, "ModifyTargetGroup", "orders-tg", HUMAN, "healthCheckPath=/health -> /healthz"),
+            (-3, "UpdateService", "orders-api", HUMAN, "taskDefinition=orders-api:12"),
+        ),
+    ]
+
+
+def test_a_service_event_of_a_failing_resource_is_a_symptom_at_its_time():
+    facts = table_of(_health_check_moved())
+    diagnosis = engine_diagnose(facts, Trigger.of("Why are orders-tg targets unhealthy?", None))
+    events = [f for f in facts if f["type"] == "service_event"]
+    failing = [(f["invocation"], f["id"]) for f in events if "unhealthy" in f["message"]]
+    # the unhealthy targets are what started the run, at the event's time; the targets
+    # registered half an hour before show nothing wrong
+    assert diagnosis.trigger_symptoms == failing
+    assert diagnosis.onset == "2027-03-15T14:02:00+00:00"
+
+
+def test_an_event_of_the_resource_a_change_altered_is_evidence_of_its_effect():
+    facts = table_of(_health_check_moved())
+    diagnosis = engine_diagnose(facts, Trigger.of("Why are orders-tg targets unhealthy?", None))
+    # the health check change explains its own target group's event, and is the cause;
+    # the deploy closer before it is only on the same path
+    assert diagnosis.cause is not None
+    cause = next(f for f in facts if (f["invocation"], f["id"]) == diagnosis.cause.ref)
+    assert cause["action"] == "ModifyTargetGroup"
+    assert diagnosis.cause.effect and set(diagnosis.cause.effect) <= {
+        (f["invocation"], f["id"]) for f in facts if f["type"] == "service_event"
+    }
+    assert diagnosis.doubt() is None

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from superbiz.claims import Shortfall
+from superbiz.engine.events import ServiceEvents
 from superbiz.engine.kinds import kind_of
 from superbiz.engine.request import Request
 from superbiz.evidence.table import table
@@ -28,6 +29,7 @@ from superbiz.facts import (
     FactBase,
     LogSignature,
     MetricSeries,
+    ServiceEvent,
     TraceEdge,
     fact_from,
     tolerance,
@@ -91,6 +93,9 @@ class Candidate(Schema):
     specific: bool = False
     # the failing service's own code raised new errors soon after it (signatures' `code`)
     code: bool = False
+    # what the service of the resource it altered recorded after it, within its kind's
+    # window (tasks that could not be placed, targets gone unhealthy, tasks started)
+    effect: list[tuple[str, str]] = Field(default_factory=list)
     shortfall: Shortfall | None = None
     # a change the records join to nothing that the catalogue says can produce lines the
     # run saw after it: those lines and what started the run (a hypothesis at most)
@@ -105,14 +110,16 @@ class Candidate(Schema):
         """A deploy, or a change of the failing service itself, that nothing but its time
         ties to what it explains: its record sets nothing the failing lines name, no
         failure its operation produces shows, and the service's own code raised no new
-        errors soon after it. The first suspect an engineer checks, and not established."""
+        errors soon after it. The first suspect an engineer checks, and not established.
+        Events of its own resource after it speak for a change that is no deploy; a
+        deploy's tasks fail in its events whatever fails them."""
         deploy = self.change_kind == "deploy"
         return (
             self.kind == "change"
             and not self.carried
             and not self.specific
             and not self.code
-            and (self.own or deploy)
+            and (deploy or (self.own and not self.effect))
             and self.family is None
         )
 
@@ -322,9 +329,10 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
         if (inv, f) in triggered or not (began_at(f) < t0 - BACKGROUND or _from_window_start(f))  # type: ignore[operator]
     ]
     trigger_ids = {(inv, f.id) for inv, f in triggered}
+    events = ServiceEvents(telemetry)
     candidates: list[Candidate] = []
     for inv, fact in telemetry:
-        candidate = _candidate(inv, fact, t0, symptoms, trigger_ids, topology, triggered)
+        candidate = _candidate(inv, fact, t0, symptoms, trigger_ids, topology, triggered, events)
         if candidate is not None:
             candidates.append(candidate)
     # each symptom is explained by the best-fitting change closest before it; a change
@@ -333,6 +341,9 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
 
     def measured(c: Candidate, ref: tuple[str, str]) -> bool:
         change, symptom = by_ref[c.ref][1], by_ref[ref][1]
+        if isinstance(symptom, ServiceEvent):
+            # an event its service recorded of the very resource the change altered
+            return ref in c.effect
         if not isinstance(change, ChangeFact) or not isinstance(symptom, MetricSeries | AlarmState):
             return False
         measures = {key(short(v)) for v in symptom.dimensions.values() if v}
@@ -349,6 +360,7 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
             trigger_ids,
             topology,
             triggered,
+            events,
         )
         index = next(i for i, c in enumerate(candidates) if c.ref == ref)
         if again is None or not kept:
@@ -446,13 +458,14 @@ def _candidate(
     trigger_ids: set[tuple[str, str]],
     topology: Topology,
     triggered: list[tuple[str, FactBase]],
+    events: ServiceEvents,
 ) -> Candidate | None:
     began = began_at(fact)
     if began is None:
         return None
     if isinstance(fact, ChangeFact):
         kind = "change"
-    elif (inv, fact) in symptoms and not isinstance(fact, AlarmState):
+    elif (inv, fact) in symptoms and not isinstance(fact, AlarmState | ServiceEvent):
         kind = {
             LogSignature: "log_signature",
             MetricSeries: "metric_series",
@@ -493,7 +506,7 @@ def _candidate(
     c.late = not explained and any((i, s.id) in trigger_ids for i, s in symptoms if s in earlier)
     effects = [s for _, s in explained]
     if isinstance(fact, ChangeFact):
-        _judge_change(c, fact, effects, t0, topology, triggered)
+        _judge_change(c, fact, effects, t0, topology, triggered, events)
         if c.shortfall == "off_path":
             c.mechanism = _mechanism(fact, began, symptoms, triggered)
             c.family = c.family or _mechanism_family(fact, began, symptoms)
@@ -509,9 +522,11 @@ def _judge_change(
     t0: datetime,
     topology: Topology,
     triggered: list[tuple[str, FactBase]],
+    events: ServiceEvents,
 ) -> None:
     kind = kind_of(change)
     c.change_kind = kind.name
+    c.effect = events.of(change, timedelta(minutes=kind.window))
     own = any((h := _hops(topology, change, f)) is not None and h <= 1 for _, f in triggered)
     c.own = own
     c.carried = _carried(change, effects)
@@ -543,7 +558,10 @@ def _judge_change(
         c.shortfall = "not_what_started"
     c.specific = bool(not kind.general and classes & kind.produces - {"errors", "rise"})
     c.code = own and any(_code_error_soon_after(change, f) for f in effects)
-    c.fit = 1 + (2 if c.carried else 0) + (2 if c.family else 0) + c.specific + own
+    # its resource failing in its service's events after it, what it explains: evidence
+    # of its effect (a deploy's new tasks fail there whatever fails them)
+    failing = kind.name != "deploy" and bool(set(c.effect) & set(c.explains))
+    c.fit = 1 + (2 if c.carried else 0) + (2 if c.family else 0) + c.specific + own + failing
 
 
 def _code_error_soon_after(change: ChangeFact, effect: FactBase) -> bool:
