@@ -4,13 +4,14 @@ events are symptoms, and a resource's current configuration joins a change to it
 
 from __future__ import annotations
 
-from test_engine import HUMAN, _t, changes, lines, table_of
+from test_engine import HUMAN, _t, changes, latency, lines, table_of
 
 from superbiz.engine import diagnose as engine_diagnose
+from superbiz.engine.configured import CurrentConfiguration
 from superbiz.engine.events import entries as event_entries
 from superbiz.engine.events import shows
 from superbiz.engine.request import Request
-from superbiz.facts import ChangeFact
+from superbiz.facts import ChangeFact, ResourceFact
 from superbiz.gate import Trigger
 
 REAPER = "arn:aws:sts::1:assumed-role/endpoint-reaper/endpoint-reaper"
@@ -175,3 +176,107 @@ def test_an_event_of_the_resource_a_change_altered_is_evidence_of_its_effect():
         (f["invocation"], f["id"]) for f in facts if f["type"] == "service_event"
     }
     assert diagnosis.doubt() is None
+
+
+# ------------------------------------------------------------------ current configuration
+
+DLQ = "arn:aws:sqs:us-east-1:1:orders-dlq"
+
+
+def dlq_depth(onset: float = 0) -> dict:
+    """The dead-letter queue's depth, flat at nothing for an hour and a half, then rising."""
+    times = [_t(m) for m in range(-90, 10)]
+    points = [{"t": t, "v": 0.0 if t < _t(onset) else 40.0} for t in times]
+    view = latency()
+    view["invocation_id"] = "inv_0102_abcdef"
+    view["output"].update(
+        namespace="AWS/SQS",
+        metric_name="ApproximateNumberOfMessagesVisible",
+        dimensions={"QueueName": "orders-dlq"},
+        start=times[0],
+        end=times[-1],
+        points=points,
+    )
+    view["output"]["summary"].update(
+        datapoints=len(points), baseline=0.0, peak=40.0, latest=40.0, low=0.0
+    )
+    return view
+
+
+def _retries_lowered(*, described_queue: bool) -> list[dict]:
+    """A queue's redrive policy set to move a message after one receive, an hour before its
+    dead-letter queue began to fill; the queue's configuration read, or not."""
+    views = [
+        dlq_depth(),
+        changes(
+            (
+                -60,
+                "SetQueueAttributes",
+                "orders-queue",
+                HUMAN,
+                'queueUrl=https://sqs.us-east-1.amazonaws.com/1/orders-queue, attributes={RedrivePolicy={"deadLetterTargetArn":"'
+                + DLQ
+                + '","maxReceiveCount":"1"}}',
+            ),
+        ),
+    ]
+    if described_queue:
+        views.append(
+            described(
+                resource(
+                    "sqs:queue",
+                    "orders-queue",
+                    {
+                        "RedrivePolicy.deadLetterTargetArn": DLQ,
+                        "RedrivePolicy.maxReceiveCount": 1,
+                        "VisibilityTimeout": 30,
+                    },
+                )
+            )
+        )
+    return views
+
+
+def test_a_resource_on_the_path_holding_what_a_change_set_joins_the_change_to_the_failure():
+    question = "Why is orders-dlq filling up?"
+    facts = table_of(_retries_lowered(described_queue=True))
+    diagnosis = engine_diagnose(facts, Trigger.of(question, None))
+    # the queue holds the redrive policy the change set, and it is on the DLQ's path: the
+    # change is the cause although the depth stayed normal for an hour after it
+    assert diagnosis.cause is not None and diagnosis.cause.change_kind is not None
+    assert "orders-queue: RedrivePolicy.maxReceiveCount=1" in diagnosis.cause.configured
+    assert diagnosis.doubt() is None
+    # without the queue's configuration, an hour of a normal depth rules the change out
+    bare = engine_diagnose(
+        table_of(_retries_lowered(described_queue=False)), Trigger.of(question, None)
+    )
+    change = next(c for c in bare.ranked if c.kind == "change")
+    assert change.configured == [] and change.shortfall is not None
+
+
+def test_a_setting_holding_another_value_or_a_common_word_elsewhere_joins_nothing():
+    change = ChangeFact(
+        id="chg1",
+        subject="orders-fn",
+        at="2027-03-15T14:00:00Z",
+        action="UpdateFunctionConfiguration",
+        event_source="lambda.amazonaws.com",
+        resource="orders-fn",
+        parameters={"functionName": "orders-fn", "timeout": "3"},
+    )
+
+    def holding(configuration: dict) -> list[str]:
+        fact = ResourceFact(
+            id="res1",
+            subject="orders-fn",
+            arn="arn:aws:lambda:us-east-1:1:function:orders-fn",
+            resource_type="lambda:function",
+            name="orders-fn",
+            configuration=configuration,
+        )
+        return [h.setting for h in CurrentConfiguration([("i", fact)]).holding(change)]
+
+    assert holding({"Timeout": 3, "MemorySize": 3}) == ["Timeout"]
+    assert holding({"Timeout": 30, "MemorySize": 3}) == []
+    # the name of the function is where the change ran, not a value it set
+    assert holding({"FunctionName": "orders-fn"}) == []

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import Field
 
 from superbiz.claims import Shortfall
+from superbiz.engine.configured import CurrentConfiguration
 from superbiz.engine.events import ServiceEvents
 from superbiz.engine.kinds import kind_of
 from superbiz.engine.request import Request
@@ -83,6 +85,9 @@ class Candidate(Schema):
     family: str | None = None
     # what its record sets that the failing lines name
     carried: list[str] = Field(default_factory=list)
+    # the described resources on its symptoms' path whose current configuration holds what
+    # it set (`setting=value` of each), as `resource: setting=value`
+    configured: list[str] = Field(default_factory=list)
     # seconds from it to the first symptom it explains, or to the onset (positive: before)
     lead: float = 0.0
     # it began after the symptoms of what started the run that its path reaches
@@ -119,7 +124,7 @@ class Candidate(Schema):
             and not self.carried
             and not self.specific
             and not self.code
-            and (deploy or (self.own and not self.effect))
+            and (deploy or (self.own and not self.effect and not self.configured))
             and self.family is None
         )
 
@@ -329,10 +334,10 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
         if (inv, f) in triggered or not (began_at(f) < t0 - BACKGROUND or _from_window_start(f))  # type: ignore[operator]
     ]
     trigger_ids = {(inv, f.id) for inv, f in triggered}
-    events = ServiceEvents(telemetry)
+    context = _Context(ServiceEvents(telemetry), CurrentConfiguration(telemetry))
     candidates: list[Candidate] = []
     for inv, fact in telemetry:
-        candidate = _candidate(inv, fact, t0, symptoms, trigger_ids, topology, triggered, events)
+        candidate = _candidate(inv, fact, t0, symptoms, trigger_ids, topology, triggered, context)
         if candidate is not None:
             candidates.append(candidate)
     # each symptom is explained by the best-fitting change closest before it; a change
@@ -360,7 +365,7 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
             trigger_ids,
             topology,
             triggered,
-            events,
+            context,
         )
         index = next(i for i, c in enumerate(candidates) if c.ref == ref)
         if again is None or not kept:
@@ -450,6 +455,15 @@ def _order(c: Candidate) -> tuple[int, int, int, int, float]:
     )
 
 
+@dataclass(frozen=True)
+class _Context:
+    """What the run's records say of resources besides their telemetry: the events their
+    services keep, and their current configuration."""
+
+    events: ServiceEvents
+    configuration: CurrentConfiguration
+
+
 def _candidate(
     inv: str,
     fact: FactBase,
@@ -458,7 +472,7 @@ def _candidate(
     trigger_ids: set[tuple[str, str]],
     topology: Topology,
     triggered: list[tuple[str, FactBase]],
-    events: ServiceEvents,
+    context: _Context,
 ) -> Candidate | None:
     began = began_at(fact)
     if began is None:
@@ -506,7 +520,7 @@ def _candidate(
     c.late = not explained and any((i, s.id) in trigger_ids for i, s in symptoms if s in earlier)
     effects = [s for _, s in explained]
     if isinstance(fact, ChangeFact):
-        _judge_change(c, fact, effects, t0, topology, triggered, events)
+        _judge_change(c, fact, effects, t0, topology, triggered, context)
         if c.shortfall == "off_path":
             c.mechanism = _mechanism(fact, began, symptoms, triggered)
             c.family = c.family or _mechanism_family(fact, began, symptoms)
@@ -522,14 +536,25 @@ def _judge_change(
     t0: datetime,
     topology: Topology,
     triggered: list[tuple[str, FactBase]],
-    events: ServiceEvents,
+    context: _Context,
 ) -> None:
     kind = kind_of(change)
     c.change_kind = kind.name
-    c.effect = events.of(change, timedelta(minutes=kind.window))
+    c.effect = context.events.of(change, timedelta(minutes=kind.window))
+    # what it set, held now by a resource on the path of what it explains; a deploy's
+    # new code in place says nothing of which part of it broke what
+    if kind.name != "deploy":
+        c.configured = [
+            f"{h.resource}: {h.setting}={h.value}"
+            for h in context.configuration.holding(change)
+            if any(topology.hops(h.resource, f.subject) is not None for f in effects)
+        ][:3]
     own = any((h := _hops(topology, change, f)) is not None and h <= 1 for _, f in triggered)
     c.own = own
     c.carried = _carried(change, effects)
+    # the records join what it set to what it explains: the lines name it, or a resource
+    # on their path holds it now
+    joined = bool(c.carried or c.configured)
     c.family = _catalogue_fits(change, effects, own)
     classes = {symptom_class(f) for f in effects} - {None, "alarm"}
     fits_kind = bool(classes & kind.produces)
@@ -548,11 +573,11 @@ def _judge_change(
         c.shortfall = "too_early"
     elif not effects:
         c.shortfall = "off_path"
-    elif kind.general and not c.carried and _quiet_after(change, triggered):
+    elif kind.general and not joined and _quiet_after(change, triggered):
         c.shortfall = "quiet_after"
-    elif not c.carried and not c.family and c.lead > kind.window * 60:
+    elif not joined and not c.family and c.lead > kind.window * 60:
         c.shortfall = "too_early"
-    elif not c.carried and not c.family and (known or (classes and not fits_kind)):
+    elif not joined and not c.family and (known or (classes and not fits_kind)):
         c.shortfall = "kind_cannot"
     elif not c.reaches_trigger:
         c.shortfall = "not_what_started"
@@ -561,7 +586,7 @@ def _judge_change(
     # its resource failing in its service's events after it, what it explains: evidence
     # of its effect (a deploy's new tasks fail there whatever fails them)
     failing = kind.name != "deploy" and bool(set(c.effect) & set(c.explains))
-    c.fit = 1 + (2 if c.carried else 0) + (2 if c.family else 0) + c.specific + own + failing
+    c.fit = 1 + (2 if joined else 0) + (2 if c.family else 0) + c.specific + own + failing
 
 
 def _code_error_soon_after(change: ChangeFact, effect: FactBase) -> bool:
