@@ -280,3 +280,25 @@ def test_a_setting_holding_another_value_or_a_common_word_elsewhere_joins_nothin
     assert holding({"Timeout": 30, "MemorySize": 3}) == []
     # the name of the function is where the change ran, not a value it set
     assert holding({"FunctionName": "orders-fn"}) == []
+
+
+def test_another_resource_holding_the_same_common_value_is_not_where_a_change_is_in_effect():
+    # another function changed to a timeout of 3; this one's timeout is 3 too
+    change = ChangeFact(
+        id="chg1",
+        subject="zz-batch-7",
+        at="2027-03-15T14:00:00Z",
+        action="UpdateFunctionConfiguration",
+        event_source="lambda.amazonaws.com",
+        resource="zz-batch-7",
+        parameters={"timeout": "3"},
+    )
+    fact = ResourceFact(
+        id="res1",
+        subject="orders-fn",
+        arn="arn:aws:lambda:us-east-1:1:function:orders-fn",
+        resource_type="lambda:function",
+        name="orders-fn",
+        configuration={"Timeout": 3},
+    )
+    assert CurrentConfiguration([("i", fact)]).holding(change) == []

@@ -2,8 +2,9 @@
 
 describe_resources reads what a resource holds now: a queue's redrive policy, a
 listener's certificate, a function's timeout. When a resource's current configuration
-holds the value a change set (the setting the change named holding its new value, or any
-setting holding a value only it can mean: an ARN, a host), the change is in effect there,
+holds the value a change set (the resource it acted on, its setting the change named
+holding its new value; or any resource, a setting holding a value only the change can
+mean: an ARN, a host), the change is in effect there,
 and what goes wrong on that resource's path is the change's effect whether or not the
 change wrote a line of its own.
 """
@@ -14,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from superbiz.engine.request import Request, telling
+from superbiz.evidence.topology import key, short
 from superbiz.facts import ChangeFact, FactBase, ResourceFact
 
 # key=value, "key":"value" or "key": value inside a request's parameter values
@@ -76,14 +78,18 @@ class CurrentConfiguration:
         values = set(request.set_values())
         found: list[Holding] = []
         for inv, fact in self.resources:
+            # the setting the change named holding its new value says something only of the
+            # resource the change acted on (another function's timeout of 3 is its own); a
+            # value only the change can mean says it wherever it is held
+            own = bool({key(fact.name), key(short(fact.arn or fact.name))} & request.own)
             for setting, held in fact.configuration.items():
                 for item in held if isinstance(held, list) else [held]:
                     if item is None:
                         continue
                     value = _value(item)
-                    # the setting the change named, holding its new value; or a value only
-                    # the change can mean, wherever it is held
-                    if (_name(setting), value) in pairs or (telling(value) and value in values):
+                    if (own and (_name(setting), value) in pairs) or (
+                        telling(value) and value in values
+                    ):
                         found.append(Holding(inv, fact.id, fact.name, setting, str(item)))
                         break
         return found
