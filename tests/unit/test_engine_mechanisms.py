@@ -302,3 +302,30 @@ def test_another_resource_holding_the_same_common_value_is_not_where_a_change_is
         configuration={"Timeout": 3},
     )
     assert CurrentConfiguration([("i", fact)]).holding(change) == []
+
+
+def test_a_value_lines_failed_on_before_a_deploy_is_one_it_restated_not_one_it_set():
+    # Given a worker failing to refresh its secret for forty minutes, then a task definition
+    # registered with that same secret, after which its new tasks fail on it too
+    secret = "arn:aws:secretsmanager:us-east-1:1:secret:prod/db-Xy12Ab"
+    refresh = f"WARN secret refresh failed, keeping cached credentials: {secret} timed out"
+    start = f"ERROR task stopped: ResourceInitializationError: unable to retrieve {secret}"
+    invs = [
+        lines("orders-worker", refresh, [-40, -30, -20, -10], "inv_0001_abcdef"),
+        lines("orders-worker", start, [1, 2, 3], "inv_0002_abcdef"),
+        changes(
+            (
+                -2,
+                "RegisterTaskDefinition",
+                "orders-worker",
+                HUMAN,
+                f"family=orders-worker, containerDefinitions=[{{secrets=[{{valueFrom={secret}}}]}}]",
+            ),
+        ),
+    ]
+    diagnosis = engine_diagnose(
+        table_of(invs), Trigger.of("Why does orders-worker fail to start?", None)
+    )
+    deploy = next(c for c in diagnosis.ranked if c.kind == "change")
+    # Then the deploy carries nothing: the secret was failing before it was registered
+    assert deploy.carried == []

@@ -266,21 +266,36 @@ def _hops(topology: Topology, a: FactBase, b: FactBase) -> int | None:
 # ------------------------------------------------------------------ fit
 
 
-def _carried(change: ChangeFact, effects: list[FactBase]) -> list[str]:
-    """The values a change set that the effects' lines name (a host, a queue, a key)."""
+def _carried(
+    change: ChangeFact, effects: list[FactBase], lines: Sequence[LogSignature] = ()
+) -> list[str]:
+    """The values a change set that the effects' lines name (a host, a queue, a key), and
+    that no failing line named before the change was made: a value lines failed on before
+    it is one it restated (a deploy's request restates the whole service), not one it set."""
     texts = " ".join(
         " ".join([f.template, *f.named]).lower() for f in effects if isinstance(f, LogSignature)
     )
     if not texts:
         return []
+    at = parse_time(change.at or "")
+    earlier = " ".join(
+        " ".join([f.template, *f.named]).lower()
+        for f in lines
+        if symptom_class(f) and (b := began_at(f)) is not None and b + tolerance(f) < at
+    )
     # a line naming its own writer (a function logging its ARN) names nothing it calls
     writers = {key(f.subject) for f in effects if isinstance(f, LogSignature)}
+
+    def named(v: str, text: str) -> bool:
+        return bool(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", text))
+
     return [
         v
         for v in Request(change).set_values()
         if key(short(v)) not in writers
         and not (v.startswith("arn:") and v.count(":") < 5)  # a fragment of an ARN
-        and re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", texts)
+        and named(v, texts)
+        and not named(v, earlier)
     ][:3]
 
 
@@ -334,7 +349,11 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
         if (inv, f) in triggered or not (began_at(f) < t0 - BACKGROUND or _from_window_start(f))  # type: ignore[operator]
     ]
     trigger_ids = {(inv, f.id) for inv, f in triggered}
-    context = _Context(ServiceEvents(telemetry), CurrentConfiguration(telemetry))
+    context = _Context(
+        ServiceEvents(telemetry),
+        CurrentConfiguration(telemetry),
+        [f for _, f in telemetry if isinstance(f, LogSignature)],
+    )
     candidates: list[Candidate] = []
     for inv, fact in telemetry:
         candidate = _candidate(inv, fact, t0, symptoms, trigger_ids, topology, triggered, context)
@@ -462,6 +481,8 @@ class _Context:
 
     events: ServiceEvents
     configuration: CurrentConfiguration
+    # every failing or not log signature of the run, the background's too
+    lines: list[LogSignature]
 
 
 def _candidate(
@@ -551,7 +572,7 @@ def _judge_change(
         ][:3]
     own = any((h := _hops(topology, change, f)) is not None and h <= 1 for _, f in triggered)
     c.own = own
-    c.carried = _carried(change, effects)
+    c.carried = _carried(change, effects, context.lines)
     # the records join what it set to what it explains: the lines name it, or a resource
     # on their path holds it now
     joined = bool(c.carried or c.configured)

@@ -74,7 +74,10 @@ class Request:
         set_parameters = [v for n, v in change.parameters.items() if not self.locates(n, v)]
         out: list[str] = []
         for value in [change.after or "", *set_parameters, *named]:
-            for token in _TOKEN.findall(value):
+            tokens = _TOKEN.findall(value)
+            if value.endswith("…"):
+                tokens = tokens[:-1]  # a value cut short ends in a fragment
+            for token in tokens:
                 token = token.strip(".:/,")
                 # a URL's host and a host:port's host are what lines name when they fail
                 host = urlsplit(token).hostname if "://" in token else token.rsplit(":", 1)[0]
