@@ -329,3 +329,17 @@ def test_a_value_lines_failed_on_before_a_deploy_is_one_it_restated_not_one_it_s
     deploy = next(c for c in diagnosis.ranked if c.kind == "change")
     # Then the deploy carries nothing: the secret was failing before it was registered
     assert deploy.carried == []
+
+
+def test_a_resource_holding_the_failing_service_itself_says_only_how_it_is_wired():
+    # Given the queue's configuration naming the worker that fails, a value the change set
+    worker = "arn:aws:lambda:us-east-1:1:function:orders-fn"
+    views = [
+        lines("orders-fn", "ERROR order rejected: schema mismatch", [1, 2, 3], "inv_0001_abcdef"),
+        changes((-5, "PutTargets", "orders-rule", HUMAN, f"rule=orders-rule, targets={worker}")),
+        described(resource("events:rule", "orders-rule", {"Targets[0].Arn": worker})),
+    ]
+    diagnosis = engine_diagnose(table_of(views), Trigger.of("Why does orders-fn fail?", None))
+    change = next(c for c in diagnosis.ranked if c.kind == "change")
+    # Then the rule's target is no value joining the change to the failure
+    assert change.configured == []

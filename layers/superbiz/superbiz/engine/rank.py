@@ -564,11 +564,15 @@ def _judge_change(
     c.effect = context.events.of(change, timedelta(minutes=kind.window))
     # what it set, held now by a resource on the path of what it explains; a deploy's
     # new code in place says nothing of which part of it broke what
+    # (a value naming the failing service itself says only that the resource is wired to
+    # it, as the topology does: a rule's target restated)
     if kind.name != "deploy":
+        subjects = {key(short(f.subject)) for f in effects}
         c.configured = [
             f"{h.resource}: {h.setting}={h.value}"
             for h in context.configuration.holding(change)
-            if any(topology.hops(h.resource, f.subject) is not None for f in effects)
+            if key(short(h.value)) not in subjects
+            and any(topology.hops(h.resource, f.subject) is not None for f in effects)
         ][:3]
     own = any((h := _hops(topology, change, f)) is not None and h <= 1 for _, f in triggered)
     c.own = own
