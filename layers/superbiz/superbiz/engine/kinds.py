@@ -37,11 +37,14 @@ class KindEntry(Schema):
     # true: it can do anything to what it touches; no class of symptom speaks for it
     general: bool = False
     produces: list[Effect] = Field(default_factory=list)
+    # request parameters that say where the change ran, not what it set (the cluster of a
+    # service, the function a setting is for): regular expressions over the name
+    locates: list[str] = Field(default_factory=list)
     # how long after it a change of this kind shows what it broke, in minutes
     window: int = Field(24 * 60, ge=1, le=7 * 24 * 60)
     examples: list[list[str]] = Field(min_length=1)
 
-    @field_validator("actions", "parameters", "actors")
+    @field_validator("actions", "parameters", "actors", "locates")
     @classmethod
     def _compile(cls, values: list[str]) -> list[str]:
         for value in values:
@@ -62,6 +65,7 @@ class Kind:
     general: bool = False
     actors: tuple[re.Pattern[str], ...] = ()
     window: int = 24 * 60
+    locates: tuple[re.Pattern[str], ...] = ()
 
     def matches(self, action: str, parameters: list[str], actor: str = "") -> bool:
         op = operation(action)
@@ -95,6 +99,7 @@ def kinds() -> tuple[Kind, ...]:
             general=e.general,
             actors=tuple(re.compile(a) for a in e.actors),
             window=e.window,
+            locates=tuple(re.compile(p) for p in e.locates),
         )
         for e in entries()
     )

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import Field
 
 from superbiz.claims import Shortfall
+from superbiz.engine.configured import CurrentConfiguration
+from superbiz.engine.events import ServiceEvents
 from superbiz.engine.kinds import kind_of
+from superbiz.engine.request import Request
 from superbiz.evidence.table import table
 from superbiz.evidence.topology import Topology, build, key, short
 from superbiz.facts import (
@@ -28,6 +31,7 @@ from superbiz.facts import (
     FactBase,
     LogSignature,
     MetricSeries,
+    ServiceEvent,
     TraceEdge,
     fact_from,
     tolerance,
@@ -81,6 +85,9 @@ class Candidate(Schema):
     family: str | None = None
     # what its record sets that the failing lines name
     carried: list[str] = Field(default_factory=list)
+    # the described resources on its symptoms' path whose current configuration holds what
+    # it set (`setting=value` of each), as `resource: setting=value`
+    configured: list[str] = Field(default_factory=list)
     # seconds from it to the first symptom it explains, or to the onset (positive: before)
     lead: float = 0.0
     # it began after the symptoms of what started the run that its path reaches
@@ -91,6 +98,9 @@ class Candidate(Schema):
     specific: bool = False
     # the failing service's own code raised new errors soon after it (signatures' `code`)
     code: bool = False
+    # what the service of the resource it altered recorded after it, within its kind's
+    # window (tasks that could not be placed, targets gone unhealthy, tasks started)
+    effect: list[tuple[str, str]] = Field(default_factory=list)
     shortfall: Shortfall | None = None
     # a change the records join to nothing that the catalogue says can produce lines the
     # run saw after it: those lines and what started the run (a hypothesis at most)
@@ -105,14 +115,16 @@ class Candidate(Schema):
         """A deploy, or a change of the failing service itself, that nothing but its time
         ties to what it explains: its record sets nothing the failing lines name, no
         failure its operation produces shows, and the service's own code raised no new
-        errors soon after it. The first suspect an engineer checks, and not established."""
+        errors soon after it. The first suspect an engineer checks, and not established.
+        Events of its own resource after it speak for a change that is no deploy; a
+        deploy's tasks fail in its events whatever fails them."""
         deploy = self.change_kind == "deploy"
         return (
             self.kind == "change"
             and not self.carried
             and not self.specific
             and not self.code
-            and (self.own or deploy)
+            and (deploy or (self.own and not self.effect and not self.configured))
             and self.family is None
         )
 
@@ -254,56 +266,36 @@ def _hops(topology: Topology, a: FactBase, b: FactBase) -> int | None:
 # ------------------------------------------------------------------ fit
 
 
-_VALUE_MIN = 4
-_OWN = re.compile(r"[\w.:/@-]+")
-
-
-def _telling(value: str) -> bool:
-    """A value whose mention in a line can only mean it: a name with a separator or a
-    digit (a host, a queue, `orders-v2`), or a long word; never a common word (`live`)."""
-    if len(value) < _VALUE_MIN or value.isdigit():
-        return False
-    return len(value) >= 10 or any(not ch.isalpha() for ch in value)
-
-
-def _set_values(change: ChangeFact) -> list[str]:
-    """What a change set: its after value and the values of its parameters, without the
-    names of what it changed."""
-    own = {key(n) for n in (change.resource, *change.resources) if n} | {
-        key(short(n)) for n in (change.resource, *change.resources) if n
-    }
-    # and what its request names (a host, an ARN), unless it is what the change replaced
-    before = (change.before or "").lower()
-    named = [n for n in change.named if n.lower() not in before]
-    values = [change.after or "", *change.parameters.values(), *named]
-    out: list[str] = []
-    for value in values:
-        for token in _OWN.findall(value):
-            token = token.strip(".:/,")
-            # a URL's host and a host:port's host are what lines name when they fail
-            host = urlsplit(token).hostname if "://" in token else token.rsplit(":", 1)[0]
-            for part in dict.fromkeys([token, host or ""]):
-                k = key(part)
-                if _telling(k) and k not in own and k not in out:
-                    out.append(k)
-    return out
-
-
-def _carried(change: ChangeFact, effects: list[FactBase]) -> list[str]:
-    """The values a change set that the effects' lines name (a host, a queue, a key)."""
+def _carried(
+    change: ChangeFact, effects: list[FactBase], lines: Sequence[LogSignature] = ()
+) -> list[str]:
+    """The values a change set that the effects' lines name (a host, a queue, a key), and
+    that no failing line named before the change was made: a value lines failed on before
+    it is one it restated (a deploy's request restates the whole service), not one it set."""
     texts = " ".join(
         " ".join([f.template, *f.named]).lower() for f in effects if isinstance(f, LogSignature)
     )
     if not texts:
         return []
+    at = parse_time(change.at or "")
+    earlier = " ".join(
+        " ".join([f.template, *f.named]).lower()
+        for f in lines
+        if symptom_class(f) and (b := began_at(f)) is not None and b + tolerance(f) < at
+    )
     # a line naming its own writer (a function logging its ARN) names nothing it calls
     writers = {key(f.subject) for f in effects if isinstance(f, LogSignature)}
+
+    def named(v: str, text: str) -> bool:
+        return bool(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", text))
+
     return [
         v
-        for v in _set_values(change)
+        for v in Request(change).set_values()
         if key(short(v)) not in writers
         and not (v.startswith("arn:") and v.count(":") < 5)  # a fragment of an ARN
-        and re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", texts)
+        and named(v, texts)
+        and not named(v, earlier)
     ][:3]
 
 
@@ -357,9 +349,14 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
         if (inv, f) in triggered or not (began_at(f) < t0 - BACKGROUND or _from_window_start(f))  # type: ignore[operator]
     ]
     trigger_ids = {(inv, f.id) for inv, f in triggered}
+    context = _Context(
+        ServiceEvents(telemetry),
+        CurrentConfiguration(telemetry),
+        [f for _, f in telemetry if isinstance(f, LogSignature)],
+    )
     candidates: list[Candidate] = []
     for inv, fact in telemetry:
-        candidate = _candidate(inv, fact, t0, symptoms, trigger_ids, topology, triggered)
+        candidate = _candidate(inv, fact, t0, symptoms, trigger_ids, topology, triggered, context)
         if candidate is not None:
             candidates.append(candidate)
     # each symptom is explained by the best-fitting change closest before it; a change
@@ -368,6 +365,9 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
 
     def measured(c: Candidate, ref: tuple[str, str]) -> bool:
         change, symptom = by_ref[c.ref][1], by_ref[ref][1]
+        if isinstance(symptom, ServiceEvent):
+            # an event its service recorded of the very resource the change altered
+            return ref in c.effect
         if not isinstance(change, ChangeFact) or not isinstance(symptom, MetricSeries | AlarmState):
             return False
         measures = {key(short(v)) for v in symptom.dimensions.values() if v}
@@ -384,6 +384,7 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
             trigger_ids,
             topology,
             triggered,
+            context,
         )
         index = next(i for i, c in enumerate(candidates) if c.ref == ref)
         if again is None or not kept:
@@ -473,6 +474,17 @@ def _order(c: Candidate) -> tuple[int, int, int, int, float]:
     )
 
 
+@dataclass(frozen=True)
+class _Context:
+    """What the run's records say of resources besides their telemetry: the events their
+    services keep, and their current configuration."""
+
+    events: ServiceEvents
+    configuration: CurrentConfiguration
+    # every failing or not log signature of the run, the background's too
+    lines: list[LogSignature]
+
+
 def _candidate(
     inv: str,
     fact: FactBase,
@@ -481,13 +493,14 @@ def _candidate(
     trigger_ids: set[tuple[str, str]],
     topology: Topology,
     triggered: list[tuple[str, FactBase]],
+    context: _Context,
 ) -> Candidate | None:
     began = began_at(fact)
     if began is None:
         return None
     if isinstance(fact, ChangeFact):
         kind = "change"
-    elif (inv, fact) in symptoms and not isinstance(fact, AlarmState):
+    elif (inv, fact) in symptoms and not isinstance(fact, AlarmState | ServiceEvent):
         kind = {
             LogSignature: "log_signature",
             MetricSeries: "metric_series",
@@ -528,7 +541,7 @@ def _candidate(
     c.late = not explained and any((i, s.id) in trigger_ids for i, s in symptoms if s in earlier)
     effects = [s for _, s in explained]
     if isinstance(fact, ChangeFact):
-        _judge_change(c, fact, effects, t0, topology, triggered)
+        _judge_change(c, fact, effects, t0, topology, triggered, context)
         if c.shortfall == "off_path":
             c.mechanism = _mechanism(fact, began, symptoms, triggered)
             c.family = c.family or _mechanism_family(fact, began, symptoms)
@@ -544,12 +557,29 @@ def _judge_change(
     t0: datetime,
     topology: Topology,
     triggered: list[tuple[str, FactBase]],
+    context: _Context,
 ) -> None:
     kind = kind_of(change)
     c.change_kind = kind.name
+    c.effect = context.events.of(change, timedelta(minutes=kind.window))
+    # what it set, held now by a resource on the path of what it explains; a deploy's
+    # new code in place says nothing of which part of it broke what
+    # (a value naming the failing service itself says only that the resource is wired to
+    # it, as the topology does: a rule's target restated)
+    if kind.name != "deploy":
+        subjects = {key(short(f.subject)) for f in effects}
+        c.configured = [
+            f"{h.resource}: {h.setting}={h.value}"
+            for h in context.configuration.holding(change)
+            if key(short(h.value)) not in subjects
+            and any(topology.hops(h.resource, f.subject) is not None for f in effects)
+        ][:3]
     own = any((h := _hops(topology, change, f)) is not None and h <= 1 for _, f in triggered)
     c.own = own
-    c.carried = _carried(change, effects)
+    c.carried = _carried(change, effects, context.lines)
+    # the records join what it set to what it explains: the lines name it, or a resource
+    # on their path holds it now
+    joined = bool(c.carried or c.configured)
     c.family = _catalogue_fits(change, effects, own)
     classes = {symptom_class(f) for f in effects} - {None, "alarm"}
     fits_kind = bool(classes & kind.produces)
@@ -568,17 +598,20 @@ def _judge_change(
         c.shortfall = "too_early"
     elif not effects:
         c.shortfall = "off_path"
-    elif kind.general and not c.carried and _quiet_after(change, triggered):
+    elif kind.general and not joined and _quiet_after(change, triggered):
         c.shortfall = "quiet_after"
-    elif not c.carried and not c.family and c.lead > kind.window * 60:
+    elif not joined and not c.family and c.lead > kind.window * 60:
         c.shortfall = "too_early"
-    elif not c.carried and not c.family and (known or (classes and not fits_kind)):
+    elif not joined and not c.family and (known or (classes and not fits_kind)):
         c.shortfall = "kind_cannot"
     elif not c.reaches_trigger:
         c.shortfall = "not_what_started"
     c.specific = bool(not kind.general and classes & kind.produces - {"errors", "rise"})
     c.code = own and any(_code_error_soon_after(change, f) for f in effects)
-    c.fit = 1 + (2 if c.carried else 0) + (2 if c.family else 0) + c.specific + own
+    # its resource failing in its service's events after it, what it explains: evidence
+    # of its effect (a deploy's new tasks fail there whatever fails them)
+    failing = kind.name != "deploy" and bool(set(c.effect) & set(c.explains))
+    c.fit = 1 + (2 if joined else 0) + (2 if c.family else 0) + c.specific + own + failing
 
 
 def _code_error_soon_after(change: ChangeFact, effect: FactBase) -> bool:

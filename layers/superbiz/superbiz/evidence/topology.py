@@ -5,10 +5,11 @@ and alarm dimensions name, alarms, changed resources and the resources a change
 touched, trace callers and callees, tagged resources. Edges join names the records
 put together: a log group and its owner, an alarm and its metric's dimensions, a change
 and the resources it touched or its request names (an ARN, a host: a record's alias
-target), a trace's caller and callee, a resource and its tags, a
-resource and what its configuration names (any setting whose value is an ARN, a queue
-URL or a name the run knows: a rule's targets, a service's target groups, a queue's
-dead-letter queue; never a variable's value, which is not read), a fact and the other
+target), a trace's caller and callee, a resource and its tags, a change and a
+resource whose current configuration holds what it set, a resource and what its
+configuration names (any setting whose value is an ARN, a queue URL or a name the run
+knows: a rule's targets, a service's target groups, a queue's dead-letter queue; never a
+variable's value, which is not read), a fact and the other
 nodes its text names (a host, an ARN, a table in a log template).
 A name made of another name and more parts (`payment-api-5xx` of `payment-api`) is
 joined to it. The gate asks whether a cause's subject is on an effect's path; the
@@ -201,12 +202,28 @@ def build(facts: Iterable[FactBase]) -> Topology:
         elif isinstance(fact, ServiceEvent):
             topo.join(fact.subject, fact.resource, "service event")
     _join_built_names(topo)
+    _join_held(topo, telemetry)
     for fact in telemetry:
         for text in _texts(fact):
             for name in topo.names_in(text):
                 if name != key(fact.subject):
                     topo.join(fact.subject, name, "named in the record")
     return topo
+
+
+def _join_held(topo: Topology, facts: list[FactBase]) -> None:
+    """A change and a resource whose current configuration holds what it set (a queue's
+    redrive policy, a listener's certificate): the change is in effect there."""
+    changes = [f for f in facts if isinstance(f, ChangeFact)]
+    if not changes or not any(isinstance(f, ResourceFact) and f.configuration for f in facts):
+        return
+    # reason: the engine reads what a change set; it builds on this module
+    from superbiz.engine.configured import CurrentConfiguration
+
+    configuration = CurrentConfiguration([("", f) for f in facts])
+    for change in changes:
+        for held in configuration.holding(change):
+            topo.join(change.resource, held.resource, "holds what the change set")
 
 
 def _join_built_names(topo: Topology) -> None:

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from superbiz.facts import AlarmState, FactBase, LogSignature, MetricSeries, TraceEdge, onset
+from superbiz.facts import (
+    AlarmState,
+    FactBase,
+    LogSignature,
+    MetricSeries,
+    ServiceEvent,
+    TraceEdge,
+    onset,
+)
 from superbiz.facts.base import parse_time
 from superbiz.signatures import Signature, by_name
 
@@ -53,6 +61,12 @@ def symptom_class(fact: FactBase) -> str | None:
         return "alarm" if fact.state == "ALARM" and onset(fact) is not None else None
     if isinstance(fact, TraceEdge):
         return "errors" if (fact.errors or fact.faults) else None
+    if isinstance(fact, ServiceEvent):
+        # reason: the engine's event table loads with the first event read, and the engine
+        # package reads this module
+        from superbiz.engine.events import ServiceEvents
+
+        return ServiceEvents.symptom(fact)
     return None
 
 

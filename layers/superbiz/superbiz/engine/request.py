@@ -1,0 +1,94 @@
+"""What a change's request says, read in two parts: the parameters that locate the change
+(where it ran: the cluster of a service, the function a setting is for, the service's own
+task definition at its new revision) and the values it set (a host, a queue, a timeout,
+a certificate). Only what a change set can tie it to the lines that name it: a deploy
+whose failing tasks name their cluster set nothing those lines name.
+
+What locates is data (`locates` of the change's kind in kinds.yaml, by parameter name),
+and one generic rule: a parameter whose value names the resource acted on, or that
+resource at a revision (`payments-worker:77` of the service `payments-worker`).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from superbiz.engine.kinds import Kind, kind_of
+from superbiz.evidence.topology import key, short
+from superbiz.facts import ChangeFact
+
+_VALUE_MIN = 4
+_TOKEN = re.compile(r"[\w.:/@-]+")
+# a resource at a revision: a task definition `family:42`, a function's version `fn:7`
+_REVISION = re.compile(r"^(?P<name>.+?):\d+$")
+
+
+def telling(value: str) -> bool:
+    """A value whose mention in a line can only mean it: a name with a separator or a
+    digit (a host, a queue, `orders-v2`), or a long word; never a common word (`live`)."""
+    if len(value) < _VALUE_MIN or value.isdigit():
+        return False
+    return len(value) >= 10 or any(not ch.isalpha() for ch in value)
+
+
+class Request:
+    """A change's request: which of its parameters locate it, and what it set."""
+
+    def __init__(self, change: ChangeFact, kind: Kind | None = None) -> None:
+        self.change = change
+        self.kind = kind or kind_of(change)
+        names = [n for n in (change.resource, *change.resources) if n]
+        own = {key(n) for n in names} | {key(short(n)) for n in names}
+        # a resource id by path (service/prod-payments/payments-worker) names its parts
+        for name in names:
+            if "/" in name and not name.startswith("arn:"):
+                own |= {key(p) for p in name.split("/") if len(p) >= _VALUE_MIN}
+        self.own = own
+
+    def names_itself(self, value: str) -> bool:
+        """The value names the resource acted on, or that resource at a revision."""
+        for text in (value.strip(), short(value.strip())):
+            revision = _REVISION.match(text)
+            if key(text) in self.own or (revision and key(revision["name"]) in self.own):
+                return True
+        return False
+
+    def locates(self, name: str, value: str) -> bool:
+        """The parameter `name=value` says where the change ran, not what it set."""
+        return any(rx.fullmatch(name) for rx in self.kind.locates) or self.names_itself(value)
+
+    @property
+    def located(self) -> dict[str, str]:
+        """The parameters that locate the change."""
+        return {n: v for n, v in self.change.parameters.items() if self.locates(n, v)}
+
+    def set_values(self) -> list[str]:
+        """What the change set, as the lines would name it: its after value, the values of
+        the parameters that do not locate it, and what its request points at (a host, an
+        ARN) unless that is what it replaced or what locates it; never its own names."""
+        change = self.change
+        where = {key(v) for v in self.located.values()}
+        before = (change.before or "").lower()
+        named = [n for n in change.named if n.lower() not in before and key(n) not in where]
+        set_parameters = [v for n, v in change.parameters.items() if not self.locates(n, v)]
+        out: list[str] = []
+        for value in [change.after or "", *set_parameters, *named]:
+            tokens = _TOKEN.findall(value)
+            if value.endswith("…"):
+                tokens = tokens[:-1]  # a value cut short ends in a fragment
+            for token in tokens:
+                token = token.strip(".:/,")
+                # a URL's host and a host:port's host are what lines name when they fail
+                host = urlsplit(token).hostname if "://" in token else token.rsplit(":", 1)[0]
+                for part in dict.fromkeys([token, host or ""]):
+                    k = key(part)
+                    if (
+                        telling(k)
+                        and k not in self.own
+                        and k not in where
+                        and not self.names_itself(k)
+                        and k not in out
+                    ):
+                        out.append(k)
+        return out
