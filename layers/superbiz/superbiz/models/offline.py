@@ -29,6 +29,7 @@ from superbiz.node_outputs import (
     VerifierVerdict,
 )
 from superbiz.signatures import by_name as signatures_by_name
+from superbiz.symptom_metrics import catalogue as symptom_catalogue
 from superbiz.times import parse_iso
 
 _SERVICE = re.compile(r"\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+\b")
@@ -247,6 +248,7 @@ class OfflineModel:
             follow += _services_elsewhere(ctx)
             follow += _earlier_lines(ctx)
             follow += _confirming_metrics(ctx)
+            follow += _symptom_metrics(ctx)
             follow += _resources_of_the_refused(ctx)
             follow += _traffic_of_changed(ctx)
             follow += _changes_further_back(ctx)
@@ -637,7 +639,10 @@ def _confirming_metrics(ctx: dict[str, Any]) -> list[ToolCall]:
     queried = [i for i in invocations if i["tool"] == "query_metrics"]
     if any(signature.metrics.search(i["params"].get("metric_name") or "") for i in queried):
         return []
-    listed = [i for i in invocations if i["tool"] == "list_metrics"]
+    # its own listings, by dimension alone (another follow-up's name a namespace)
+    listed = [
+        i for i in invocations if i["tool"] == "list_metrics" and not i["params"].get("namespace")
+    ]
     tools = ctx.get("tool_names", [])
     if not listed:
         if "list_metrics" not in tools:
@@ -682,6 +687,178 @@ def _confirming_metrics(ctx: dict[str, Any]) -> list[ToolCall]:
                 )
             )
     return calls
+
+
+# at most this many of the service's resources have their metrics listed, and this many
+# metrics of the symptom are read, in a run
+_SYMPTOM_RESOURCES = 3
+_SYMPTOM_METRICS = 4
+
+
+def _symptom_metrics(ctx: dict[str, Any]) -> list[ToolCall]:
+    """The metrics of the symptom a chat question names, on the service's own resources.
+
+    A question that names a symptom of a service ("returning 502s", "cannot connect")
+    without an alarm names no metric; the symptom shows in a metric of a resource in front
+    of or beside the service (its load balancer's 5xx or TLS negotiation errors, its API's
+    4xx, its queue's depth), which no log line carries. Once per run, in two rounds: the
+    service's resources by their tags, with the metrics of the namespaces whose dimension
+    values carry an id (a load balancer's `app/<name>/<id>`) listed beside them; then the
+    metrics of the class the question names (`symptom_metrics.yaml`: resource type ->
+    metrics -> the symptom classes each shows) on those resources, read over the window,
+    most direct first. A listed metric is a resource's when its name is a part of a
+    dimension value; when none of the service's resources is catalogued (tasks only), when
+    a word of the service's name is a word of one (checkout-api: `checkout-green-tg`)."""
+    if ctx.get("alarm") or not ctx["plan"].get("entities"):
+        return []  # an alarm's run reads the metric it watches (`_follow_ups`)
+    tools = ctx.get("tool_names", [])
+    catalogue = symptom_catalogue()
+    classes = catalogue.classes_in(ctx.get("query") or "")
+    if not classes or "query_metrics" not in tools or "find_resources" not in tools:
+        return []
+    service = ctx["plan"]["entities"][0]
+    invocations = ctx["invocations"]
+    # a metric that shows the symptom is read already, or will be: a firing alarm's
+    # (`_follow_ups`), one a question about its service follows, one read on its own
+    read = [
+        (i["params"].get("namespace"), i["params"].get("metric_name"))
+        for i in invocations
+        if i["tool"] == "query_metrics" and i.get("success")
+    ]
+    read += [
+        (a.get("namespace"), a.get("metric_name"))
+        for a in _alarms_to_follow(invocations, ctx["plan"]["entities"])[:3]
+    ]
+    if any(catalogue.showing(str(n or ""), str(m or ""), classes) for n, m in read):
+        return []
+    owned = [
+        i
+        for i in invocations
+        if i["tool"] == "find_resources" and i["params"].get("service") == service
+    ]
+    listings = {_listing_key({"namespace": n}) for n in catalogue.listed_namespaces(classes)}
+    listed = [
+        i
+        for i in invocations
+        if i["tool"] == "list_metrics" and _listing_key(i["params"]) in listings
+    ]
+    if not owned:
+        owning = ToolCall(
+            call_id="symptom-owned", tool="find_resources", params={"service": service}
+        )
+        return [owning] + [
+            ToolCall(
+                call_id=f"symptom-list{n}",
+                tool="list_metrics",
+                params={"namespace": namespace, "limit": 500},
+            )
+            for n, namespace in enumerate(catalogue.listed_namespaces(classes))
+            if not listed and "list_metrics" in tools
+        ]
+    resources = [
+        r
+        for i in owned
+        if i.get("success")
+        for r in (i.get("view") or {}).get("resources", [])
+        if catalogue.of_type(r.get("type", "")) is not None
+    ][:_SYMPTOM_RESOURCES]
+    # (rank, namespace, metric, dimensions, statistic)
+    candidates: list[tuple[int, str, str, dict[str, str], str]] = []
+    for resource in resources:
+        entry = catalogue.of_type(resource["type"])
+        value = entry.dimension_value(resource) if entry and not entry.listed else None
+        if entry is None or value is None:
+            continue
+        for metric in entry.metrics:
+            if set(metric.shows) & set(classes):
+                rank = catalogue.rank(entry.namespace, metric.name, classes)
+                dims = {entry.dimension: value}
+                candidates.append((rank, entry.namespace, metric.name, dims, metric.statistic))
+    names = [str(r.get("name") or "").lower() for r in resources]
+    whole = bool(resources)  # a resource's name is a whole part of a value, else a word
+    if not resources:
+        names = _distinctive(service)
+    for inv in listed:
+        if not inv.get("success"):
+            continue
+        for metric in (inv.get("view") or {}).get("metrics", []):
+            namespace, name = metric.get("namespace") or "", metric.get("metric_name") or ""
+            shown = catalogue.showing(namespace, name, classes)
+            dims = metric.get("dimensions") or {}
+            values = [str(v).lower() for v in dims.values()]
+            parts = {p for v in values for p in re.split(r"[/:]" if whole else r"[-_./:]", v)}
+            if shown is None or not set(names) & (parts | set(values)):
+                continue
+            rank = catalogue.rank(namespace, name, classes)
+            candidates.append((rank, namespace, name, dims, shown.statistic))
+    minutes = max(
+        [int(i["params"].get("minutes") or 60) for i in invocations if i["tool"] == "query_logs"]
+        or [60]
+    )
+    queried = {
+        _listing_key(i["params"]) + str(i["params"].get("metric_name"))
+        for i in invocations
+        if i["tool"] == "query_metrics"
+    }
+    calls: list[ToolCall] = []
+    for _, namespace, name, dims, statistic in sorted(candidates, key=lambda c: c[0]):
+        key = _listing_key({"namespace": namespace, "dimensions": dims}) + name
+        if len(calls) >= _SYMPTOM_METRICS or key in queried:
+            continue
+        queried.add(key)
+        calls.append(
+            ToolCall(
+                call_id=f"symptom-{len(calls)}",
+                tool="query_metrics",
+                params={
+                    "namespace": namespace,
+                    "metric_name": name,
+                    "dimensions": dims,
+                    "statistic": statistic,
+                    "period": 60,
+                    "minutes": minutes + 30,
+                },
+            )
+        )
+    return calls
+
+
+def _listing_key(params: dict[str, Any]) -> str:
+    """What a metric listing asked for: its namespace and dimensions."""
+    return json.dumps(
+        {"namespace": params.get("namespace"), "dimensions": params.get("dimensions") or {}},
+        sort_keys=True,
+    )
+
+
+# words a service's name shares with every other (its role, its stage), not its own
+_GENERIC_NAME_WORDS = frozenset(
+    {
+        "api",
+        "app",
+        "svc",
+        "service",
+        "server",
+        "web",
+        "worker",
+        "fn",
+        "function",
+        "prod",
+        "production",
+        "staging",
+        "stage",
+        "dev",
+        "v1",
+        "v2",
+    }
+)
+
+
+def _distinctive(service: str) -> list[str]:
+    """The words of a service's name that name it (checkout-api -> checkout)."""
+    words = [w for w in re.split(r"[-_./]", service.lower()) if w]
+    kept = [w for w in words if w not in _GENERIC_NAME_WORDS and len(w) >= 3]
+    return kept or [service.lower()]
 
 
 # The count that shows traffic reaching a resource, by the CloudTrail source of a change to
