@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from superbiz import gate
+from superbiz import engine, gate
 from superbiz.claims import (
     RISK,
     TARGET_KINDS,
@@ -116,7 +116,10 @@ class Recorded:
 
     def check(self, claims: list[Claim], extra: list[ToolInvocation] = ()) -> Any:
         return gate.check(
-            ExecutorEvidence(claims=claims), [*self.invocations, *extra], self.trigger
+            ExecutorEvidence(claims=claims),
+            [*self.invocations, *extra],
+            self.trigger,
+            held=engine.held,  # as the Gatekeeper node checks
         )
 
 

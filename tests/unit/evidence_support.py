@@ -115,7 +115,7 @@ def diagnose(
     trigger = gate.Trigger.of(query, alarm)
     diagnosis = engine.diagnose(facts, trigger).bounded()
     evidence = engine_evidence(diagnosis, facts, used)
-    result = gate.check(evidence, invocations, trigger)
+    result = gate.check(evidence, invocations, trigger, held=engine.held)
     return Diagnosis(
         found=found,
         evidence=evidence,

@@ -8,10 +8,10 @@ from test_engine import HUMAN, _t, changes, latency, lines, table_of
 
 from superbiz.engine import diagnose as engine_diagnose
 from superbiz.engine.configured import CurrentConfiguration
-from superbiz.engine.events import entries as event_entries
-from superbiz.engine.events import shows
 from superbiz.engine.request import Request
 from superbiz.facts import ChangeFact, ResourceFact
+from superbiz.facts.symptoms import entries as event_entries
+from superbiz.facts.symptoms import shows
 from superbiz.gate import Trigger
 
 REAPER = "arn:aws:sts::1:assumed-role/endpoint-reaper/endpoint-reaper"

@@ -10,6 +10,7 @@ No family has code of its own: the failure-signature catalogue (superbiz/signatu
 and the kinds of change (superbiz/engine/kinds.yaml) are the only knowledge it uses.
 """
 
+from superbiz.engine.configured import held
 from superbiz.engine.rank import Candidate, Diagnosis, Shortfall, diagnose, shortfalls_of
 
-__all__ = ["Candidate", "Diagnosis", "Shortfall", "diagnose", "shortfalls_of"]
+__all__ = ["Candidate", "Diagnosis", "Shortfall", "diagnose", "held", "shortfalls_of"]

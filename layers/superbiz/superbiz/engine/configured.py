@@ -93,3 +93,18 @@ class CurrentConfiguration:
                         found.append(Holding(inv, fact.id, fact.name, setting, str(item)))
                         break
         return found
+
+
+def held(facts: list[FactBase]) -> list[tuple[str, str]]:
+    """(a change's resource, a resource whose current configuration holds what it set)
+    for every change of the run: the topology's "holds what the change set" edges (a
+    queue's redrive policy, a listener's certificate: the change is in effect there)."""
+    changes = [f for f in facts if isinstance(f, ChangeFact)]
+    if not changes or not any(isinstance(f, ResourceFact) and f.configuration for f in facts):
+        return []
+    configuration = CurrentConfiguration([("", f) for f in facts])
+    return [
+        (change.resource, holder.resource)
+        for change in changes
+        for holder in configuration.holding(change)
+    ]

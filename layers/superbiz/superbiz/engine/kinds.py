@@ -13,15 +13,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
 from superbiz.facts import ChangeFact
+from superbiz.facts.symptoms import Effect
 from superbiz.schema import Schema
 from superbiz.signatures import operation
-
-Effect = Literal["errors", "denied", "throttled", "silence", "rise", "fall"]
 
 
 class KindEntry(Schema):

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from superbiz.claims import Shortfall
-from superbiz.engine.configured import CurrentConfiguration
+from superbiz.engine.configured import CurrentConfiguration, held
 from superbiz.engine.events import ServiceEvents
 from superbiz.engine.kinds import kind_of
 from superbiz.engine.request import Request
@@ -331,7 +331,7 @@ def _catalogue_fits(change: ChangeFact, effects: Sequence[FactBase], own: bool) 
 def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
     parsed = _parse(facts)
     telemetry = [(inv, f) for inv, f in parsed if f.source == "telemetry"]
-    topology = build(f for _, f in telemetry)
+    topology = build((f for _, f in telemetry), held)
     symptoms = [(inv, f) for inv, f in telemetry if symptom_class(f) and began_at(f) is not None]
     # what started the run: its trigger's symptoms; every symptom when none is the trigger's
     # (a question that names no service the telemetry shows)

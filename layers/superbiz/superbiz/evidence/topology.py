@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from superbiz.facts import (
@@ -160,8 +160,16 @@ def _reference(value: str) -> str | None:
     return url.group(1) if url else None
 
 
-def build(facts: Iterable[FactBase]) -> Topology:
-    """The topology of a run from its telemetry facts (knowledge joins nothing)."""
+# what a run's facts say about where a change is in effect: (a change's resource, a
+# resource whose current configuration holds what it set) pairs; the diagnosis engine's
+# reading (superbiz.engine.held), passed in so this module needs nothing above it
+Held = Callable[[list[FactBase]], Iterable[tuple[str, str]]]
+
+
+def build(facts: Iterable[FactBase], held: Held | None = None) -> Topology:
+    """The topology of a run from its telemetry facts (knowledge joins nothing); with
+    `held`, a change is also joined to the resources whose configuration holds what it
+    set."""
     topo = Topology()
     telemetry = [f for f in facts if f.source == "telemetry" and not isinstance(f, KnowledgeRef)]
     for fact in telemetry:
@@ -202,28 +210,15 @@ def build(facts: Iterable[FactBase]) -> Topology:
         elif isinstance(fact, ServiceEvent):
             topo.join(fact.subject, fact.resource, "service event")
     _join_built_names(topo)
-    _join_held(topo, telemetry)
+    if held is not None:
+        for changed, holder in held(telemetry):
+            topo.join(changed, holder, "holds what the change set")
     for fact in telemetry:
         for text in _texts(fact):
             for name in topo.names_in(text):
                 if name != key(fact.subject):
                     topo.join(fact.subject, name, "named in the record")
     return topo
-
-
-def _join_held(topo: Topology, facts: list[FactBase]) -> None:
-    """A change and a resource whose current configuration holds what it set (a queue's
-    redrive policy, a listener's certificate): the change is in effect there."""
-    changes = [f for f in facts if isinstance(f, ChangeFact)]
-    if not changes or not any(isinstance(f, ResourceFact) and f.configuration for f in facts):
-        return
-    # reason: the engine reads what a change set; it builds on this module
-    from superbiz.engine.configured import CurrentConfiguration
-
-    configuration = CurrentConfiguration([("", f) for f in facts])
-    for change in changes:
-        for held in configuration.holding(change):
-            topo.join(change.resource, held.resource, "holds what the change set")
 
 
 def _join_built_names(topo: Topology) -> None:

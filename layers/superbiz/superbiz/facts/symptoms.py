@@ -3,7 +3,14 @@ must reach (see docs/architecture.md, "Diagnosis engine")."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+from pydantic import ConfigDict, Field, field_validator
 
 from superbiz.facts import (
     AlarmState,
@@ -15,7 +22,8 @@ from superbiz.facts import (
     onset,
 )
 from superbiz.facts.base import parse_time
-from superbiz.signatures import Signature, by_name
+from superbiz.schema import Schema
+from superbiz.signatures import Signature, by_name, detect
 
 # levels whose lines report a failure
 _FAILING_LEVELS = frozenset(
@@ -62,11 +70,8 @@ def symptom_class(fact: FactBase) -> str | None:
     if isinstance(fact, TraceEdge):
         return "errors" if (fact.errors or fact.faults) else None
     if isinstance(fact, ServiceEvent):
-        # reason: the engine's event table loads with the first event read, and the engine
-        # package reads this module
-        from superbiz.engine.events import ServiceEvents
-
-        return ServiceEvents.symptom(fact)
+        found = shows(fact.message)
+        return None if found == "took_effect" else found
     return None
 
 
@@ -75,3 +80,64 @@ def began(fact: FactBase) -> datetime | None:
     if isinstance(fact, MetricSeries) and fact.silent_from and symptom_class(fact) == "silence":
         return parse_time(fact.silent_from)
     return onset(fact)
+
+
+# what a symptom shows: the classes a change kind can produce (engine/kinds.yaml) and a
+# service event can show (events.yaml)
+Effect = Literal["errors", "denied", "throttled", "silence", "rise", "fall"]
+
+
+# ------------------------------------------------ service events (events.yaml)
+
+Shows = Effect | Literal["took_effect"]
+
+
+class EventEntry(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    shows: Shows
+    pattern: str
+    examples: list[str] = Field(min_length=1)
+
+    @field_validator("pattern")
+    @classmethod
+    def _compile(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"{value!r} is not a regular expression: {exc}") from None
+        return value
+
+
+@dataclass(frozen=True)
+class EventKind:
+    shows: str
+    pattern: re.Pattern[str]
+
+
+@lru_cache(maxsize=1)
+def entries() -> tuple[EventEntry, ...]:
+    # reason: the table loads with the first event read, not with the node's import
+    import yaml
+
+    text = resources.files("superbiz.facts").joinpath("events.yaml").read_text()
+    return tuple(EventEntry.model_validate(e) for e in yaml.safe_load(text))
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> tuple[EventKind, ...]:
+    return tuple(EventKind(e.shows, re.compile(e.pattern, re.IGNORECASE)) for e in entries())
+
+
+def shows(message: str) -> str | None:
+    """What an event's message shows: the first entry that names it, else what the
+    failure-signature catalogue says of it as a line, else nothing."""
+    for kind in _kinds():
+        if kind.pattern.search(message):
+            return kind.shows
+    signature = detect(message)
+    if signature is None:
+        return None
+    if signature.refusal:
+        return "denied" if signature.refusal == "denied" else "throttled"
+    return "errors"

@@ -56,13 +56,16 @@ def check(
     invocations: Iterable[ToolInvocation],
     trigger: Trigger | None = None,
     shortfalls_of: ShortfallsOf | None = None,
+    held: topo.Held | None = None,
 ) -> GatekeeperResult:
     """Check every claim against this run's recorded invocations, and only those.
     `shortfalls_of` says why the diagnosis engine finds each candidate short over the same
-    records (`engine.shortfalls_of`): with it, a gap's `why` is checked (G2)."""
+    records (`engine.shortfalls_of`): with it, a gap's `why` is checked (G2). `held` joins
+    a change to the resources whose configuration holds what it set (`engine.held`), as
+    the engine's topology does."""
     trigger = trigger or Trigger()
     facts = Facts(list(invocations))
-    topology = topo.build(facts.trusted())  # a planted line joins nothing
+    topology = topo.build(facts.trusted(), held)  # a planted line joins nothing
     trigger_shown = shows_trigger(facts.all(), trigger, topology)
     by_id = {c.claim_id: c for c in evidence.claims}
     passed: dict[str, list[Resolved]] = {}

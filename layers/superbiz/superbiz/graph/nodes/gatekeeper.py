@@ -16,7 +16,11 @@ def gatekeeper_node(event: NodeEvent, deps: Deps) -> GraphState:
     evidence = latest_evidence(trace)
     trigger = gate.Trigger.of(trace.run.query, trace.run.alarm)
     result = gate.check(
-        evidence, trace.invocations, trigger, engine.shortfalls_of(trace.invocations, trigger)
+        evidence,
+        trace.invocations,
+        trigger,
+        engine.shortfalls_of(trace.invocations, trigger),
+        engine.held,
     )
     record_code_step(
         deps,
