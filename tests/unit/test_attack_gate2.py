@@ -522,6 +522,7 @@ def _failed(tool: str, exc: ToolError) -> ToolInvocation:
         tool_name=tool,
         success=False,
         error=f"{type(exc).__name__}: {exc}",
+        error_type=type(exc).__name__,
         error_code=getattr(exc, "code", None),
         error_action=getattr(exc, "action", None),
     )

@@ -334,7 +334,9 @@ class ToolInvocation(Schema):
     duration_ms: int = 0
     success: bool = True
     error: str | None = None
-    # a failed AWS call: the service's error code and the IAM action of the call
+    # a failed call: the error's type (ToolUnavailable, States.Timeout), the service's
+    # error code and the IAM action of the AWS call
+    error_type: str | None = None
     error_code: str | None = None
     error_action: str | None = None
     started_at: str = Field(default_factory=utcnow_iso)

@@ -82,8 +82,8 @@ class CurrentConfiguration:
             # resource the change acted on (another function's timeout of 3 is its own); a
             # value only the change can mean says it wherever it is held
             own = bool({key(fact.name), key(short(fact.arn or fact.name))} & request.own)
-            for setting, held in fact.configuration.items():
-                for item in held if isinstance(held, list) else [held]:
+            for setting, current in fact.configuration.items():
+                for item in current if isinstance(current, list) else [current]:
                     if item is None:
                         continue
                     value = _value(item)

@@ -95,6 +95,7 @@ def execute(
         error, found_in_error = redact_text(f"{type(exc).__name__}: {exc}")
         redactions.update(found_in_error)
         inv.error = error
+        inv.error_type = type(exc).__name__
         inv.error_code = getattr(exc, "code", None)
         inv.error_action = getattr(exc, "action", None)
         inv.output_preview = inv.error[:PREVIEW_CHARS]

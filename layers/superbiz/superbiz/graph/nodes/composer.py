@@ -126,13 +126,13 @@ _ERROR_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.]{0,63}")
 
 def failed_calls(trace: RunTrace) -> list[str]:
     """Each tool call that failed, as a gap: what it would have read is missing from the
-    report, and the reader is told which call and why (its error code, else the error's
+    report, and the reader is told which call and why (its error code, else its error
     type: `States.Timeout`, `ToolUnavailable`), not left to think the data was read."""
     lines: list[str] = []
     for inv in trace.invocations:
         if inv.success:
             continue
-        reason = inv.error_code or (inv.error or "").split(":", 1)[0].strip()
+        reason = inv.error_code or inv.error_type or ""
         if not _ERROR_NAME.fullmatch(reason):  # an error's name, never text it carried
             reason = "error"
         lines.append(

@@ -60,6 +60,7 @@ def _record_failed_calls(state: GraphState, deps: Deps) -> None:
                 output_preview=f"{ref.tool} failed: {message}"[:300],
                 success=False,
                 error=message[:1000],
+                error_type=ref.error or "ToolFailed",
             ),
         )
         ref.invocation_id = inv.invocation_id
