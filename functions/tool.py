@@ -5,9 +5,7 @@ spec table, names the one tool it runs. A missing or unknown name fails at init.
 from superbiz.init_phase import init_phase
 
 with init_phase():
-    import os
-
     from superbiz.handlers import tool
-    from superbiz.spec import Env
+    from superbiz.spec import Env, own_env
 
-    lambda_handler = tool(os.environ.get(Env.TOOL, ""))
+    lambda_handler = tool(own_env(Env.TOOL))

@@ -11,8 +11,13 @@ nothing else), and `implementation` is a "module:attribute" string.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import Enum, StrEnum
+from types import MappingProxyType
 from typing import Any
 
 from superbiz.verdicts import (
@@ -59,6 +64,32 @@ class Env(StrEnum):
     MODEL_KEY_SECRET_ARN = "SUPERBIZ_OPENAI_API_KEY_SECRET_ARN"
     MCP_CONFIG = "SUPERBIZ_MCP_CONFIG"
     TOOL = "SUPERBIZ_TOOL"  # the built-in tool a function runs (functions/tool.py)
+
+
+# A function's own variables over the process's: in Lambda there are none (each function
+# is its own process and os.environ is its own); a process that hosts several functions
+# (the local runtime) gives each function's init its variables here, because changing
+# os.environ under threads that read it fails their reads (a KeyError mid-iteration).
+_OWN_ENV: ContextVar[Mapping[str, str]] = ContextVar(
+    "superbiz_own_env", default=MappingProxyType({})
+)
+
+
+def own_env(name: Env, default: str = "") -> str:
+    """The running function's variable `name`: its own if its host gave it one, else the
+    process environment's."""
+    own = _OWN_ENV.get()
+    return own[name.value] if name.value in own else os.environ.get(name.value, default)
+
+
+@contextmanager
+def own_environment(variables: Mapping[str, str]) -> Iterator[None]:
+    """Run a function's init with `variables` as its own, leaving os.environ untouched."""
+    token = _OWN_ENV.set(dict(variables))
+    try:
+        yield
+    finally:
+        _OWN_ENV.reset(token)
 
 
 # Every function gets these (the stack sets them on all of them).

@@ -44,17 +44,8 @@ def function_module(module: str) -> ModuleType:
         found = importlib.util.spec_from_file_location(name, source)
         assert found is not None and found.loader is not None
         instance = importlib.util.module_from_spec(found)
-        variables = _own_environment(entry)
-        saved = {k: os.environ.get(k) for k in variables}
-        os.environ.update(variables)
-        try:
+        with spec.own_environment(_own_environment(entry)):  # os.environ stays as it is
             found.loader.exec_module(instance)
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
         sys.modules[name] = instance
         return instance
 
