@@ -43,11 +43,6 @@ def _never_sent(client: Any) -> list[str]:
 # ------------------------------------------------------------------ the guarded clients
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: a client passed to ReadOnlyClients as an override (logs=...) is handed "
-    "to the tools unguarded, so its writes are sent",
-)
 def test_a_client_given_as_an_override_is_guarded_too():
     # Given read-only clients a caller built with its own logs client (as AwsClients allows)
     session = _session()
@@ -240,12 +235,6 @@ def assume_role_profile(tmp_path, monkeypatch):
     return "readonly"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: an assume-role (or SSO) profile's credentials are fetched at the first "
-    "tool call, after the local runtime set AWS_IGNORE_CONFIGURED_ENDPOINT_URLS, so the STS "
-    "call leaves for the public AWS endpoint instead of the AWS_ENDPOINT_URL the engineer set",
-)
 def test_an_assumed_roles_credentials_come_from_the_configured_endpoint(
     assume_role_profile, monkeypatch
 ):

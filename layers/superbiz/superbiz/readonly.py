@@ -67,8 +67,10 @@ class ReadOnlyClients(AwsClients):
         allowed: dict[str, frozenset[str]] | None = None,
         **overrides: Any,
     ) -> None:
-        super().__init__(region=region, session=session, **overrides)
         self.allowed = spec_allow_list() if allowed is None else allowed
+        # a client the caller built is guarded as the ones made here are
+        guarded = {s: guard(c, self.allowed.get(s, frozenset())) for s, c in overrides.items()}
+        super().__init__(region=region, session=session, **guarded)
 
     def client(self, service: str) -> Any:
         operations = self.allowed.get(service)
