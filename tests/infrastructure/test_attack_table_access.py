@@ -77,12 +77,6 @@ def test_every_dynamodb_grant_is_an_item_action_on_the_table_alone(synth: Synthe
                 assert operator.startswith("ForAllValues:"), (where, operator)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: Finalize may UpdateItem sessions (SESSION#*) it may not read; an update "
-    "whose condition fails returns the whole item with ReturnValuesOnConditionCheckFailure="
-    "ALL_OLD, which dynamodb:ReturnValues does not govern, so the session's owner leaks",
-)
 def test_a_role_updates_only_partitions_it_may_read(synth: Synthesised) -> None:
     # Given each function's statements on the table
     for entry in spec.functions():
@@ -98,9 +92,9 @@ def test_a_role_updates_only_partitions_it_may_read(synth: Synthesised) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="hole: every tool role's ConditionCheckItem on RUN#* returns any run's item "
-    "(ReturnValuesOnConditionCheckFailure=ALL_OLD in a transaction whose check fails): the "
-    "question, the answer and the review of every run, to the MCP tool among them",
+    reason="hole: recommend_case reads runs and sessions whole (GetItem, Query on RUN#*) to "
+    "decide which cases the requester may read; the other tools' check of a run's existence "
+    "now reads its RUN_EXISTS item, which holds nothing",
 )
 def test_a_tool_learns_no_more_of_a_run_than_that_it_exists(synth: Synthesised) -> None:
     # Given each tool's statements on the table (the MCP tool's among them)

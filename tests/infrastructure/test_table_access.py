@@ -135,12 +135,13 @@ def test_no_tool_may_write_a_session_a_case_a_run_or_an_owner(
     written = {p for s in statements if _actions([s]) & WRITES for p in leading_keys(s)}
     assert written == {"TOOLS#*"}
     assert fnmatchcase(invocations_pk("run-1"), "TOOLS#*")
-    # And a run is only checked to exist: no run or session is read, but by recommend_case,
-    # which reads them to show a run only the past cases its requester may read
+    # And a run is only checked to exist, by the item beside its invocations that says so
+    # (a failed check returns what it checked): no run or session is read, but by
+    # recommend_case, which reads them to show a run only the past cases its requester may read
     checks = [s for s in statements if "dynamodb:ConditionCheckItem" in _actions([s])]
     checked = {p for s in checks for p in leading_keys(s)}
     read = {p for s in statements if _actions([s]) & READS for p in leading_keys(s)}
-    assert checked == {"RUN#*"}
+    assert checked == {"TOOLS#*"}
     if tool.name != "recommend_case":
         assert not read & {"RUN#*", "SESSION#*"}
 
@@ -155,16 +156,17 @@ def test_the_mcp_tool_may_do_no_more_on_the_table_than_any_tool(synth: Synthesis
     assert table_access("tool_mcp") == table_access("tool_get_current_time")
 
 
-def test_an_update_of_a_shared_item_names_its_attributes(synth: Synthesised) -> None:
-    # Given Finalize, which counts the session's exchanges but never writes it whole
-    statements = table_statements(synth, synth.role_of("finalize"))
-    [session_update] = [s for s in statements if leading_keys(s) == {"SESSION#*"}]
-    # Then it may update the key, the count and the time only, and returns nothing else
-    assert _actions([session_update]) == {"dynamodb:UpdateItem"}
-    assert attributes(session_update) == {"PK", "SK", "message_pair_count", "updated_at"}
-    returned = session_update["Condition"]["StringEqualsIfExists"]["dynamodb:ReturnValues"]
-    assert set(returned) == set(table_policy.UPDATE_RETURN_VALUES)
-    assert "ALL_NEW" not in returned and "ALL_OLD" not in returned
+def test_no_function_but_the_one_that_opens_sessions_writes_them(synth: Synthesised) -> None:
+    # Given every function's statements on the table
+    writers = {
+        entry.module
+        for entry in spec.functions()
+        for s in table_statements(synth, synth.role_of(entry.module))
+        if leading_keys(s) & {"SESSION#*"}
+        and _actions([s]) & {"dynamodb:PutItem", "dynamodb:UpdateItem"}
+    }
+    # Then only StartRun may (a session's exchanges are counted from its runs, by query)
+    assert writers == {"start_run"}
 
 
 def test_every_attribute_limited_update_names_the_key_and_no_owner(synth: Synthesised) -> None:

@@ -134,6 +134,9 @@ def test_chat_with_wait_returns_the_answer_and_a_follow_up_continues_the_session
     status, session = call(base_url, "GET", f"/api/sessions/{chat_run['session_id']}")
     assert status == 200
     assert [r["run_id"] for r in session["runs"]] == [chat_run["run_id"], body["run_id"]]
+    # and its exchanges are its finished runs, its last activity the latest of them
+    assert session["message_pair_count"] == 2
+    assert session["updated_at"] == max(r["finished_at"] for r in session["runs"])
 
 
 @pytest.mark.parametrize(

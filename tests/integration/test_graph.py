@@ -358,8 +358,6 @@ def test_follow_up_question_in_the_same_session_sees_the_history(runtime):
     assert QUESTION in json.dumps(plan_step.model_input)
     logs = next(i for i in trace.invocations if i.tool_name == "query_logs")
     assert logs.input_params.get("service") == "payment-api"
-    session = runtime.store.get_session("oncall-7")
-    assert session is not None and session.message_pair_count == 2
     assert runtime.store.session_run_ids("oncall-7") == [first.run_id, second.run_id]
 
 

@@ -27,8 +27,7 @@ def test_a_composed_answer_closes_the_run_succeeded(start_run):
     assert record.orchestration_trace["final_node"] == "Composer"
     assert record.orchestration_trace["termination_reason"] == "completed"
     assert record.finished_at and record.duration_ms is not None
-    # and the exchange counts in the session, and the execution ends DONE
-    assert run.store.ensure_session(SESSION_ID).message_pair_count == 1
+    # and the execution ends DONE
     assert state.decision == Route.DONE
 
 

@@ -89,9 +89,7 @@ class InMemoryRunStore:
     # -- sessions
     def ensure_session(self, session_id: str, *, principal: str | None = None) -> SessionRecord:
         now = utcnow_iso()
-        record = SessionRecord(
-            session_id=session_id, created_at=now, updated_at=now, principal=principal
-        )
+        record = SessionRecord(session_id=session_id, created_at=now, principal=principal)
         self._put_if_absent({"PK": session_pk(session_id), "SK": "META", **to_item(record)})
         return SessionRecord.model_validate(from_item(self.items[(session_pk(session_id), "META")]))
 
@@ -112,14 +110,6 @@ class InMemoryRunStore:
             if run.answer:
                 history.append({"run_id": run_id, "question": run.query, "answer": run.answer})
         return history
-
-    def count_exchange(self, session_id: str) -> None:
-        with self._lock:
-            item = self.items.setdefault(
-                (session_pk(session_id), "META"), {"PK": session_pk(session_id), "SK": "META"}
-            )
-            item["message_pair_count"] = item.get("message_pair_count", 0) + 1
-            item["updated_at"] = utcnow_iso()
 
     # -- runs
     def create_run(self, run: RunRecord) -> bool:

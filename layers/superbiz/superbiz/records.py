@@ -22,8 +22,6 @@ def invocation_id_for(run_id: str, seq: int) -> str:
 class SessionRecord(Schema):
     session_id: str
     created_at: str
-    updated_at: str
-    message_pair_count: int = 0
     # who may read and continue it (the API caller's IAM identity); None: a session the
     # system opened itself (alarm-triggered), readable by every caller
     principal: str | None = None

@@ -131,6 +131,10 @@ STEP = ItemKind("agent_step", "RUN#", "STEP#")
 # a partition of their own: the only one a tool writes (runs recorded before kept theirs
 # under RUN#, which the nodes read)
 INVOCATION = ItemKind("tool_invocation", "TOOLS#", "TOOL#")
+# "the run exists", beside its invocations: what a tool's recording checks. A check whose
+# condition fails can hand back the item it checked (ReturnValuesOnConditionCheckFailure,
+# which no IAM condition governs), so it checks this, which holds nothing, not the run.
+RUN_EXISTS = ItemKind("run_exists", "TOOLS#", "RUN")
 RUN_ALARM = ItemKind("run_alarm", "RUN#", "ALARM#")
 REVIEW = ItemKind("review", "RUN#", "REVIEW")
 FEEDBACK = ItemKind("feedback", "RUN#", "FEEDBACK#")
@@ -145,6 +149,7 @@ ITEM_KINDS: tuple[ItemKind, ...] = (
     RUN,
     STEP,
     INVOCATION,
+    RUN_EXISTS,
     RUN_ALARM,
     REVIEW,
     FEEDBACK,
@@ -181,8 +186,8 @@ _STEP = (
     Access(RUN, ("step_count", "prompt_tokens", "completion_tokens", "cost_usd")),
 )
 # A tool's recording of its own call (`RunStore.record_invocation`): its invocation, put on
-# condition that the run exists (the run item is checked, not written; the run's count of
-# calls is a count of its invocations).
+# condition that the run exists (its RUN_EXISTS item is checked, not written; the run's
+# count of calls is a count of its invocations).
 _INVOCATION = (Access(INVOCATION),)
 
 
@@ -448,7 +453,7 @@ def tool(
         table=TableAccess(
             reads=(Access(INVOCATION), *table.reads),
             writes=(*_INVOCATION, *table.writes),
-            checks=(RUN, *table.checks),
+            checks=(RUN_EXISTS, *table.checks),
         ),
         memory_mb=more.pop("memory_mb", TOOL_MEMORY_MB),
         sources=sources,
@@ -473,6 +478,7 @@ NODES: tuple[NodeSpec, ...] = (
                 Access(SESSION),
                 Access(SESSION_RUN),
                 Access(RUN),
+                Access(RUN_EXISTS),
                 _FLOW,
             ),
         ),
@@ -510,7 +516,7 @@ NODES: tuple[NodeSpec, ...] = (
         table=TableAccess(
             reads=(*_TRACE_READ, *_reads(SESSION_RUN, PROPOSAL)),
             writes=(*_NODE.writes, *_INVOCATION),
-            checks=(RUN,),
+            checks=(RUN_EXISTS,),
         ),
         calls_model=True,
         routes=EXECUTOR_ROUTES,
@@ -670,7 +676,6 @@ NODES: tuple[NodeSpec, ...] = (
                         "self_evaluation",
                     ),
                 ),
-                Access(SESSION, ("updated_at", "message_pair_count")),
                 Access(CASE),
                 Access(STORM),
                 Access(RUN_ALARM),

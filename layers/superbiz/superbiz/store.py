@@ -65,6 +65,10 @@ def tool_sk(seq: int) -> str:
     return f"TOOL#{seq:04d}"
 
 
+# the item beside a run's invocations that says the run exists (spec.RUN_EXISTS)
+RUN_EXISTS_SK = "RUN"
+
+
 def session_run_sk(started_at: str, run_id: str) -> str:
     return f"RUN#{started_at}#{run_id}"
 
@@ -390,9 +394,7 @@ class RunStore:
         """The session, created now (owned by `principal`) unless it exists: an existing
         session keeps its owner, so the caller compares it with its own."""
         now = utcnow_iso()
-        record = SessionRecord(
-            session_id=session_id, created_at=now, updated_at=now, principal=principal
-        )
+        record = SessionRecord(session_id=session_id, created_at=now, principal=principal)
         self._put_if_absent({"PK": session_pk(session_id), "SK": "META", **to_item(record)})
         got = self._call(
             self.table.get_item,
@@ -422,14 +424,6 @@ class RunStore:
                 history.append({"run_id": run_id, "question": run.query, "answer": run.answer})
         return history
 
-    def count_exchange(self, session_id: str) -> None:
-        """One more question/answer pair in the session."""
-        self._update(
-            {"PK": session_pk(session_id), "SK": "META"},
-            sets={"updated_at": utcnow_iso()},
-            adds={"message_pair_count": 1},
-        )
-
     # -- runs
     def create_run(self, run: RunRecord) -> bool:
         """Create the run and its session index entry; idempotent on retries."""
@@ -442,6 +436,13 @@ class RunStore:
                 "SK": session_run_sk(stored.started_at, stored.run_id),
                 "run_id": stored.run_id,
                 "started_at": stored.started_at,
+            }
+        )
+        self._put_if_absent(
+            {
+                "PK": invocations_pk(stored.run_id),
+                "SK": RUN_EXISTS_SK,
+                "run_id": stored.run_id,
             }
         )
         return created
@@ -463,8 +464,8 @@ class RunStore:
         """The invocations in the run's partition of them (a Query that returns a count,
         not items): no tool updates the run item to keep a counter."""
         kwargs: dict[str, Any] = {
-            "KeyConditionExpression": "PK = :pk",
-            "ExpressionAttributeValues": {":pk": invocations_pk(run_id)},
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :tool)",
+            "ExpressionAttributeValues": {":pk": invocations_pk(run_id), ":tool": "TOOL#"},
             "Select": "COUNT",
         }
         count = 0
@@ -620,16 +621,17 @@ class RunStore:
             **data,
             "expires_at": self.expires_at(),
         }
-        # the invocation, if the run exists, in one transaction: the run item is only
-        # checked, never written (a tool may write nothing but its invocations); a write
-        # that lost a race with another transaction on the run item is retried
+        # the invocation, if the run exists, in one transaction: the run's RUN_EXISTS item
+        # is only checked, never written (a tool may write nothing but its invocations, and
+        # a failed check hands back only that item, never the run's); a write that lost a
+        # race with another transaction on it is retried
         for attempt in range(TRANSACT_ATTEMPTS):
             reasons = self._transact(
                 ("Put", {"Item": item, "ConditionExpression": "attribute_not_exists(PK)"}),
                 (
                     "ConditionCheck",
                     {
-                        "Key": {"PK": run_pk(run_id), "SK": "META"},
+                        "Key": {"PK": invocations_pk(run_id), "SK": RUN_EXISTS_SK},
                         "ConditionExpression": "attribute_exists(PK)",
                     },
                 ),
@@ -685,7 +687,7 @@ class RunStore:
         `load_outputs`, outputs stored in S3 stay pointers (`output_s3_key`)."""
         return assemble_trace(
             run_id,
-            [*self._query(run_pk(run_id)), *self._query(invocations_pk(run_id))],
+            [*self._query(run_pk(run_id)), *self._query(invocations_pk(run_id), "TOOL#")],
             lambda item: self._load_invocation(item, load_outputs),
         )
 

@@ -553,11 +553,13 @@ def get_session(session_id: Annotated[str, Path(alias="sessionId")]) -> SessionV
                 finished_at=run.finished_at,
             )
         )
+    # counted from its runs, not kept: no function updates the session item
+    finished = [v.finished_at for v in views if v.finished_at]
     return SessionView(
         session_id=session.session_id,
         created_at=session.created_at,
-        updated_at=session.updated_at,
-        message_pair_count=session.message_pair_count,
+        updated_at=max([session.created_at, *finished]),
+        message_pair_count=len(finished),
         runs=views,
     )
 

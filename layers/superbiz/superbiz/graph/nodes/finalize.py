@@ -80,7 +80,6 @@ def finalize(event: NodeEvent, deps: Deps) -> GraphState:
         evaluation=parts,
     )
     deps.store.update_run(state.run_id, change)
-    deps.store.count_exchange(trace.run.session_id)
     metrics.add_metric(name="RunsFinished", unit=MetricUnit.Count, value=1)
     tokens = trace.run.prompt_tokens + trace.run.completion_tokens
     if tokens:
