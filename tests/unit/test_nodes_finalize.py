@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from node_support import RUN_ID, SESSION_ID
+from node_support import RUN_ID
 
 from superbiz.cases import Case, InMemoryCaseStore
 from superbiz.contracts import RunMode
