@@ -343,3 +343,43 @@ def test_a_resource_holding_the_failing_service_itself_says_only_how_it_is_wired
     change = next(c for c in diagnosis.ranked if c.kind == "change")
     # Then the rule's target is no value joining the change to the failure
     assert change.configured == []
+
+
+def _function(configuration: dict) -> ResourceFact:
+    return ResourceFact(
+        id="res1",
+        subject="orders-fn",
+        arn="arn:aws:lambda:us-east-1:1:function:orders-fn",
+        resource_type="lambda:function",
+        name="orders-fn",
+        configuration=configuration,
+    )
+
+
+def test_a_change_s_nested_setting_is_compared_to_the_resource_by_its_key_path():
+    # Given a function's environment changed, as CloudTrail records it (a nested request)
+    detail = (
+        "functionName=orders-fn, environment={variables={DB_POOL_MAX=5, TIMEOUT=3}}, "
+        "attributes={MessageRetentionPeriod=60}"
+    )
+    invs = [
+        changes((-1, "UpdateFunctionConfiguration", "orders-fn", HUMAN, detail)),
+    ]
+    (change,) = [f for f in table_of(invs) if f["type"] == "change"]
+    fact = ChangeFact.model_validate({k: v for k, v in change.items() if k != "invocation"})
+
+    def holding(configuration: dict) -> list[str]:
+        return [
+            h.setting for h in CurrentConfiguration([("i", _function(configuration))]).holding(fact)
+        ]
+
+    # Then the variable it set, held now under the same path, is in effect there
+    assert holding({"Environment.Variables.DB_POOL_MAX": "5"}) == [
+        "Environment.Variables.DB_POOL_MAX"
+    ]
+    # a setting's path as the description wraps it (one part more) is the same setting
+    assert holding({"MessageRetentionPeriod": 60}) == ["MessageRetentionPeriod"]
+    assert holding({"Environment.Variables.DB_POOL_MAX": "50"}) == []
+    # a variable named TIMEOUT is not the function's own timeout, whatever their values
+    assert holding({"Timeout": 3}) == []
+    assert holding({"Environment.Variables.TIMEOUT": "3"}) == ["Environment.Variables.TIMEOUT"]
