@@ -383,3 +383,80 @@ def test_a_change_s_nested_setting_is_compared_to_the_resource_by_its_key_path()
     # a variable named TIMEOUT is not the function's own timeout, whatever their values
     assert holding({"Timeout": 3}) == []
     assert holding({"Environment.Variables.TIMEOUT": "3"}) == ["Environment.Variables.TIMEOUT"]
+
+
+# ------------------------------------------------------------------ references and sets
+
+SECRET = "arn:aws:secretsmanager:us-east-1:1:secret:prod/orders-db-Xy12Ab"
+
+
+def _secret_denied(permission: tuple) -> list[dict]:
+    """orders-worker's new tasks are refused its database secret; a task definition naming
+    the secret was registered a minute before, and a permission changed before that."""
+    denied = (
+        "ERROR task stopped: ResourceInitializationError: unable to pull secrets: "
+        f"AccessDeniedException: not authorized to perform secretsmanager:GetSecretValue on {SECRET}"
+    )
+    register = (
+        -1,
+        "RegisterTaskDefinition",
+        "orders-worker",
+        HUMAN,
+        f"family=orders-worker, containerDefinitions=[{{name=app, secrets=[{{name=DB, "
+        f"valueFrom={SECRET}}}]}}]",
+    )
+    view = changes(permission, register)
+    view["output"]["changes"][0]["source"] = "iam.amazonaws.com"
+    view["output"]["changes"][1]["source"] = "ecs.amazonaws.com"
+    return [lines("orders-worker", denied, [1, 2, 3], "inv_0001_abcdef"), view]
+
+
+def test_a_registration_that_references_a_secret_is_not_the_secret_s_failure():
+    # Given a role's policy rewritten to deny the secret, then a task definition registered
+    # that reads the same secret, and the tasks refused it
+    policy = (
+        -6,
+        "PutRolePolicy",
+        "orders-worker-execution",
+        HUMAN,
+        "roleName=orders-worker-execution, policyName=secrets, policyDocument="
+        f'{{"Statement":[{{"Effect":"Deny","Action":"secretsmanager:GetSecretValue",'
+        f'"Resource":"{SECRET}"}}]}}',
+    )
+    facts = table_of(_secret_denied(policy))
+    diagnosis = engine_diagnose(facts, Trigger.of("Why does orders-worker fail to start?", None))
+    by_ref = {(f["invocation"], f["id"]): f for f in facts}
+    # Then the permission, whose document set the secret's access, is the cause
+    assert diagnosis.cause is not None
+    assert by_ref[diagnosis.cause.ref]["action"] == "PutRolePolicy"
+    assert SECRET.lower() in diagnosis.cause.carried
+    # and the registration only points at the secret: it carries nothing the lines name
+    registration = next(
+        c for c in diagnosis.ranked if by_ref[c.ref].get("action") == "RegisterTaskDefinition"
+    )
+    assert registration.carried == [] and registration.shortfall is not None
+
+
+def test_a_member_of_the_request_holding_an_arn_references_it_and_a_document_sets_it():
+    register = ChangeFact(
+        id="chg1",
+        subject="orders-worker",
+        action="RegisterTaskDefinition",
+        event_source="ecs.amazonaws.com",
+        resource="orders-worker",
+        parameters={
+            "family": "orders-worker",
+            "containerDefinitions": f"[{{secrets=[{{valueFrom={SECRET}}}]}}]",
+        },
+    )
+    assert Request(register).references() == {SECRET.lower()}
+    policy = ChangeFact(
+        id="chg2",
+        subject="orders-worker-execution",
+        action="PutRolePolicy",
+        event_source="iam.amazonaws.com",
+        resource="orders-worker-execution",
+        parameters={"policyDocument": f'{{"Statement":[{{"Resource":"{SECRET}"}}]}}'},
+    )
+    assert Request(policy).references() == set()
+    assert SECRET.lower() in Request(policy).set_values()

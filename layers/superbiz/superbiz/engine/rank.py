@@ -275,7 +275,8 @@ def _carried(
 ) -> list[str]:
     """The values a change set that the effects' lines name (a host, a queue, a key), and
     that no failing line named before the change was made: a value lines failed on before
-    it is one it restated (a deploy's request restates the whole service), not one it set."""
+    it is one it restated (a deploy's request restates the whole service), not one it set;
+    an ARN its request's structure points at it references (`Request.references`)."""
     texts = " ".join(
         " ".join([f.template, *f.named]).lower() for f in effects if isinstance(f, LogSignature)
     )
@@ -293,10 +294,15 @@ def _carried(
     def named(v: str, text: str) -> bool:
         return bool(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", text))
 
+    request = Request(change)
+    # a resource the request points at (the secret a task definition reads) is the same
+    # whoever restates it: the lines naming it name no value this change set
+    referenced = request.references()
     return [
         v
-        for v in Request(change).set_values()
-        if key(short(v)) not in writers
+        for v in request.set_values()
+        if not any(v in r for r in referenced)  # a reference, or a part of one
+        and key(short(v)) not in writers
         and not (v.startswith("arn:") and v.count(":") < 5)  # a fragment of an ARN
         and named(v, texts)
         and not named(v, earlier)
