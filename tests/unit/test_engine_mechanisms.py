@@ -17,13 +17,19 @@ from superbiz.gate import Trigger
 REAPER = "arn:aws:sts::1:assumed-role/endpoint-reaper/endpoint-reaper"
 
 
-def _change(action: str, resource: str, parameters: dict[str, str], **kw: object) -> ChangeFact:
+def _change(
+    action: str,
+    resource: str,
+    parameters: dict[str, str],
+    event_source: str = "x.amazonaws.com",
+    **kw: object,
+) -> ChangeFact:
     return ChangeFact(
         id="chg1",
         subject=resource,
         at="2027-03-15T14:00:00Z",
         action=action,
-        event_source="x.amazonaws.com",
+        event_source=event_source,
         resource=resource,
         resources=[resource],
         parameters=parameters,
@@ -460,3 +466,32 @@ def test_a_member_of_the_request_holding_an_arn_references_it_and_a_document_set
     )
     assert Request(policy).references() == set()
     assert SECRET.lower() in Request(policy).set_values()
+
+
+def test_the_operation_s_identifiers_in_botocore_s_model_locate_a_change():
+    # a network ACL's id is where an entry was replaced (a required identifier), a
+    # function's name is in the URI path, a queue's URL is required and named as one
+    acl = _change(
+        "ReplaceNetworkAclEntry",
+        "acl-0f81c3a5",
+        {"networkAclId": "acl-0f81c3a5 (search-private-acl)", "cidrBlock": "10.20.0.0/16"},
+        event_source="ec2.amazonaws.com",
+    )
+    assert Request(acl).located == {"networkAclId": "acl-0f81c3a5 (search-private-acl)"}
+    assert Request(acl).set_values() == ["10.20.0.0/16"]
+    queue = _change(
+        "SetQueueAttributes",
+        "orders",
+        {"queueUrl": "https://sqs.us-east-1.amazonaws.com/1/orders-in", "attributes.X": "7"},
+        event_source="sqs.amazonaws.com",
+    )
+    assert list(Request(queue).located) == ["queueUrl"]
+    # a member the model neither requires nor types as an identifier (an ECS call's
+    # cluster) locates by its kind's `locates`; a value in the call is what it set
+    deploy = _change(
+        "UpdateService",
+        "orders-api",
+        {"cluster": "prod", "desiredCount": "12"},
+        event_source="ecs.amazonaws.com",
+    )
+    assert Request(deploy).located == {"cluster": "prod"}

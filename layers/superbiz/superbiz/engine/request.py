@@ -4,9 +4,13 @@ task definition at its new revision) and the values it set (a host, a queue, a t
 a certificate). Only what a change set can tie it to the lines that name it: a deploy
 whose failing tasks name their cluster set nothing those lines name.
 
-What locates is data (`locates` of the change's kind in kinds.yaml, by parameter name),
-and one generic rule: a parameter whose value names the resource acted on, or that
-resource at a revision (`payments-worker:77` of the service `payments-worker`).
+What locates is read from botocore's model of the operation (`identifiers`): a member of
+its input in the request's URI path, or a required one named as an identifier (its name
+or its shape's ends in Identifier, Name, Arn, Id or Url: `FunctionName`, `QueueUrl`,
+`NetworkAclId`); what the model does not mark is data (`locates` of the change's kind in
+kinds.yaml, by parameter name: an ECS call's `cluster`); and one generic rule: a parameter
+whose value names the resource acted on, or that resource at a revision
+(`payments-worker:77` of the service `payments-worker`).
 
 Of the values a change set, some it only references: an ARN a member of the request's
 structure points at (the secret a task definition's container reads, the role a function
@@ -58,6 +62,26 @@ def _input_shape(source: str, action: str) -> Any:
         return ServiceModel(model).operation_model(operation(action)).input_shape
     except (BotoCoreError, OperationNotFoundError, KeyError, ValueError):
         return None
+
+
+_IDENTIFIER = re.compile(r"(?:Identifier|Name|Arn|Id|Url)$")
+
+
+@lru_cache(maxsize=256)
+def identifiers(source: str, action: str) -> frozenset[str]:
+    """The members of an operation's input that say which resource it acts on, by
+    botocore's model (each as `_WORD` spells it): those in its URI path, and those it
+    requires whose name or shape's name ends as an identifier's does."""
+    shape = _input_shape(source, action)
+    if shape is None:
+        return frozenset()
+    required = set(shape.required_members)
+    return frozenset(
+        _WORD.sub("", name.lower())
+        for name, member in shape.members.items()
+        if member.serialization.get("location") == "uri"
+        or (name in required and (_IDENTIFIER.search(name) or _IDENTIFIER.search(member.name)))
+    )
 
 
 def _member(shape: Any, name: str) -> Any:
@@ -117,8 +141,15 @@ class Request:
         return False
 
     def locates(self, name: str, value: str) -> bool:
-        """The parameter `name=value` says where the change ran, not what it set."""
-        return any(rx.fullmatch(name) for rx in self.kind.locates) or self.names_itself(value)
+        """The parameter `name=value` says where the change ran, not what it set: a member
+        botocore's model marks as the operation's identifier, one its kind's `locates`
+        names, or one whose value names the resource acted on."""
+        change = self.change
+        return (
+            _WORD.sub("", name.lower()) in identifiers(change.event_source, change.action)
+            or any(rx.fullmatch(name) for rx in self.kind.locates)
+            or self.names_itself(value)
+        )
 
     def references(self) -> set[str]:
         """The ARNs the request's structure points at (`role` "member"): resources the
