@@ -142,7 +142,7 @@ class Places:
     def __init__(self, facts: list[FactBase]) -> None:
         self.failing: dict[str, list[Place]] = defaultdict(list)
         for fact in facts:
-            if isinstance(fact, ServiceEvent) or symptom_class(fact):
+            if symptom_class(fact):  # a service event too, when it shows its resource failing
                 for name, place in _symptom_places(fact):
                     self.failing[name].append(place)
 

@@ -301,7 +301,8 @@ def _carried(
     return [
         v
         for v in request.set_values()
-        if not any(v in r for r in referenced)  # a reference, or a part of one
+        if v not in referenced
+        and not (v.startswith("arn:") and any(r.startswith(v) for r in referenced))
         and key(short(v)) not in writers
         and not (v.startswith("arn:") and v.count(":") < 5)  # a fragment of an ARN
         and named(v, texts)
