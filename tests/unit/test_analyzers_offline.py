@@ -731,7 +731,7 @@ def test_a_change_weighed_and_not_blamed_is_quoted_evidence_that_passes_the_gate
         "api:7",
         "api:8",
     )
-    assert fact["parameters"]["overrides"] == '{"LOG_FORMAT":"json"}'
+    assert fact["parameters"]["overrides.LOG_FORMAT"] == "json"
     assert 'taskDefinition "api:7" → "api:8"' in d.outcome(considered.claim_id).statement
     assert d.root_cause.cause != considered.claim_id
     assert all(c.action.target != considered.claim_id for c in d.passed(ClaimKind.REMEDIATION))

@@ -121,7 +121,7 @@ def test_a_task_definition_whose_environment_names_the_unresolvable_host_is_the_
         "RegisterTaskDefinition",
         TASK_DEFINITION,
     )
-    assert "ledger-svc.prod.corp.internal" in d.cause["parameters"]["environment"]
+    assert "ledger-svc.prod.corp.internal" in d.cause["parameters"]["environment[0].value"]
     (effect,) = d.explained()
     assert effect["family"] == "dns_failure"
     assert "ENOTFOUND ledger-svc.prod.corp.internal" in effect["template"]

@@ -17,13 +17,19 @@ from superbiz.gate import Trigger
 REAPER = "arn:aws:sts::1:assumed-role/endpoint-reaper/endpoint-reaper"
 
 
-def _change(action: str, resource: str, parameters: dict[str, str], **kw: object) -> ChangeFact:
+def _change(
+    action: str,
+    resource: str,
+    parameters: dict[str, str],
+    event_source: str = "x.amazonaws.com",
+    **kw: object,
+) -> ChangeFact:
     return ChangeFact(
         id="chg1",
         subject=resource,
         at="2027-03-15T14:00:00Z",
         action=action,
-        event_source="x.amazonaws.com",
+        event_source=event_source,
         resource=resource,
         resources=[resource],
         parameters=parameters,
@@ -343,3 +349,149 @@ def test_a_resource_holding_the_failing_service_itself_says_only_how_it_is_wired
     change = next(c for c in diagnosis.ranked if c.kind == "change")
     # Then the rule's target is no value joining the change to the failure
     assert change.configured == []
+
+
+def _function(configuration: dict) -> ResourceFact:
+    return ResourceFact(
+        id="res1",
+        subject="orders-fn",
+        arn="arn:aws:lambda:us-east-1:1:function:orders-fn",
+        resource_type="lambda:function",
+        name="orders-fn",
+        configuration=configuration,
+    )
+
+
+def test_a_change_s_nested_setting_is_compared_to_the_resource_by_its_key_path():
+    # Given a function's environment changed, as CloudTrail records it (a nested request)
+    detail = (
+        "functionName=orders-fn, environment={variables={DB_POOL_MAX=5, TIMEOUT=3}}, "
+        "attributes={MessageRetentionPeriod=60}"
+    )
+    invs = [
+        changes((-1, "UpdateFunctionConfiguration", "orders-fn", HUMAN, detail)),
+    ]
+    (change,) = [f for f in table_of(invs) if f["type"] == "change"]
+    fact = ChangeFact.model_validate({k: v for k, v in change.items() if k != "invocation"})
+
+    def holding(configuration: dict) -> list[str]:
+        return [
+            h.setting for h in CurrentConfiguration([("i", _function(configuration))]).holding(fact)
+        ]
+
+    # Then the variable it set, held now under the same path, is in effect there
+    assert holding({"Environment.Variables.DB_POOL_MAX": "5"}) == [
+        "Environment.Variables.DB_POOL_MAX"
+    ]
+    # a setting's path as the description wraps it (one part more) is the same setting
+    assert holding({"MessageRetentionPeriod": 60}) == ["MessageRetentionPeriod"]
+    assert holding({"Environment.Variables.DB_POOL_MAX": "50"}) == []
+    # a variable named TIMEOUT is not the function's own timeout, whatever their values
+    assert holding({"Timeout": 3}) == []
+    assert holding({"Environment.Variables.TIMEOUT": "3"}) == ["Environment.Variables.TIMEOUT"]
+
+
+# ------------------------------------------------------------------ references and sets
+
+SECRET = "arn:aws:secretsmanager:us-east-1:1:secret:prod/orders-db-Xy12Ab"
+
+
+def _secret_denied(permission: tuple) -> list[dict]:
+    """orders-worker's new tasks are refused its database secret; a task definition naming
+    the secret was registered a minute before, and a permission changed before that."""
+    denied = (
+        "ERROR task stopped: ResourceInitializationError: unable to pull secrets: "
+        f"AccessDeniedException: not authorized to perform secretsmanager:GetSecretValue on {SECRET}"
+    )
+    register = (
+        -1,
+        "RegisterTaskDefinition",
+        "orders-worker",
+        HUMAN,
+        f"family=orders-worker, containerDefinitions=[{{name=app, secrets=[{{name=DB, "
+        f"valueFrom={SECRET}}}]}}]",
+    )
+    view = changes(permission, register)
+    view["output"]["changes"][0]["source"] = "iam.amazonaws.com"
+    view["output"]["changes"][1]["source"] = "ecs.amazonaws.com"
+    return [lines("orders-worker", denied, [1, 2, 3], "inv_0001_abcdef"), view]
+
+
+def test_a_registration_that_references_a_secret_is_not_the_secret_s_failure():
+    # Given a role's policy rewritten to deny the secret, then a task definition registered
+    # that reads the same secret, and the tasks refused it
+    policy = (
+        -6,
+        "PutRolePolicy",
+        "orders-worker-execution",
+        HUMAN,
+        "roleName=orders-worker-execution, policyName=secrets, policyDocument="
+        f'{{"Statement":[{{"Effect":"Deny","Action":"secretsmanager:GetSecretValue",'
+        f'"Resource":"{SECRET}"}}]}}',
+    )
+    facts = table_of(_secret_denied(policy))
+    diagnosis = engine_diagnose(facts, Trigger.of("Why does orders-worker fail to start?", None))
+    by_ref = {(f["invocation"], f["id"]): f for f in facts}
+    # Then the permission, whose document set the secret's access, is the cause
+    assert diagnosis.cause is not None
+    assert by_ref[diagnosis.cause.ref]["action"] == "PutRolePolicy"
+    assert SECRET.lower() in diagnosis.cause.carried
+    # and the registration only points at the secret: it carries nothing the lines name
+    registration = next(
+        c for c in diagnosis.ranked if by_ref[c.ref].get("action") == "RegisterTaskDefinition"
+    )
+    assert registration.carried == [] and registration.shortfall is not None
+
+
+def test_a_member_of_the_request_holding_an_arn_references_it_and_a_document_sets_it():
+    register = ChangeFact(
+        id="chg1",
+        subject="orders-worker",
+        action="RegisterTaskDefinition",
+        event_source="ecs.amazonaws.com",
+        resource="orders-worker",
+        parameters={
+            "family": "orders-worker",
+            "containerDefinitions": f"[{{secrets=[{{valueFrom={SECRET}}}]}}]",
+        },
+    )
+    assert Request(register).references() == {SECRET.lower()}
+    policy = ChangeFact(
+        id="chg2",
+        subject="orders-worker-execution",
+        action="PutRolePolicy",
+        event_source="iam.amazonaws.com",
+        resource="orders-worker-execution",
+        parameters={"policyDocument": f'{{"Statement":[{{"Resource":"{SECRET}"}}]}}'},
+    )
+    assert Request(policy).references() == set()
+    assert SECRET.lower() in Request(policy).set_values()
+
+
+def test_the_operation_s_identifiers_in_botocore_s_model_locate_a_change():
+    # a network ACL's id is where an entry was replaced (a required identifier), a
+    # function's name is in the URI path, a queue's URL is required and named as one
+    acl = _change(
+        "ReplaceNetworkAclEntry",
+        "acl-0f81c3a5",
+        {"networkAclId": "acl-0f81c3a5 (search-private-acl)", "cidrBlock": "10.20.0.0/16"},
+        event_source="ec2.amazonaws.com",
+    )
+    assert Request(acl).located == {"networkAclId": "acl-0f81c3a5 (search-private-acl)"}
+    assert Request(acl).set_values() == ["10.20.0.0/16"]
+    queue = _change(
+        "SetQueueAttributes",
+        "orders",
+        {"queueUrl": "https://sqs.us-east-1.amazonaws.com/1/orders-in", "attributes.X": "7"},
+        event_source="sqs.amazonaws.com",
+    )
+    assert list(Request(queue).located) == ["queueUrl"]
+    # a member the model neither requires nor types as an identifier (an ECS call's
+    # cluster) locates by its kind's `locates`; a value in the call is what it set
+    deploy = _change(
+        "UpdateService",
+        "orders-api",
+        {"cluster": "prod", "desiredCount": "12"},
+        event_source="ecs.amazonaws.com",
+    )
+    assert Request(deploy).located == {"cluster": "prod"}

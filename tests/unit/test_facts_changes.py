@@ -89,12 +89,16 @@ CHANGES = [
 
 
 def changes() -> list[ChangeFact]:
+    return _facts_of(CHANGES)
+
+
+def _facts_of(recorded: list[Change]) -> list[ChangeFact]:
     ctx = ToolContext(
         run_id="r1",
         now=NOW,
         clients=SimpleNamespace(),  # type: ignore[arg-type]
         settings=Settings(),
-        sources=ToolSources(changes=StaticChangeSource(CHANGES)),
+        sources=ToolSources(changes=StaticChangeSource(recorded)),
     )
     output = RecentChangesTool().run(RecentChangesInput(), ctx).output
     return facts_of({**output, "facts": extract("recent_changes", {}, output)})  # type: ignore[return-value]
@@ -143,7 +147,7 @@ def test_the_sentence_states_actor_call_resource_values_and_failure():
     )
     assert sentence(failed) == (
         "At 10:04:00 UTC bob called UpdateTable (dynamodb.amazonaws.com) on inventory-stock "
-        "with \"tableName=inventory-stock, provisionedThroughput={'readCapacityUnits':150}\"; "
+        'with "tableName=inventory-stock, provisionedThroughput.readCapacityUnits=150"; '
         "the call failed with AccessDenied and changed nothing."
     )
 
@@ -182,13 +186,104 @@ def test_values_before_and_after_are_read_from_the_shapes_details_take():
         assert (attribute, before, after) == expected, detail
 
 
-def test_request_parameters_split_at_top_level_commas_only():
+def test_request_parameters_split_at_top_level_commas_only_and_keep_structures_by_path():
     parameters, *_ = read_detail(
         "functionName=notify, environment={variables={A=1, B=2}}, layers=[x, y], publish=true"
     )
     assert parameters == {
         "functionName": "notify",
-        "environment": "{variables={A=1, B=2}}",
-        "layers": "[x, y]",
+        "environment.variables.A": "1",
+        "environment.variables.B": "2",
+        "layers[0]": "x",
+        "layers[1]": "y",
         "publish": "true",
     }
+
+
+def test_cloudtrails_nested_request_parameters_are_kept_by_key_path():
+    # Given CloudTrail's own records: a function's environment, a queue's attributes (its
+    # redrive policy a JSON document held in a string), a list of parameter objects
+    environment, queue, group = [
+        cloudtrail("2026-11-20T10:03:00Z", action, source, "alice", params)
+        for action, source, params in [
+            (
+                "UpdateFunctionConfiguration20150331v2",
+                "lambda.amazonaws.com",
+                {"functionName": "orders", "environment": {"variables": {"DB_POOL_MAX": "5"}}},
+            ),
+            (
+                "SetQueueAttributes",
+                "sqs.amazonaws.com",
+                {
+                    "queueUrl": "https://sqs.us-east-1.amazonaws.com/1/orders",
+                    "attributes": {
+                        "MessageRetentionPeriod": "60",
+                        "RedrivePolicy": json.dumps({"maxReceiveCount": 1}),
+                    },
+                },
+            ),
+            (
+                "ModifyDBParameterGroup",
+                "rds.amazonaws.com",
+                {
+                    "dBParameterGroupName": "orders-pg",
+                    "parameters": [{"parameterName": "max_connections", "parameterValue": 40}],
+                },
+            ),
+        ]
+    ]
+    read = {c.action: c for c in _facts_of([environment, queue, group])}
+    # Then each leaf is a parameter of its own, by its path, its value a string
+    assert read["UpdateFunctionConfiguration20150331v2"].parameters == {
+        "functionName": "orders",
+        "environment.variables.DB_POOL_MAX": "5",
+    }
+    assert read["SetQueueAttributes"].parameters == {
+        "queueUrl": "https://sqs.us-east-1.amazonaws.com/1/orders",
+        "attributes.MessageRetentionPeriod": "60",
+        "attributes.RedrivePolicy.maxReceiveCount": "1",
+    }
+    assert read["ModifyDBParameterGroup"].parameters == {
+        "dBParameterGroupName": "orders-pg",
+        "parameters[0].parameterName": "max_connections",
+        "parameters[0].parameterValue": "40",
+    }
+
+
+def test_a_structure_cut_short_keeps_its_whole_leaves_and_a_world_s_words_read_alike():
+    parameters, *_ = read_detail(
+        "rule=r1, targets=[{id=Target0, arn=arn:aws:lambda:us-east-1:1:function:notifier:live, "
+        "deadLetterConfig={arn=arn:aws:sqs:us-east..."
+    )
+    # the last leaf, cut mid-ARN, is a fragment and is dropped
+    assert parameters == {
+        "rule": "r1",
+        "targets[0].id": "Target0",
+        "targets[0].arn": "arn:aws:lambda:us-east-1:1:function:notifier:live",
+    }
+    # a value in words after a structure is no structure: it stays as written
+    parameters, *_ = read_detail("networkAclId=acl-1 (data-private-acl), portRange={from=1, to=2}")
+    assert parameters == {
+        "networkAclId": "acl-1 (data-private-acl)",
+        "portRange.from": "1",
+        "portRange.to": "2",
+    }
+
+
+def test_a_change_recorded_with_a_structure_in_one_value_loads_by_key_path():
+    # Given a change fact as runs recorded it before parameters were kept by path
+    recorded = {
+        "type": "change",
+        "id": "chg1",
+        "subject": "orders",
+        "action": "UpdateFunctionConfiguration",
+        "event_source": "lambda.amazonaws.com",
+        "resource": "orders",
+        "parameters": {
+            "functionName": "orders",
+            "environment": '{"variables":{"DB_POOL_MAX":"5"}}',
+        },
+    }
+    (fact,) = facts_of({"facts": [recorded]})
+    assert isinstance(fact, ChangeFact)
+    assert fact.parameters == {"functionName": "orders", "environment.variables.DB_POOL_MAX": "5"}

@@ -18,18 +18,25 @@ from superbiz.engine.request import Request, telling
 from superbiz.evidence.topology import key, short
 from superbiz.facts import ChangeFact, FactBase, ResourceFact
 
-# key=value, "key":"value" or "key": value inside a request's parameter values
-_PAIR = re.compile(
-    r'"?([A-Za-z_][\w.-]*)"?\s*[=:]\s*"?([^,"{}\[\]\s][^,"{}\[\]]*?)"?\s*(?=[,}\]]|$)'
-)
 _WORD = re.compile(r"[^a-z0-9]")
+_INDEX = re.compile(r"\[\d+\]")
 
 
-def _name(text: str) -> str:
-    """A setting's or a parameter's name as both spell it: `RedrivePolicy.maxReceiveCount`,
-    `maxReceiveCount` and `max_receive_count` end the same way."""
-    last = re.sub(r"\[\d+\]", "", text).rsplit(".", 1)[-1]
-    return _WORD.sub("", last.lower())
+def _path(text: str) -> tuple[str, ...]:
+    """A setting's or a parameter's key path as both spell it, each part's case and
+    separators dropped and list positions ignored: `Environment.Variables.DB_POOL_MAX` and
+    `environment.variables.db_pool_max` are one path."""
+    parts = (_WORD.sub("", p.lower()) for p in _INDEX.sub("", text).split("."))
+    return tuple(p for p in parts if p)
+
+
+def _same_setting(setting: tuple[str, ...], parameter: tuple[str, ...]) -> bool:
+    """A parameter's path names a setting when one path ends the other and the longer has
+    one part more at most (what wraps it in a request or a description): the request's
+    `attributes.RedrivePolicy.maxReceiveCount` is the queue's `RedrivePolicy.maxReceiveCount`,
+    its `timeout` the function's `Timeout`; its `environment.variables.TIMEOUT` is not."""
+    n = min(len(setting), len(parameter))
+    return n > 0 and abs(len(setting) - len(parameter)) <= 1 and setting[-n:] == parameter[-n:]
 
 
 def _value(value: object) -> str:
@@ -56,25 +63,22 @@ class CurrentConfiguration:
         ]
 
     @staticmethod
-    def _set_pairs(change: ChangeFact, request: Request) -> list[tuple[str, str]]:
-        """(name, value) of what the change set: its attribute's new value, and each
-        parameter's (or a value inside one) that does not locate it."""
+    def _set_pairs(change: ChangeFact, request: Request) -> list[tuple[tuple[str, ...], str]]:
+        """(key path, value) of what the change set: its attribute's new value, and each
+        parameter that does not locate it (a structure's leaves each by its path,
+        `facts.changes`)."""
         pairs: list[tuple[str, str]] = []
         if change.attribute and change.after:
             pairs.append((change.attribute, change.after))
-        for name, value in change.parameters.items():
-            if request.locates(name, value):
-                continue
-            pairs.append((name, value))
-            pairs += [(k, v) for k, v in _PAIR.findall(value) if not request.locates(k, v)]
-        return [(_name(k), _value(v)) for k, v in pairs if _name(k) and _value(v)]
+        pairs += [(n, v) for n, v in change.parameters.items() if not request.locates(n, v)]
+        return [(_path(k), _value(v)) for k, v in pairs if _path(k) and _value(v)]
 
     def holding(self, change: ChangeFact) -> list[Holding]:
         """The resources whose current configuration holds what the change set."""
         if change.failed or not self.resources:
             return []
         request = Request(change)
-        pairs = set(self._set_pairs(change, request))
+        pairs = self._set_pairs(change, request)
         values = set(request.set_values())
         found: list[Holding] = []
         for inv, fact in self.resources:
@@ -87,7 +91,8 @@ class CurrentConfiguration:
                     if item is None:
                         continue
                     value = _value(item)
-                    if (own and (_name(setting), value) in pairs) or (
+                    path = _path(setting)
+                    if (own and any(v == value and _same_setting(path, p) for p, v in pairs)) or (
                         telling(value) and value in values
                     ):
                         found.append(Holding(inv, fact.id, fact.name, setting, str(item)))

@@ -113,6 +113,16 @@ def kind_named(action: str, parameters: list[str], actor: str = "") -> Kind:
 
 
 def kind_of(change: ChangeFact) -> Kind:
-    """The kind of a recorded change (its action and the names of what it set)."""
+    """The kind of a recorded change (its action and the names of what it set): a
+    parameter kept by its key path is named by each path that leads to it
+    (`attributes.Policy.Statement[0].Effect` by `attributes` and `attributes.Policy` too)."""
     names = [*change.parameters, *([change.attribute] if change.attribute else [])]
-    return kind_named(change.action, names, change.actor or "")
+    return kind_named(change.action, list(dict.fromkeys(_prefixes(names))), change.actor or "")
+
+
+def _prefixes(names: list[str]) -> list[str]:
+    out: list[str] = []
+    for name in names:
+        parts = re.sub(r"\[\d+\]", "", name).split(".")
+        out += [".".join(parts[: i + 1]) for i in range(len(parts))]
+    return out

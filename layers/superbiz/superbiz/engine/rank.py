@@ -11,7 +11,7 @@ the run, with no equal rival, is the cause.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -21,6 +21,7 @@ from pydantic import Field
 from superbiz.claims import Shortfall
 from superbiz.engine.configured import CurrentConfiguration, held
 from superbiz.engine.events import ServiceEvents
+from superbiz.engine.identity import Places, name_of
 from superbiz.engine.kinds import kind_of
 from superbiz.engine.request import Request
 from superbiz.evidence.table import table
@@ -94,6 +95,9 @@ class Candidate(Schema):
     late: bool = False
     # a change of the failing service itself: the first suspect, not evidence of its own
     own: bool = False
+    # a change whose resource is a failing one by its identity (its ARN's account and
+    # region, an ECS service's cluster), not only by its name (engine/identity.py)
+    identified: bool = False
     # its kind produces the class of what it explains in particular (not any failure)
     specific: bool = False
     # the failing service's own code raised new errors soon after it (signatures' `code`)
@@ -271,7 +275,8 @@ def _carried(
 ) -> list[str]:
     """The values a change set that the effects' lines name (a host, a queue, a key), and
     that no failing line named before the change was made: a value lines failed on before
-    it is one it restated (a deploy's request restates the whole service), not one it set."""
+    it is one it restated (a deploy's request restates the whole service), not one it set;
+    an ARN its request's structure points at it references (`Request.references`)."""
     texts = " ".join(
         " ".join([f.template, *f.named]).lower() for f in effects if isinstance(f, LogSignature)
     )
@@ -289,10 +294,16 @@ def _carried(
     def named(v: str, text: str) -> bool:
         return bool(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", text))
 
+    request = Request(change)
+    # a resource the request points at (the secret a task definition reads) is the same
+    # whoever restates it: the lines naming it name no value this change set
+    referenced = request.references()
     return [
         v
-        for v in Request(change).set_values()
-        if key(short(v)) not in writers
+        for v in request.set_values()
+        if v not in referenced
+        and not (v.startswith("arn:") and any(r.startswith(v) for r in referenced))
+        and key(short(v)) not in writers
         and not (v.startswith("arn:") and v.count(":") < 5)  # a fragment of an ARN
         and named(v, texts)
         and not named(v, earlier)
@@ -353,6 +364,7 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
         ServiceEvents(telemetry),
         CurrentConfiguration(telemetry),
         [f for _, f in telemetry if isinstance(f, LogSignature)],
+        Places([f for _, f in telemetry]),
     )
     candidates: list[Candidate] = []
     for inv, fact in telemetry:
@@ -373,7 +385,16 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
         measures = {key(short(v)) for v in symptom.dimensions.values() if v}
         return any(key(short(n)) in measures for n in (change.resource, *change.resources) if n)
 
-    for ref, kept in _claim(candidates, measured).items():
+    # a change joined by name alone to a failing resource another change of that name is
+    # joined to by identity: the weaker join
+    resource = {c.ref: name_of(getattr(by_ref[c.ref][1], "resource", "")) for c in candidates}
+    identified = {resource[c.ref] for c in candidates if c.identified}
+    by_name = {
+        c.ref
+        for c in candidates
+        if c.kind == "change" and not c.identified and resource[c.ref] in identified
+    }
+    for ref, kept in _claim(candidates, measured, by_name).items():
         inv, fact = by_ref[ref]
         keep = set(kept)
         again = _candidate(
@@ -421,20 +442,22 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
 def _claim(
     candidates: list[Candidate],
     measured: Callable[[Candidate, tuple[str, str]], bool] = lambda c, ref: False,
+    by_name: Collection[tuple[str, str]] = (),
 ) -> dict[tuple[str, str], list[tuple[str, str]]]:
     """Each symptom is explained by one standing change: the best-fitting one, and of
     those the last before it (what changed right before it began); changes that fit as
     well, made at the same moment, share it (twins). A change to the very resource a
     metric symptom measures (its dimensions name it: a rule's own pattern change before
-    the rule's count went silent) has a record joining it to that symptom. The changes
-    that lose symptoms, with the symptoms they keep."""
+    the rule's count went silent) has a record joining it to that symptom; a change joined
+    by its name alone (`by_name`) to what another change is joined to by identity has the
+    weaker join. The changes that lose symptoms, with the symptoms they keep."""
     standing = [c for c in candidates if c.kind == "change" and c.shortfall is None]
 
     def evidence(c: Candidate, ref: tuple[str, str]) -> tuple[int, str]:
         # what the records say for it (being the service's own change is a suspicion, not
         # evidence; being the change of what the metric measures is), then how close
         # before the symptom it came
-        return (c.fit - c.own + measured(c, ref), c.at)
+        return (c.fit - c.own + measured(c, ref) - (c.ref in by_name), c.at)
 
     best: dict[tuple[str, str], tuple[int, str]] = {}
     for c in standing:
@@ -483,6 +506,9 @@ class _Context:
     configuration: CurrentConfiguration
     # every failing or not log signature of the run, the background's too
     lines: list[LogSignature]
+    # the failing resources' identities (a change of another resource of their name is
+    # not on their path)
+    places: Places
 
 
 def _candidate(
@@ -522,8 +548,10 @@ def _candidate(
     reach = CHANGE_WINDOW if isinstance(fact, ChangeFact) else PROPAGATION
     explained: list[tuple[str, FactBase]] = []
     earlier: list[FactBase] = []
+    # a change of another resource of a failing one's name: its name is no path to them
+    foreign = isinstance(fact, ChangeFact) and context.places.foreign(fact)
     for s_inv, s in symptoms:
-        if s is fact or _hops(topology, fact, s) is None:
+        if s is fact or foreign or _hops(topology, fact, s) is None:
             continue
         s_began = began_at(s)
         assert s_began is not None
@@ -561,6 +589,7 @@ def _judge_change(
 ) -> None:
     kind = kind_of(change)
     c.change_kind = kind.name
+    c.identified = context.places.identified(change)
     c.effect = context.events.of(change, timedelta(minutes=kind.window))
     # what it set, held now by a resource on the path of what it explains; a deploy's
     # new code in place says nothing of which part of it broke what

@@ -4,12 +4,22 @@
 `Change.as_output`). A change's `detail` is the request's parameters as `key=value, ...`
 (CloudTrail's requestParameters, see `tools.changes._summary`), or a world's own words; a
 value that reads `X -> Y` or `Y (was X)` gives the values before and after.
+
+A parameter whose value is a structure (CloudTrail's nested JSON, `{variables={A=1}}` as a
+world writes it, a list of objects, a JSON document held in a string) is kept as its
+leaves, each by its key path: `environment.variables.DB_POOL_MAX=5`,
+`attributes.MessageRetentionPeriod=345600`, `parameters[0].parameterName=max_connections`.
+A change recorded before parameters were kept by path (one value holding the whole
+structure) reads the same way when it is loaded (`ChangeFact.parameters`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, Literal
+
+from pydantic import field_validator
 
 from superbiz.facts.base import FactBase, bounded, clock, quote, readable, short_name
 from superbiz.patterns import lazy
@@ -31,7 +41,7 @@ def request_names(request: str, resources: Sequence[str]) -> tuple[str, ...]:
     return tuple(found[:NAMES])
 
 
-PARAMETERS = 20  # most request parameters kept a change
+PARAMETERS = 40  # most request parameters (leaves of a structure each one) kept a change
 PARAMETER_CHARS = 120
 VALUE_CHARS = 200
 NAMED = 8  # most ARNs and hosts kept a change
@@ -52,12 +62,19 @@ class ChangeFact(FactBase):
     # what before and after are values of: a request parameter (taskDefinition,
     # desiredCount) or the words the detail names it with ("task definition")
     attribute: str | None = None
-    # the request's parameters as the change records them (key -> value, bounded)
+    # the request's parameters as the change records them, a structure's leaves each by its
+    # key path (`environment.variables.DB_POOL_MAX` -> "5"; bounded)
     parameters: dict[str, str] = {}
     # the ARNs and hosts its request names besides its own resources, as the tool read them
     # before the detail was cut (a record set's alias target, a listener's certificate):
     # what the change points the resource at
     named: list[str] = []
+
+    @field_validator("parameters")
+    @classmethod
+    def _by_path(cls, value: dict[str, str]) -> dict[str, str]:
+        """A change recorded with a structure in one value is read as its leaves."""
+        return by_path(value)
 
 
 # ------------------------------------------------------------------ reading the detail
@@ -124,14 +141,160 @@ def read_detail(detail: str) -> tuple[dict[str, str], str | None, str | None, st
             # a parameter that holds the others (CloudTrail's requestParameters={...}):
             # its own parameters are what the change set
             for key, value in read_detail(inner)[0].items():
-                if len(parameters) < PARAMETERS:
-                    parameters.setdefault(key, value)
-        if keyed and len(parameters) < PARAMETERS and keyed[1] not in _WRAPPERS:
-            parameters[keyed[1]] = bounded(keyed[2].strip(), PARAMETER_CHARS)
+                parameters.setdefault(key, value)
+        if keyed and keyed[1] not in _WRAPPERS:
+            parameters[keyed[1]] = keyed[2].strip()
         if change is None:
             change = _changed(keyed[1] if keyed else None, keyed[2] if keyed else part)
     attribute, before, after = change if change else (None, None, None)
-    return parameters, attribute, before, after
+    return by_path(parameters), attribute, before, after
+
+
+# ------------------------------------------------------------------ a value's structure
+
+_BARE_KEY = lazy(r"[A-Za-z_$@][\w.$@:-]*")
+_CUT = ("...", "…")
+
+
+class _Unreadable(ValueError):
+    """A value that is no structure after all."""
+
+
+class _Reader:
+    """A structure as a request's value writes it: JSON, or the `{key=value, ...}` and
+    `[a, b]` a world or a Java map writes; a text cut short ends where it was cut."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.at = text, 0
+
+    def _space(self) -> None:
+        while self.at < len(self.text) and self.text[self.at].isspace():
+            self.at += 1
+
+    def _peek(self) -> str:
+        self._space()
+        return self.text[self.at] if self.at < len(self.text) else ""
+
+    def value(self) -> Any:
+        char = self._peek()
+        if char == "{":
+            return self._object()
+        if char == "[":
+            return self._list()
+        if char == '"':
+            return self._quoted()
+        start = self.at
+        while self.at < len(self.text) and self.text[self.at] not in ",}]":
+            self.at += 1
+        return self.text[start : self.at].strip()
+
+    def _quoted(self) -> str:
+        out, self.at = [], self.at + 1
+        while self.at < len(self.text) and self.text[self.at] != '"':
+            if self.text[self.at] == "\\" and self.at + 1 < len(self.text):
+                self.at += 1
+            out.append(self.text[self.at])
+            self.at += 1
+        self.at += 1
+        return "".join(out)
+
+    def _key(self) -> str:
+        if self._peek() == '"':
+            name = self._quoted()
+        else:
+            match = _BARE_KEY.match(self.text, self.at)
+            if match is None:
+                raise _Unreadable(self.text[self.at : self.at + 20])
+            name, self.at = match[0].rstrip(":"), self.at + len(match[0].rstrip(":"))
+        if self._peek() not in ("=", ":"):
+            raise _Unreadable(name)
+        self.at += 1
+        return name
+
+    def _object(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        self.at += 1
+        while self._peek() not in ("}", ""):
+            name = self._key()
+            out[name] = self.value()
+            if self._peek() == ",":
+                self.at += 1
+            elif self._peek() not in ("}", ""):
+                raise _Unreadable(name)
+        self.at += 1
+        return out
+
+    def _list(self) -> list[Any]:
+        out: list[Any] = []
+        self.at += 1
+        while self._peek() not in ("]", ""):
+            out.append(self.value())
+            if self._peek() == ",":
+                self.at += 1
+            elif self._peek() not in ("]", ""):
+                raise _Unreadable(str(out[-1])[:20])
+        self.at += 1
+        return out
+
+
+def structure(text: str) -> tuple[dict[str, Any] | list[Any] | None, bool]:
+    """The object or list a value holds (None: it holds a scalar, or is no structure), and
+    whether it was cut short (its last leaf then a fragment)."""
+    text = text.strip()
+    if not text.startswith(("{", "[")):
+        return None, False
+    try:
+        found = json.loads(text)
+        return (found, False) if isinstance(found, dict | list) else (None, False)
+    except ValueError:
+        pass
+    cut = text.endswith(_CUT)
+    text = text.removesuffix("...").removesuffix("…") if cut else text
+    reader = _Reader(text)
+    try:
+        found = reader.value()
+    except _Unreadable:
+        return None, False
+    if reader.at < len(text) and text[reader.at :].strip():
+        return None, False  # more after it: a value in words, not a structure
+    return (found, cut) if isinstance(found, dict | list) else (None, False)
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def leaves(path: str, value: Any) -> list[tuple[str, str]]:
+    """(key path, value) of each scalar a parameter's value holds: a structure's leaves by
+    their path, a JSON document held in a string read as its structure too."""
+    if value is None or value == {} or value == []:
+        return []
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in leaves(f"{path}.{k}" if path else k, v)]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in leaves(f"{path}[{i}]", v)]
+    text = _scalar(value)
+    found, cut = structure(text)
+    if found is None:
+        was = _WAS.match(text.strip())
+        found, cut = structure(was["after"]) if was else (None, False)
+    if found is None:
+        return [(path, text)]
+    inner = leaves(path, found)
+    return inner[:-1] if cut else inner
+
+
+def by_path(parameters: dict[str, str]) -> dict[str, str]:
+    """A request's parameters with each structure's leaves by their key path, bounded."""
+    out: dict[str, str] = {}
+    for name, value in parameters.items():
+        for path, leaf in leaves(name, value):
+            if len(out) >= PARAMETERS:
+                return out
+            out.setdefault(path, bounded(leaf, PARAMETER_CHARS))
+    return out
 
 
 def _changed(key: str | None, value: str) -> tuple[str | None, str, str] | None:
