@@ -53,6 +53,34 @@ backend = get_backend("batch")["123456789012"]["us-east-1"]
 print(json.dumps({"ec2_before": before, "backend": type(backend).__name__}))
 """
 
+IAM_ON_USE = """
+import json, sys
+from moto import settings
+from superbiz_workbench.local.report import DEMO_WORLD
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
+def loaded():
+    return bool(sys.modules["moto.iam.models"].__dict__.get("_done"))
+with LocalRuntime(load_scenario(DEMO_WORLD)) as rt:
+    rt.clients.dynamodb.list_tables()
+    before = loaded()
+    settings.INITIAL_NO_AUTH_ACTION_COUNT = 0  # moto's opt-in authorization
+    try:
+        rt.clients.dynamodb.list_tables()
+        refused = None
+    except Exception as exc:
+        refused = exc.response["Error"]["Code"]
+    finally:
+        settings.INITIAL_NO_AUTH_ACTION_COUNT = float("inf")
+    iam = rt.clients.client("iam")
+    iam.create_user(UserName="u")
+    key = iam.create_access_key(UserName="u")["AccessKey"]["AccessKeyId"]
+    from moto.iam.models import get_account_id_from
+    print(json.dumps({"loaded_at_start": before, "refused": refused, "loaded": loaded(),
+                      "users": [u["UserName"] for u in iam.list_users()["Users"]],
+                      "account": get_account_id_from(key)}))
+"""
+
 SCALING_ON_USE = """
 import json, sys
 from superbiz_workbench.local.report import DEMO_WORLD
@@ -115,6 +143,21 @@ def test_moto_batch_loads_only_when_something_uses_it():
     got = _probe(BATCH_ON_USE)
     # Then EC2's models were not loaded by the import, and Batch's backend still works
     assert got == {"ec2_before": False, "backend": "BatchBackend"}
+
+
+def test_iam_loads_only_when_something_uses_it():
+    # When the local runtime starts the demo world and answers DynamoDB, then moto's
+    # authorization is switched on, then a caller uses IAM
+    got = _probe(IAM_ON_USE)
+    # Then IAM's models were not loaded by the requests, authorization still refuses an
+    # unknown key (loading IAM), and IAM answers as moto's does
+    assert got == {
+        "loaded_at_start": False,
+        "refused": "403",
+        "loaded": True,
+        "users": ["u"],
+        "account": "123456789012",
+    }
 
 
 def test_a_world_without_a_scalable_target_starts_without_application_auto_scaling():

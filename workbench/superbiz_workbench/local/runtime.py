@@ -214,9 +214,10 @@ class LocalRuntime:
     _active: LocalRuntime | None = None  # moto's backends are process-wide
 
     def start(self) -> None:
-        from superbiz_workbench.local.moto_imports import defer_batch
+        from superbiz_workbench.local.moto_imports import defer_batch, defer_iam
 
         defer_batch()  # before moto's Step Functions interpreter imports its integrations
+        defer_iam()  # before moto answers its first request
         import boto3
         from moto import mock_aws
 
