@@ -105,11 +105,13 @@ def _gelu_out_of_place(x: np.ndarray) -> np.ndarray:
 
 
 def test_the_gelu_computed_in_place_is_bit_for_bit_the_out_of_place_one() -> None:
-    # Given activations of every size the layer sees, zeros of both signs and tails
-    x = np.random.default_rng(7).standard_normal((64, 1536)).astype(np.float32) * 6
-    x[0, :6] = [0.0, -0.0, 1e-30, -1e-30, 40.0, -40.0]
-    # When the GELU reuses its arrays (the forward pass's peak memory)
+    # Given activations of every size the layer sees, zeros of both signs and tails, in
+    # a batch of more rows than the GELU takes at once (and not a multiple of them)
+    x = np.random.default_rng(7).standard_normal((3, 201, 1536)).astype(np.float32) * 6
+    x[0, 0, :6] = [0.0, -0.0, 1e-30, -1e-30, 40.0, -40.0]
+    # When the GELU reuses its arrays, a slice of rows at a time (the forward pass's
+    # peak memory)
     got = _gelu(x.copy())
     # Then every element is the same float as each step computed into a new array
-    assert got.dtype == np.float32
+    assert got.dtype == np.float32 and got.shape == x.shape
     assert np.array_equal(got, _gelu_out_of_place(x))
