@@ -1,6 +1,7 @@
 """What the local runtime changes in how moto loads: the Step Functions definition is
-parsed once per process, each execution still gets its own program, and moto's Batch
-and Application Auto Scaling packages are loaded only when used."""
+parsed once per process and, with a folder to keep it in, once across processes; each
+execution still gets its own program; moto's Batch and Application Auto Scaling packages
+are loaded only when used."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ pytestmark = pytest.mark.integration
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 PARSE_ONCE = """
-import json
+import json, pickle, sys
+from pathlib import Path
 from superbiz_workbench.local import moto_asl
 from moto.stepfunctions.parser.asl.parse import asl_parser
 
@@ -26,17 +28,18 @@ def counted(definition):
     calls.append(definition)
     return original(definition)
 asl_parser.AmazonStateLanguageParser.parse = staticmethod(counted)
-moto_asl.install()
+moto_asl.install(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
 definition = json.dumps({"StartAt": "A", "States": {"A": {"Type": "Pass", "End": True}}})
-first, tree = asl_parser.AmazonStateLanguageParser.parse(definition)
-second, again = asl_parser.AmazonStateLanguageParser.parse(definition)
+first, _ = asl_parser.AmazonStateLanguageParser.parse(definition)
+second, _ = asl_parser.AmazonStateLanguageParser.parse(definition)
 try:
     asl_parser.AmazonStateLanguageParser.parse("{not asl")
     refused = False
 except Exception:
     refused = True
-print(json.dumps({"parsed": len(calls), "same_tree": tree is again,
-                  "own_program": first is not second, "refused": refused}))
+print(json.dumps({"parsed": len(calls), "own_program": first is not second,
+                  "same_program": pickle.dumps(first) == pickle.dumps(second),
+                  "refused": refused}))
 """
 
 BATCH_ON_USE = """
@@ -48,6 +51,34 @@ before = "moto.ec2" in sys.modules
 from moto.backends import get_backend
 backend = get_backend("batch")["123456789012"]["us-east-1"]
 print(json.dumps({"ec2_before": before, "backend": type(backend).__name__}))
+"""
+
+IAM_ON_USE = """
+import json, sys
+from moto import settings
+from superbiz_workbench.local.report import DEMO_WORLD
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
+def loaded():
+    return bool(sys.modules["moto.iam.models"].__dict__.get("_done"))
+with LocalRuntime(load_scenario(DEMO_WORLD)) as rt:
+    rt.clients.dynamodb.list_tables()
+    before = loaded()
+    settings.INITIAL_NO_AUTH_ACTION_COUNT = 0  # moto's opt-in authorization
+    try:
+        rt.clients.dynamodb.list_tables()
+        refused = None
+    except Exception as exc:
+        refused = exc.response["Error"]["Code"]
+    finally:
+        settings.INITIAL_NO_AUTH_ACTION_COUNT = float("inf")
+    iam = rt.clients.client("iam")
+    iam.create_user(UserName="u")
+    key = iam.create_access_key(UserName="u")["AccessKey"]["AccessKeyId"]
+    from moto.iam.models import get_account_id_from
+    print(json.dumps({"loaded_at_start": before, "refused": refused, "loaded": loaded(),
+                      "users": [u["UserName"] for u in iam.list_users()["Users"]],
+                      "account": get_account_id_from(key)}))
 """
 
 SCALING_ON_USE = """
@@ -64,9 +95,9 @@ print(json.dumps({"loaded_at_start": before, "activities": answer["ScalingActivi
 """
 
 
-def _probe(code: str) -> dict[str, object]:
+def _probe(code: str, *args: str) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", code, *args],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
@@ -79,9 +110,32 @@ def _probe(code: str) -> dict[str, object]:
 def test_a_definition_is_parsed_once_and_each_caller_gets_its_own_program():
     # When one definition is parsed twice in a process, and a broken one once
     got = _probe(PARSE_ONCE)
-    # Then the syntax is parsed once, the second caller builds its own program from the
-    # same tree, and a broken definition is still refused (and the parser ran for it)
-    assert got == {"parsed": 2, "same_tree": True, "own_program": True, "refused": True}
+    # Then it is parsed once, the second caller gets its own copy of the same program,
+    # and a broken definition is still refused (and the parser ran for it)
+    assert got == {"parsed": 2, "own_program": True, "same_program": True, "refused": True}
+
+
+def test_a_parsed_definition_is_kept_on_disk_for_the_next_process(tmp_path: Path):
+    # When two processes in turn parse the same definition with the same folder to keep
+    # programs in
+    first = _probe(PARSE_ONCE, str(tmp_path))
+    second = _probe(PARSE_ONCE, str(tmp_path))
+    # Then the first parses it and keeps its program, the second parses only the broken
+    # definition (never kept) and gets the same program
+    kept = [p.name for p in tmp_path.iterdir()]
+    assert first["parsed"] == 2 and len(kept) == 1 and kept[0].endswith(".program")
+    assert second == {"parsed": 1, "own_program": True, "same_program": True, "refused": True}
+
+
+def test_a_kept_program_that_does_not_load_is_parsed_again(tmp_path: Path):
+    # When the kept program is damaged (or from a moto whose classes moved)
+    _probe(PARSE_ONCE, str(tmp_path))
+    (kept,) = tmp_path.iterdir()
+    kept.write_bytes(b"not a pickle")
+    got = _probe(PARSE_ONCE, str(tmp_path))
+    # Then the definition is parsed as if nothing were kept, and kept anew
+    assert got["parsed"] == 2 and got["same_program"] is True
+    assert kept.read_bytes() != b"not a pickle"
 
 
 def test_moto_batch_loads_only_when_something_uses_it():
@@ -89,6 +143,21 @@ def test_moto_batch_loads_only_when_something_uses_it():
     got = _probe(BATCH_ON_USE)
     # Then EC2's models were not loaded by the import, and Batch's backend still works
     assert got == {"ec2_before": False, "backend": "BatchBackend"}
+
+
+def test_iam_loads_only_when_something_uses_it():
+    # When the local runtime starts the demo world and answers DynamoDB, then moto's
+    # authorization is switched on, then a caller uses IAM
+    got = _probe(IAM_ON_USE)
+    # Then IAM's models were not loaded by the requests, authorization still refuses an
+    # unknown key (loading IAM), and IAM answers as moto's does
+    assert got == {
+        "loaded_at_start": False,
+        "refused": "403",
+        "loaded": True,
+        "users": ["u"],
+        "account": "123456789012",
+    }
 
 
 def test_a_world_without_a_scalable_target_starts_without_application_auto_scaling():

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from superbiz.knowledge.minilm import MAX_TOKENS, NumpyMiniLM
+from superbiz.knowledge.minilm import MAX_TOKENS, NumpyMiniLM, _gelu
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # inputs the index sees: a described symptom, an alert name, a selector, an empty query,
@@ -89,3 +89,29 @@ def test_embedding_a_query_never_loads_torch() -> None:
     )
     # Then it returned the vectors without loading torch, transformers or sentence-transformers
     assert json.loads(done.stdout) == {"rows": 2, "width": 384, "loaded": []}
+
+
+def _gelu_out_of_place(x: np.ndarray) -> np.ndarray:
+    """The GELU as first written, every step a new array (the vectors' reference)."""
+    z = x * np.float32(1.0 / np.sqrt(2.0))
+    t = np.float32(1.0) / (np.abs(z) * np.float32(0.3275911) + np.float32(1.0))
+    poly = t * np.float32(1.061405429)
+    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly = (poly + np.float32(coefficient)) * t
+    tail = poly * np.exp(-np.minimum(z * z, np.float32(80.0)))
+    erf = (np.float32(1.0) - tail) * np.sign(z)
+    out: np.ndarray = (erf + np.float32(1.0)) * x * np.float32(0.5)
+    return out
+
+
+def test_the_gelu_computed_in_place_is_bit_for_bit_the_out_of_place_one() -> None:
+    # Given activations of every size the layer sees, zeros of both signs and tails, in
+    # a batch of more rows than the GELU takes at once (and not a multiple of them)
+    x = np.random.default_rng(7).standard_normal((3, 201, 1536)).astype(np.float32) * 6
+    x[0, 0, :6] = [0.0, -0.0, 1e-30, -1e-30, 40.0, -40.0]
+    # When the GELU reuses its arrays, a slice of rows at a time (the forward pass's
+    # peak memory)
+    got = _gelu(x.copy())
+    # Then every element is the same float as each step computed into a new array
+    assert got.dtype == np.float32 and got.shape == x.shape
+    assert np.array_equal(got, _gelu_out_of_place(x))

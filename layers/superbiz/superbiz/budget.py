@@ -97,12 +97,17 @@ def _encoding() -> Any:
         base64.b64decode(token): int(rank)
         for token, rank in (line.split() for line in data.splitlines() if line)
     }
-    return tiktoken.Encoding(
+    encoding = tiktoken.Encoding(
         name="cl100k_base",
         pat_str=_CL100K_PAT,
         mergeable_ranks=ranks,
         special_tokens=_CL100K_SPECIAL,
     )
+    # the ranks now live in tiktoken's Rust core, which does all the encoding; the
+    # Encoding keeps the Python dict only to be pickled, which nothing here does
+    # (100,256 byte strings: 15 MiB of every process that counts a token)
+    encoding._mergeable_ranks = {}
+    return encoding
 
 
 def tokenizer_name() -> str:

@@ -31,6 +31,9 @@ ACCOUNT = "123456789012"
 # the one definition CDK deploys, where it sits in the repository
 ASL_IN_REPOSITORY = Path("stacks") / "statemachines" / "diagnosis.asl.json"
 STATE_MACHINE_NAME = "superbiz-diagnosis"
+# the folder of the cache folder that keeps parsed definitions (moto_asl); its leading dot
+# keeps the world indexes' pruning off it
+PROGRAMS = ".state-machines"
 # functions whose handler keeps request state in the module (see LocalRuntime.invoke)
 _ONE_REQUEST_AT_A_TIME = frozenset({"api"})
 _ENVIRONMENTS: dict[str, threading.Lock] = {}
@@ -187,8 +190,8 @@ class LocalRuntime:
         # a local run has nobody to decide unless a caller (test, demo, serve) asks for one
         self.review = review
         self._model = model
-        # where built world indexes are kept (None: SUPERBIZ_KB_CACHE_DIR, else
-        # .superbiz/knowledge-cache)
+        # where built world indexes and the parsed state machine definition are kept
+        # (None: SUPERBIZ_KB_CACHE_DIR, else .superbiz/knowledge-cache)
         self.knowledge_cache = knowledge_cache
         self.knowledge_reused = False
         # the SNS topic and SQS queue of notifications: an alarm's AIOps report, a review
@@ -211,9 +214,10 @@ class LocalRuntime:
     _active: LocalRuntime | None = None  # moto's backends are process-wide
 
     def start(self) -> None:
-        from superbiz_workbench.local.moto_imports import defer_batch
+        from superbiz_workbench.local.moto_imports import defer_batch, defer_iam
 
         defer_batch()  # before moto's Step Functions interpreter imports its integrations
+        defer_iam()  # before moto answers its first request
         import boto3
         from moto import mock_aws
 
@@ -303,7 +307,8 @@ class LocalRuntime:
         moto_percentiles.install()
         moto_alarm_history.install()
         moto_scaling_activities.install()
-        moto_asl.install()
+        # the definition's parsed program is kept beside the world indexes
+        moto_asl.install(self._cache_dir() / PROGRAMS)
         if self.scenario is not None:
             from superbiz_workbench.world import seed_world
 
@@ -376,16 +381,21 @@ class LocalRuntime:
         import tempfile
 
         from superbiz.knowledge.embedders import MiniLMEmbedder
-        from superbiz_workbench.local.knowledge_cache import default_cache_dir, world_knowledge
+        from superbiz_workbench.local.knowledge_cache import world_knowledge
 
         self._kb_dir = tempfile.TemporaryDirectory(prefix="superbiz-kb-")
         entries = getattr(getattr(self.scenario, "world", None), "knowledge", [])
-        cache = self.knowledge_cache or get_settings().kb_cache_dir or default_cache_dir()
+        cache = self._cache_dir()
         embedder = MiniLMEmbedder(adapter=get_settings().kb_adapter)
         kb, self.knowledge_reused = world_knowledge(
             entries, Path(self._kb_dir.name), cache, embedder
         )
         return kb
+
+    def _cache_dir(self) -> Path:
+        from superbiz_workbench.local.knowledge_cache import default_cache_dir
+
+        return self.knowledge_cache or get_settings().kb_cache_dir or default_cache_dir()
 
     def stop(self) -> None:
         import boto3

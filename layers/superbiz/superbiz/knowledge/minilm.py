@@ -32,6 +32,8 @@ LAYER_NORM_EPS = 1e-12
 # built with another version is re-ingested (superbiz.knowledge.embedders.MiniLMEmbedder)
 IMPLEMENTATION = "numpy-1"
 _DTYPES = {"F32": np.float32, "I64": np.int64}
+# rows of the intermediate layer the GELU's temporary arrays cover at once
+GELU_ROWS = 256
 # names of the dense weights, stored transposed ((in, out): x @ weight)
 _DENSE = ("dense.weight", "query.weight", "key.weight", "value.weight")
 
@@ -137,7 +139,8 @@ def _prepared(name: str, array: np.ndarray) -> np.ndarray:
 
 def _dense(x: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
     weight = w[name + ".weight"]  # stored transposed: (in, out)
-    flat = np.ascontiguousarray(x).reshape(-1, x.shape[-1]) @ weight + w[name + ".bias"]
+    flat = np.ascontiguousarray(x).reshape(-1, x.shape[-1]) @ weight
+    flat += w[name + ".bias"]  # in place: a second array of the product's size is not made
     out: np.ndarray = flat.reshape(*x.shape[:-1], weight.shape[1])
     return out
 
@@ -179,25 +182,47 @@ def _layer(x: np.ndarray, bias: np.ndarray, w: dict[str, np.ndarray], p: str) ->
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    """BERT's exact GELU, x * Phi(x), with erf to 1.5e-7 (Abramowitz and Stegun 7.1.26).
+    """BERT's exact GELU, x * Phi(x), over the intermediate layer `x`, which it overwrites.
+
+    The intermediate layer is the forward pass's largest array (a batch of 32 inputs of
+    256 word pieces: 48 MiB) and the GELU's steps need three more of its size; they are
+    taken GELU_ROWS rows at a time, so they cost a few MiB whatever the batch. Each
+    element sees the same operations in the same order as over the whole array at once."""
+    flat = x.reshape(-1, x.shape[-1])
+    for start in range(0, flat.shape[0], GELU_ROWS):
+        rows = flat[start : start + GELU_ROWS]
+        rows[...] = _gelu_rows(rows)
+    return flat.reshape(x.shape)
+
+
+def _gelu_rows(x: np.ndarray) -> np.ndarray:
+    """The GELU of some rows, with erf to 1.5e-7 (Abramowitz and Stegun 7.1.26).
 
     z * z is capped where exp(-z * z) is below float32's smallest normal number: results
-    in the subnormal range ran the exponential several times slower, for no difference."""
+    in the subnormal range ran the exponential several times slower, for no difference.
+    Every step writes into an array already made, and each is let go once read for the
+    last time."""
     z = x * np.float32(1.0 / np.sqrt(2.0))
-    t = np.abs(z)
-    t *= np.float32(0.3275911)
-    t += np.float32(1.0)
-    np.reciprocal(t, out=t)
+    poly = np.abs(z)  # t, then the polynomial in t
+    poly *= np.float32(0.3275911)
+    poly += np.float32(1.0)
+    np.reciprocal(poly, out=poly)
+    t = poly
     poly = t * np.float32(1.061405429)
     for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
         poly += np.float32(coefficient)
         poly *= t
-    square = np.minimum(z * z, np.float32(80.0))
+    square = t  # t is read for the last time above
+    del t
+    np.multiply(z, z, out=square)
+    np.minimum(square, np.float32(80.0), out=square)
     np.negative(square, out=square)
     np.exp(square, out=square)
     poly *= square  # 1 - erf(|z|)
+    del square
     np.subtract(np.float32(1.0), poly, out=poly)
-    poly *= np.sign(z)  # erf(z)
+    poly *= np.sign(z, out=z)  # erf(z)
+    del z
     poly += np.float32(1.0)
     poly *= x
     poly *= np.float32(0.5)
