@@ -31,7 +31,9 @@ from superbiz.facts import CAUSE_KINDS, EFFECT_KINDS, facts_of, onset, tolerance
 from superbiz.facts.base import WITHHELD
 from superbiz.facts.extract import extract
 from superbiz.gate import rules
+from superbiz.literal import identifier
 from superbiz.records import ToolInvocation
+from superbiz.sentences import acted_on
 from superbiz.signatures import by_name
 from superbiz.untrusted import is_instruction_like
 
@@ -297,11 +299,18 @@ def check_properties(
         result = rec.check(claims)
         counted("action")
         outcome = next(c for c in result.claims if c.claim_id == "a1")
+        # a resource the sentence names for a person to act on is an AWS identifier
+        named = acted_on(verb, fact)
+        kind_fits = target == "t1" and fact.type in TARGET_KINDS[verb]
+        named_ok = named is None or identifier(named)
         # a high-risk verb answers only a linked cause, and this evidence links none
-        fits = target == "t1" and fact.type in TARGET_KINDS[verb] and RISK[verb] != "high"
+        fits = kind_fits and named_ok and RISK[verb] != "high"
         assert outcome.passed is fits, (verb, fact.type, target, outcome)
         if not fits:
-            assert outcome.rule_ids == [rules.TARGET_INVALID]
+            rule = (
+                rules.TARGET_INVALID if not kind_fits or named_ok else rules.TARGET_NOT_IDENTIFIER
+            )
+            assert outcome.rule_ids == [rule], outcome
 
     def the_recorded_cause_holds_and_moves_break_it() -> None:
         """The run's own passed root cause passes again; moved to a family its facts do

@@ -812,6 +812,7 @@ def _pointer_expectation(run_file: RunFile) -> tuple[list[str], list[str]]:
     it shows and the cause as a report names it; and the tools whose facts the passed
     claims point at."""
     from superbiz.facts import FactsInvalid, fact_by_id
+    from superbiz.literal import literal_fact
     from superbiz.sentences import label
     from superbiz.signatures import by_name
 
@@ -845,7 +846,7 @@ def _pointer_expectation(run_file: RunFile) -> tuple[list[str], list[str]]:
             except FactsInvalid:
                 fact = None
             if fact is not None:
-                phrases.append(label(fact)[:120])
+                phrases.append(label(literal_fact(fact))[:120])  # as a report shows it
         break
     return list(dict.fromkeys(phrases)), cited
 

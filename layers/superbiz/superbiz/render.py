@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from superbiz.literal import code, literal
 from superbiz.node_outputs import (
     SUMMARIES,
     ComposerChoice,
@@ -57,7 +58,9 @@ def provenance(claim: VerifiedClaim, claims: Sequence[VerifiedClaim] = ()) -> st
     if not books:
         return ""
     return (
-        " _(" + "; ".join(f"runbook `{doc}` uploaded by {by}" for doc, by in books.items()) + ")_"
+        " _("
+        + "; ".join(f"runbook {code(doc)} uploaded by {literal(by)}" for doc, by in books.items())
+        + ")_"
     )
 
 

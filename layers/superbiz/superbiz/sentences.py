@@ -26,6 +26,7 @@ from superbiz.facts import (
 )
 from superbiz.facts.base import WITHHELD, clock
 from superbiz.facts.extract import sentence
+from superbiz.literal import code, literal, literal_fact
 from superbiz.signatures import by_name, deploys
 from superbiz.untrusted import is_instruction_like
 
@@ -173,15 +174,23 @@ def link(
 
 _VERBS: dict[ActionVerb, str] = {
     ActionVerb.ROLL_BACK: "Roll back {label}.",
-    ActionVerb.SCALE_UP: "Scale up {subject}.",
-    ActionVerb.RAISE_LIMIT: "Raise the limit {subject} runs into ({label}).",
-    ActionVerb.RESTART: "Restart {subject}.",
-    ActionVerb.FAIL_OVER: "Fail {subject} over to its standby.",
+    ActionVerb.SCALE_UP: "Scale up {target}.",
+    ActionVerb.RAISE_LIMIT: "Raise the limit {target} runs into ({label}).",
+    ActionVerb.RESTART: "Restart {target}.",
+    ActionVerb.FAIL_OVER: "Fail {target} over to its standby.",
     ActionVerb.FOLLOW_RUNBOOK: "Follow the runbook {label}.",
     ActionVerb.INSPECT: "Inspect {label}.",
-    ActionVerb.PAGE_TEAM: "Page the team that owns {subject}.",
+    ActionVerb.PAGE_TEAM: "Page the team that owns {target}.",
     ActionVerb.OPEN_TICKET: "Open a ticket about {label}.",
 }
+
+
+def acted_on(verb: ActionVerb, fact: FactBase) -> str | None:
+    """The resource an action's sentence names for a person to act on (its target
+    fact's subject), or None when the verb names a reading, not a resource (inspect,
+    follow, roll back a change, open a ticket): the gate holds it to an AWS identifier
+    (gate.actions), the sentence shows it as a code span."""
+    return fact.subject if "{target}" in _VERBS[verb] else None
 
 
 def action(claim: Claim, passed: Mapping[str, Sequence[_Resolved]]) -> str:
@@ -190,7 +199,8 @@ def action(claim: Claim, passed: Mapping[str, Sequence[_Resolved]]) -> str:
     template = _VERBS[claim.action.verb]
     if isinstance(target, ChangeFact) and not deploys(target.action, _detail(target)):
         template = "Revert {label}."  # a setting, a rule, a key: undone, not rolled back
-    text = template.format(label=label(target), subject=target.subject)
+    named = acted_on(claim.action.verb, target)
+    text = template.format(label=label(target), target=code(named) if named else "")
     risk = RISK[claim.action.verb]
     return text + (" (high risk: a person confirms it first)" if risk == "high" else "")
 
@@ -237,7 +247,14 @@ def _withheld(value: Any) -> Any:
 def _shown_passed(
     passed: Mapping[str, Sequence[_Resolved]],
 ) -> dict[str, list[_Shown]]:
-    return {k: [_Shown(shown(r.fact), tuple(r.quotes)) for r in v] for k, v in passed.items()}
+    # the render boundary: every string a template is given is as `literal` shows it
+    return {
+        k: [
+            _Shown(literal_fact(shown(r.fact)), tuple(literal(q, joined=True) for q in r.quotes))
+            for r in v
+        ]
+        for k, v in passed.items()
+    }
 
 
 def render_claim(

@@ -7,7 +7,7 @@ nothing): one fact, drawn from that sentence and the request the tool answered.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from superbiz.contracts import NO_EVIDENCE_PATH
 from superbiz.facts.base import (
@@ -27,6 +27,7 @@ WHERE_ITEMS = 10
 
 class Absence(FactBase):
     type: Literal["absence"] = "absence"
+    QUOTED: ClassVar[frozenset[str]] = frozenset({"searched"})
     tool: str
     # what was looked for: a log pattern, a metric, an alarm filter, a trace filter
     searched: str

@@ -6,7 +6,7 @@ are the state updates of its recorded history, oldest first.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from superbiz.facts.base import (
     FactBase,
@@ -31,6 +31,7 @@ class Transition(Schema):
 
 class AlarmState(FactBase):
     type: Literal["alarm_state"] = "alarm_state"
+    QUOTED: ClassVar[frozenset[str]] = frozenset({"reason"})
     alarm: str
     state: str
     since: str | None = None

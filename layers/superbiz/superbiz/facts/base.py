@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from superbiz.patterns import lazy
 from superbiz.schema import Schema
@@ -21,6 +21,11 @@ from superbiz.schema import Schema
 # where a fact comes from: only telemetry from the account may stand as a cause or an
 # observation of the incident; knowledge, skills and past cases support hypotheses
 Source = Literal["telemetry", "knowledge", "skill", "case"]
+
+
+# most characters of any text a fact stores (a name, a value, a key; AWS's longest names
+# and S3 keys fit): a value of 20,000 characters is stored cut, whatever its field
+TEXT_CHARS = 1024
 
 
 class FactBase(Schema):
@@ -35,6 +40,27 @@ class FactBase(Schema):
     # the raw paths of the output it was drawn from (what a reader checks it against)
     paths: list[str] = Field(default_factory=list)
     source: Source = "telemetry"
+
+    # the fields whose text a sentence quotes (a log template, a passage, a message): a
+    # report joins their lines; of any other field it shows the first line (superbiz.literal)
+    QUOTED: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded(cls, data: Any) -> Any:
+        """Every text the fact is made with bounded (`TEXT_CHARS`): one place, so no
+        extractor's field stores a value unbounded."""
+        return _bound_all(data) if isinstance(data, dict) else data
+
+
+def _bound_all(value: Any) -> Any:
+    if isinstance(value, str):
+        return bounded(value, TEXT_CHARS) if len(value) > TEXT_CHARS else value
+    if isinstance(value, dict):
+        return {_bound_all(k): _bound_all(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_bound_all(v) for v in value]
+    return value
 
 
 def parse_time(value: str) -> datetime:

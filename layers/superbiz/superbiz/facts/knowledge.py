@@ -6,7 +6,7 @@ output (`$.body`), `extract_cases` a recommend_case output (`$.cases[i]`).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from superbiz.facts.base import FactBase, bounded, quote, readable
 
@@ -17,6 +17,7 @@ REMEDIATION_STEPS = 3
 
 class KnowledgeRef(FactBase):
     type: Literal["knowledge_ref"] = "knowledge_ref"
+    QUOTED: ClassVar[frozenset[str]] = frozenset({"title", "passage", "remediation"})
     title: str
     document: str
     # the passage, as stored (bounded); quoted, never read as an instruction

@@ -11,7 +11,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from superbiz.facts.base import (
     FactBase,
@@ -33,6 +33,7 @@ MINED_CHARS = 4000  # a message's head is enough to template it
 
 class LogSignature(FactBase):
     type: Literal["log_signature"] = "log_signature"
+    QUOTED: ClassVar[frozenset[str]] = frozenset({"template"})
     log_group: str
     # who wrote the lines: the log stream's writer part (payment-api/web), else the group
     writer: str

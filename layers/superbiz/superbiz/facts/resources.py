@@ -14,7 +14,7 @@ and a scalar or a short list of scalars.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from superbiz.facts.base import FactBase, bounded, clock, log_group_owner, quote, readable
 
@@ -47,6 +47,7 @@ class ServiceEvent(FactBase):
     activity, an RDS event."""
 
     type: Literal["service_event"] = "service_event"
+    QUOTED: ClassVar[frozenset[str]] = frozenset({"message"})
     resource: str
     resource_type: str
     message: str

@@ -8,7 +8,7 @@ The traces that show the same call (caller, callee, operation) are one edge.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from superbiz.facts.base import (
     FactBase,
@@ -26,6 +26,7 @@ EXCEPTION_CHARS = 300
 
 class TraceEdge(FactBase):
     type: Literal["trace_edge"] = "trace_edge"
+    QUOTED: ClassVar[frozenset[str]] = frozenset({"exception"})
     # the caller; the callee itself when the failing segment is where the request entered
     # (X-Ray records no caller of it)
     caller: str

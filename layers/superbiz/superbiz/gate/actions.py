@@ -1,5 +1,6 @@
 """Rules A1, R6, G1 and G2: a remediation's action acts on what a passed claim names,
-with a verb whose target kind fits (superbiz.claims.TARGET_KINDS); support is passed
+with a verb whose target kind fits (superbiz.claims.TARGET_KINDS), and a resource it
+names for a person to act on is an AWS identifier (A1, superbiz.literal); support is passed
 knowledge; neither a support nor a runbook to follow is text addressed to the agent
 (R6: what it says would be taken as a reason or an instruction); a gap names only claims that exist, and why a considered cause fell short is
 what the diagnosis engine finds over the same records."""
@@ -11,6 +12,8 @@ from collections.abc import Callable
 from superbiz.claims import RISK, TARGET_KINDS, ActionVerb, Claim, ClaimKind, Gap
 from superbiz.gate import rules
 from superbiz.gate.pointers import Resolved, fact_type
+from superbiz.literal import identifier
+from superbiz.sentences import acted_on
 
 Outcome = tuple[str | None, str]
 
@@ -32,6 +35,13 @@ def check_action(
     kind = fact_type(passed[action.target][0].fact)
     if kind not in TARGET_KINDS[action.verb]:
         return rules.TARGET_INVALID, f"{action.verb.value} does not act on a {kind}"
+    named = acted_on(action.verb, passed[action.target][0].fact)
+    if named is not None and not identifier(named):
+        # what a person is told to act on is a resource's name, never words or a command
+        return (
+            rules.TARGET_NOT_IDENTIFIER,
+            f"{action.verb.value} acts on {named[:80]!r}: not an AWS resource's name or ARN",
+        )
     if action.verb in FOLLOWS_TARGET and any(r.untrusted for r in passed[action.target]):
         return (
             rules.UNTRUSTED_INSTRUCTION,

@@ -2,7 +2,7 @@
 rule set where the meaning survived: R1-R3 the pointer, R6 untrusted text (never a
 reason), R8 what a claim kind may point at, R10 telemetry-only causes."""
 
-RULE_SET_VERSION = "gate-rules/3.2"
+RULE_SET_VERSION = "gate-rules/3.3"
 
 SHAPE = "R0_CLAIM_SHAPE"  # a field the claim's kind does not take, or one it needs missing
 INVOCATION_NOT_IN_RUN = "R1_INVOCATION_NOT_IN_RUN"
@@ -19,6 +19,7 @@ TRIGGER_NOT_EXPLAINED = "L4_TRIGGER_NOT_EXPLAINED"
 FAMILY_NOT_SHOWN = "L5_FAMILY_NOT_SHOWN"
 SECOND_ROOT_CAUSE = "L6_SECOND_ROOT_CAUSE"
 TARGET_INVALID = "A1_TARGET_INVALID"
+TARGET_NOT_IDENTIFIER = "A1_TARGET_NOT_IDENTIFIER"  # names words or a command, not a resource
 SUPPORT_INVALID = "A1_SUPPORT_INVALID"
 GAP_INVALID = "G1_GAP_INVALID"
 GAP_WHY_WRONG = "G2_GAP_WHY_WRONG"

@@ -9,6 +9,7 @@ from superbiz.contracts import GraphState, NodeEvent, RouteStep
 from superbiz.deps import Deps
 from superbiz.graph.common import enter, latest, record_code_step
 from superbiz.graph.route_report import reason_text
+from superbiz.literal import literal
 from superbiz.node_outputs import FinalAnswer, GatekeeperResult, PlannerPlan, VerifierOutput
 from superbiz.ownership import cases_for_run
 from superbiz.records import RunTrace
@@ -103,7 +104,7 @@ def case_answer(matches: list[CaseMatch], route: list[RouteStep], trace: RunTrac
     if collected:
         lines += ["", "### Evidence collected (raw tool results, no conclusions drawn)", ""]
         for inv in collected:
-            said = "returned nothing" if inv.empty else inv.output_preview[:200]
+            said = "returned nothing" if inv.empty else literal(inv.output_preview)
             lines.append(f"- `{inv.invocation_id}` {inv.tool_name}: {said}")
     lines += [
         "",

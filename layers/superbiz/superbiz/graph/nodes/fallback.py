@@ -11,6 +11,7 @@ from superbiz.deps import Deps
 from superbiz.graph.common import RETRY_MARK, enter, latest, record_code_step
 from superbiz.graph.degraded import why_stopped
 from superbiz.graph.route_report import reason_text, route_lines
+from superbiz.literal import literal
 from superbiz.node_outputs import FinalAnswer, GatekeeperResult
 from superbiz.records import RunTrace
 
@@ -65,7 +66,7 @@ def fallback(event: NodeEvent, deps: Deps) -> GraphState:
         lines += ["### Evidence collected (raw tool results, no conclusions drawn)", ""]
         for inv in collected:
             # an empty result's preview restates the model's own parameters: never shown
-            said = "returned nothing" if inv.empty else inv.output_preview[:200]
+            said = "returned nothing" if inv.empty else literal(inv.output_preview)
             lines.append(f"- `{inv.invocation_id}` {inv.tool_name}: {said}")
         lines.append("")
     lines += [
