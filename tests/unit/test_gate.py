@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from gate_support import KB, LINES, LOGS, SIG, TRIGGER, inv, see
 
 from superbiz import gate
 from superbiz.claims import Action, ActionVerb, Claim, ClaimKind, ExecutorEvidence, FactRef, Gap
@@ -16,31 +17,6 @@ from superbiz.records import ToolInvocation
 RUN = "run0000000000000000000000abc123"
 
 
-def inv(seq: int, tool: str, facts: list[dict[str, Any]], **output: Any) -> ToolInvocation:
-    return ToolInvocation(
-        seq=seq,
-        invocation_id=f"inv_{seq:04d}_abc123",
-        call_id=f"c{seq}",
-        tool_name=tool,
-        output={**output, "facts": facts},
-    )
-
-
-SIG = {
-    "type": "log_signature",
-    "id": "sig1",
-    "subject": "checkout-api",
-    "at": "2026-11-20T10:05:12Z",
-    "log_group": "/ecs/checkout-api",
-    "writer": "checkout-api/web",
-    "template": "ERROR HikariPool-1 - Connection is not available, request timed out after <*>ms.",
-    "level": "ERROR",
-    "count": 2,
-    "first_at": "2026-11-20T10:05:12Z",
-    "last_at": "2026-11-20T10:06:00Z",
-    "rows": [0, 1],
-    "family": "db_pool_exhaustion",
-}
 METRIC = {
     "type": "metric_series",
     "id": "met1",
@@ -89,15 +65,6 @@ def change(fid: str, resource: str, at: str) -> dict[str, Any]:
     }
 
 
-KB = {
-    "type": "knowledge_ref",
-    "id": "kb1",
-    "subject": "checkout-api: pool",
-    "source": "knowledge",
-    "title": "checkout-api: database pool",
-    "document": "runbooks/checkout.md",
-    "passage": "Look for long-running jobs before raising the pool.",
-}
 ABSENCE = {
     "type": "absence",
     "id": "abs1",
@@ -106,15 +73,6 @@ ABSENCE = {
     "searched": "lines matching /failover/",
     "where": ["/ecs/checkout-api"],
 }
-LINES = [
-    {
-        "message": "ERROR HikariPool-1 - Connection is not available, request timed out after 30000ms."
-    },
-    {
-        "message": "ERROR HikariPool-1 - Connection is not available, request timed out after 30001ms."
-    },
-]
-LOGS = inv(1, "query_logs", [SIG], results=LINES)
 METRICS = inv(2, "query_metrics", [METRIC])
 ALARMS = inv(3, "query_alarms", [ALARM])
 CHANGES = inv(
@@ -137,13 +95,6 @@ FAILED = ToolInvocation(
     seq=7, invocation_id="inv_0007_abc123", call_id="c7", tool_name="query_logs", success=False
 )
 ALL = [LOGS, METRICS, ALARMS, CHANGES, KNOWLEDGE, EMPTY, FAILED]
-TRIGGER = gate.Trigger.of("Why is checkout-api returning 500s?", None)
-
-
-def see(claim_id: str, invocation: ToolInvocation, fact: str, rows: list[int] | None = None):
-    kind = ClaimKind.NEGATIVE if fact.startswith("abs") else ClaimKind.OBSERVATION
-    ref = FactRef(invocation=invocation.invocation_id, fact=fact, rows=rows or [])
-    return Claim(claim_id=claim_id, kind=kind, facts=[ref])
 
 
 BASE = [

@@ -19,7 +19,7 @@ from superbiz.contracts import NO_EVIDENCE_PATH
 from superbiz.patterns import lazy
 from superbiz.schema import Schema
 from superbiz.times import parse_iso
-from superbiz.untrusted import is_instruction_like
+from superbiz.untrusted import is_instruction_like, planted_rows
 
 if TYPE_CHECKING:
     from superbiz.records import ToolInvocation
@@ -79,9 +79,11 @@ def log_signatures(invocations: list[dict[str, Any]]) -> list[SignatureHit]:
     for inv in invocations:
         if inv["tool"] != "query_logs" or not inv.get("success") or inv.get("empty"):
             continue
-        for i, row in enumerate(inv["output"].get("results", [])):
+        rows = inv["output"].get("results", [])
+        planted = planted_rows(rows)
+        for i, row in enumerate(rows):
             message = row.get("message", "")
-            if is_instruction_like(message):
+            if i in planted:
                 continue  # data addressed to the agent is never evidence
             sig = detect(message)
             if sig is None:
@@ -386,22 +388,23 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
     for inv in invocations:
         if not _usable(inv, "query_logs"):
             continue
-        for i, row in enumerate(inv["output"].get("results", [])):
-            if is_instruction_like(row.get("message", "")):
-                found.append(
-                    Finding(
-                        kind="untrusted_text",
-                        summary=(
-                            f"A log line in {row.get('log_group', 'the logs')} at {row.get('timestamp', '?')} contains "
-                            "text addressed to the diagnosis agent; it was treated as data, not as an instruction."
-                        ),
-                        data={
-                            "invocation_id": inv["invocation_id"],
-                            "path": f"$.results[{i}].message",
-                        },
-                    )
+        rows = inv["output"].get("results", [])
+        planted = sorted(planted_rows(rows))
+        if planted:
+            row = rows[planted[0]]
+            found.append(
+                Finding(
+                    kind="untrusted_text",
+                    summary=(
+                        f"A log line in {row.get('log_group', 'the logs')} at {row.get('timestamp', '?')} contains "
+                        "text addressed to the diagnosis agent; it was treated as data, not as an instruction."
+                    ),
+                    data={
+                        "invocation_id": inv["invocation_id"],
+                        "path": f"$.results[{planted[0]}].message",
+                    },
                 )
-                break
+            )
     return found
 
 
@@ -1589,7 +1592,7 @@ def stalled_calls(invocations: list[dict[str, Any]]) -> list[Finding]:
             ),
             None,
         )
-        if last is None or is_instruction_like(rows[last]["message"]):
+        if last is None or last in planted_rows(rows):
             continue
         message = rows[last]["message"]
         found.append(

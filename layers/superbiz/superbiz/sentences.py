@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
 from superbiz.claims import RISK, ActionVerb, Claim, ClaimKind, Gap
 from superbiz.facts import (
@@ -28,7 +28,7 @@ from superbiz.facts.base import WITHHELD, clock
 from superbiz.facts.extract import sentence
 from superbiz.literal import code, literal, literal_fact
 from superbiz.signatures import by_name, deploys
-from superbiz.untrusted import is_instruction_like
+from superbiz.untrusted import is_instruction_like, withheld
 
 QUOTE_CHARS = 200
 
@@ -222,26 +222,7 @@ def shown(fact: FactBase) -> FactBase:
     """The fact with each string of any field (a change's values and parameters, a
     resource's tags and settings, an alarm's name, a template) that speaks to the agent
     replaced by the withheld marker: one place, so no sentence can print such text."""
-    update = {}
-    for name, value in fact:
-        clean = _withheld(value)
-        if clean is not value:
-            update[name] = clean
-    return fact.model_copy(update=update) if update else fact
-
-
-def _withheld(value: Any) -> Any:
-    if isinstance(value, str):
-        return WITHHELD if value != WITHHELD and is_instruction_like(value) else value
-    if isinstance(value, Mapping):
-        items = {k: _withheld(v) for k, v in value.items()}
-        return items if any(items[k] is not value[k] for k in value) else value
-    if isinstance(value, (list, tuple)):
-        cleaned = [_withheld(v) for v in value]
-        if all(c is v for c, v in zip(cleaned, value, strict=True)):
-            return value
-        return type(value)(cleaned)
-    return value
+    return withheld(fact, WITHHELD)
 
 
 def _shown_passed(

@@ -4,13 +4,17 @@ Tool output is data, never instructions. Prompts fence it (`fence_json`); on
 top of that, code recognises instruction-like text so it can never become
 evidence: the analyzers skip it and the Gatekeeper rejects any citation of it.
 
-Detection runs on a normalised copy of the text (`normalise_untrusted`), so
-the usual ways of smuggling a phrase past a pattern do not work: fullwidth
-and other compatibility forms (NFKC), zero-width and bidi control characters
-(removed, and also read as word breaks), Cyrillic and Greek look-alikes of
-Latin letters, diacritics, runs of whitespace and, optionally, digits standing
-for letters ("ign0re"). The text itself is never changed: a log line that is
-not instruction-like is still evidence, quoted verbatim.
+Detection runs on one normal form of the text (`normalise_untrusted`), so the
+usual ways of smuggling a phrase past a pattern do not work: fullwidth and other
+compatibility forms (NFKC), zero-width and bidi control characters (removed, and
+also read as word breaks), diacritics, look-alike letters of any script (Cyrillic,
+Greek, Armenian, small capitals, ...: `skeleton`, generated from Unicode's
+confusables data), letters spelled out one by one ("i g n o r e"), runs of
+whitespace and, optionally, digits standing for letters ("ign0re"). A base64 or
+hex run is decoded and read too. A log line is also read together with the line
+its writer wrote next (`planted_rows`), so a phrase split across two lines is
+caught. The text itself is never changed: a log line that is not instruction-like
+is still evidence, quoted verbatim.
 
 A phrase is flagged when it speaks to a model ("ignore previous instructions",
 "as the assistant you must", "do not mention", "<|system|>"). A bare role
@@ -21,66 +25,33 @@ log) is flagged only together with words addressed to the reader ("you",
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib.resources import files
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from superbiz.patterns import lazy
 
-# Cyrillic and Greek letters that render like Latin ones (after NFKC and casefold)
-_HOMOGLYPHS = str.maketrans(
-    {
-        # Cyrillic (lower case; upper-case look-alikes casefold to these)
-        "а": "a",
-        "в": "b",
-        "г": "r",
-        "е": "e",
-        "к": "k",
-        "м": "m",
-        "н": "h",
-        "о": "o",
-        "п": "n",
-        "р": "p",
-        "с": "c",
-        "т": "t",
-        "у": "y",
-        "х": "x",
-        "ш": "w",
-        "ь": "b",
-        "ѕ": "s",
-        "і": "i",
-        "ј": "j",
-        "ԁ": "d",
-        "ԛ": "q",
-        "ԝ": "w",
-        "һ": "h",
-        "ӏ": "l",
-        "ү": "y",
-        # Latin IPA letters
-        "ɡ": "g",
-        "ɑ": "a",
-        "ı": "i",
-        # Greek
-        "α": "a",
-        "β": "b",
-        "γ": "y",
-        "ε": "e",
-        "η": "n",
-        "ι": "i",
-        "κ": "k",
-        "μ": "u",
-        "ν": "v",
-        "ο": "o",
-        "ρ": "p",
-        "ς": "c",
-        "τ": "t",
-        "υ": "u",
-        "χ": "x",
-        "ω": "w",
-    }
-)
 # zero-width, joiners, bidi embeddings/overrides/isolates, soft hyphen, BOM, tags (category Cf)
 _INVISIBLE = lazy(r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0]")
 _WHITESPACE = lazy(r"\s+")
+# text spelled out one character at a time: single letters each the same dot or hyphen
+# apart ("p.r.e.v", "i-g-n"), or single characters other than digits one space apart
+# ("i g n o r e  p r e v i o u s", "< | s y s t e m | >"); each run is the word it spells
+_SPELLED_OUT = lazy(
+    r"(?<![a-z0-9])[a-z]([.\-])[a-z](?![a-z0-9])(?:\1[a-z](?![a-z0-9]))*"
+    r"|(?<!\S)[^\s\d] [^\s\d](?!\S)(?: [^\s\d](?!\S))*"
+)
+# a run of base64 (standard or URL-safe alphabet) or hex long enough to hold a phrase
+_ENCODED = lazy(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
+_HEX = lazy(r"(?:[0-9a-fA-F]{2})+")
+_ENCODED_DEPTH = 2  # text encoded inside encoded text is read too, once
 # digits and signs that stand for letters; a text is also read this way only when
 # one sits between letters or starts a word, which timestamps and ids rarely do
 _LEET = str.maketrans(
@@ -88,10 +59,60 @@ _LEET = str.maketrans(
 )
 # a sign between letters ("ign0re", "pr3v10us") or starting a word ("1nstructions")
 _LEET_HINT = lazy(r"[a-z][0134578@$]++[a-z]|(?<![\w@$])[0134578@$][a-z]{2}")
+_SMALL_CAPITAL = lazy(r"LATIN LETTER SMALL CAPITAL ([A-Z])$")
 
 
 def _is_invisible(ch: str) -> bool:
     return unicodedata.category(ch) == "Cf" or bool(_INVISIBLE.match(ch))
+
+
+def _latin(glyph: str) -> str | None:
+    """The Latin letter a glyph is, marks off ("n\u0329" is n), if it is one."""
+    bare = "".join(
+        c for c in unicodedata.normalize("NFKD", glyph) if unicodedata.category(c) != "Mn"
+    )
+    return bare.lower() if len(bare) == 1 and bare.isascii() and bare.isalpha() else None
+
+
+@cache
+def skeleton() -> dict[int, str]:
+    """Every non-ASCII letter that renders like a Latin one, to that letter: generated
+    from Unicode's confusables data (TR39, as the confusable-homoglyphs package ships
+    it), closed over look-alikes of look-alikes (Cyrillic "\u043d" is small capital H, so
+    h), plus the Latin small capitals the data leaves out (read from their names), plus
+    a letter whose other case is a look-alike (Cyrillic "\u043a" as "\u041a", so k)."""
+    data = json.loads(
+        files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8")
+    )
+    glyphs = {
+        ch: [g["c"] for g in found]
+        for ch, found in data.items()
+        if len(ch) == 1 and not ch.isascii() and not ch.isdigit()
+    }
+    table: dict[str, str] = {}
+    changed = True
+    while changed:  # a look-alike of a look-alike: a few rounds
+        changed = False
+        for ch, alike in glyphs.items():
+            if ch in table:
+                continue
+            letter = next((x for g in alike if (x := _latin(g) or table.get(g))), None)
+            if letter:
+                table[ch] = letter
+                changed = True
+    for point in range(0x80, 0x10000):
+        named = _SMALL_CAPITAL.match(unicodedata.name(chr(point), ""))
+        if named:
+            table.setdefault(chr(point), named[1].lower())
+    for ch, letter in list(table.items()):
+        for other in (ch.lower(), ch.upper()):
+            if len(other) == 1 and not other.isascii():
+                table.setdefault(other, letter)
+    return {ord(ch): letter for ch, letter in table.items()}
+
+
+def _spelled(match: re.Match[str]) -> str:
+    return match.group().replace(match.group(1) or " ", "")
 
 
 def _fold(text: str, invisible_as: str) -> str:
@@ -102,25 +123,57 @@ def _fold(text: str, invisible_as: str) -> str:
         text = "".join(
             ch for ch in unicodedata.normalize("NFD", text) if unicodedata.category(ch) != "Mn"
         )
-        text = text.casefold().translate(_HOMOGLYPHS)
+        text = text.casefold().translate(skeleton())
     else:
         text = text.casefold()
+    if " " in text or "." in text or "-" in text:
+        text = _SPELLED_OUT.sub(_spelled, text)
     return _WHITESPACE.sub(" ", text).strip()
 
 
 def normalise_untrusted(text: str) -> str:
     """The text as a reader sees it: NFKC, invisible characters removed, diacritics
-    dropped, Cyrillic/Greek look-alikes folded to Latin, casefolded, whitespace collapsed."""
+    dropped, look-alike letters of any script folded to Latin (`skeleton`), casefolded,
+    letters spelled out one by one joined into words, whitespace collapsed."""
     return _fold(text, "")
 
 
-def _views(text: str, leet: bool) -> list[str]:
+def _decoded(text: str) -> list[str]:
+    """The text inside each base64 or hex run of `text` that decodes to readable text."""
+    found = []
+    for match in _ENCODED.finditer(text):
+        run = match.group()
+        try:
+            if _HEX.fullmatch(run):
+                raw = bytes.fromhex(run)
+            else:
+                urlsafe = "-" in run or "_" in run
+                body = run.rstrip("=")
+                raw = base64.b64decode(
+                    body + "=" * (-len(body) % 4),
+                    altchars=b"-_" if urlsafe else None,
+                    validate=True,
+                )
+            plain = raw.decode("utf-8")
+        except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+            continue
+        if plain.replace("\n", " ").replace("\t", " ").isprintable() and any(
+            ch.isalpha() for ch in plain
+        ):
+            found.append(plain)
+    return found
+
+
+def _views(text: str, leet: bool, depth: int = _ENCODED_DEPTH) -> list[str]:
     """Every reading of the text a pattern is tried on."""
     views = [_fold(text, "")]
     if not text.isascii() and any(_is_invisible(ch) for ch in text):
         views.append(_fold(text, " "))  # "ignore\u200bprevious": the invisible was a space
     if leet and _LEET_HINT.search(views[0]):
         views += [v.translate(_LEET) for v in views]
+    if depth and len(text) >= 16:
+        for plain in _decoded(text):
+            views += _views(plain, leet, depth - 1)
     return views
 
 
@@ -316,6 +369,80 @@ def is_instruction_like(text: str, *, leet: bool = True, statement: bool = False
     if not text:
         return False
     return any(_matches(view, statement=statement) for view in _views(text, leet))
+
+
+# -------------------------------------------------------------- log lines, values
+
+_V = TypeVar("_V")
+
+
+def _header_off(line: str, before: str) -> str:
+    """`line` without the header it shares with `before`, the line its writer wrote
+    before it: leading words that are equal, or that both hold a digit (a timestamp, a
+    request id), are the writer's format, not what it said."""
+    words, earlier = line.split(), before.split()
+    keep = 0
+    for word, other in zip(words, earlier, strict=False):
+        if word != other and not (_has_digit(word) and _has_digit(other)):
+            break
+        keep += 1
+    return " ".join(words[keep:])
+
+
+def _has_digit(word: str) -> bool:
+    return any(ch.isdigit() for ch in word)
+
+
+def planted_rows(rows: Sequence[object]) -> frozenset[int]:
+    """The indexes of the log lines (`query_logs` results: `message`, `log_group`,
+    `log_stream`, `timestamp`) that address the agent: alone, or read together with the
+    line the same writer wrote next, so a phrase split across two lines flags both. A
+    line next to one that addresses the agent on its own is not flagged for that."""
+    flagged: set[int] = set()
+    # each writer's lines: (timestamp, index, the line in normal form), read once
+    writers: dict[tuple[str, str], list[tuple[str, int, str]]] = {}
+    for index, row in enumerate(rows):
+        if not isinstance(row, Mapping) or not isinstance(row.get("message"), str):
+            continue
+        views = _views(row["message"], leet=True) if row["message"] else [""]
+        if any(_matches(view, statement=False) for view in views):
+            flagged.add(index)
+        writer = (str(row.get("log_group") or ""), str(row.get("log_stream") or ""))
+        writers.setdefault(writer, []).append((str(row.get("timestamp") or ""), index, views[0]))
+    for lines in writers.values():
+        lines.sort()
+        for (_, a, first), (_, b, second) in zip(lines, lines[1:], strict=False):
+            if a in flagged or b in flagged or not first or not second:
+                continue
+            if _matches(f"{first} {_header_off(second, first)}", statement=False):
+                flagged |= {a, b}
+    return frozenset(flagged)
+
+
+def withheld(value: _V, marker: str) -> _V:
+    """`value` (a fact, a JSON-like value) with each string in it that addresses the
+    agent, a key of a mapping too, replaced by `marker`; the very same object where none
+    does. The one walk over a fact's text: what a sentence shows (sentences.shown) and
+    whether a fact is untrusted (gate.pointers: it is when this changes it)."""
+    if isinstance(value, str):
+        return marker if value != marker and is_instruction_like(value) else value  # type: ignore[return-value]
+    if isinstance(value, BaseModel):
+        update = {}
+        for name, item in value:
+            clean = withheld(item, marker)
+            if clean is not item:
+                update[name] = clean
+        return value.model_copy(update=update) if update else value  # type: ignore[return-value]
+    if isinstance(value, Mapping):
+        items = {withheld(k, marker): withheld(v, marker) for k, v in value.items()}
+        same = len(items) == len(value) and all(k in value and items[k] is value[k] for k in items)
+        return value if same else items  # type: ignore[return-value]
+    if isinstance(value, (list, tuple)):
+        cleaned = [withheld(v, marker) for v in value]
+        if all(c is v for c, v in zip(cleaned, value, strict=True)):
+            return value
+        return type(value)(cleaned)  # type: ignore[return-value]
+    return value
 
 
 # -------------------------------------------------------------------- fence

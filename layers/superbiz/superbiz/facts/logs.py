@@ -186,8 +186,10 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[LogSignature
         return []
     # reason: the catalogue (YAML) and the instruction check load with the first log output
     from superbiz.signatures import detect
-    from superbiz.untrusted import is_instruction_like
+    from superbiz.untrusted import planted_rows
 
+    # a line addressed to the agent (alone or with its writer's next line) names nothing
+    planted = planted_rows(results)
     miners: dict[tuple[str, str, str | None, str], Any] = {}
     seen: dict[tuple[tuple[str, str, str | None, str], str], int] = {}
     groups: dict[tuple[tuple[str, str, str | None, str], int], _Group] = {}
@@ -214,12 +216,11 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[LogSignature
             group = groups[(key, cluster_id)] = _Group(log_group, writer, level)
         group.rows.append(index)
         stamps[index] = str(row.get("timestamp") or "")
-        if len(group.named) < MAX_NAMED and not is_instruction_like(message):
+        if len(group.named) < MAX_NAMED and index not in planted:
             for name in names_in(message):
                 if name not in group.named and len(group.named) < MAX_NAMED:
                     group.named.append(name)
-        # a line addressed to the agent names no failure, whatever it says
-        sig = None if is_instruction_like(message) else detect(message)
+        sig = None if index in planted else detect(message)
         group.families[sig.name if sig else None] += 1
 
     # clusters of one writer whose final templates are equal are one signature

@@ -5,14 +5,15 @@ observed (its sentence withholds the text), never followed (R6, links.py, action
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from superbiz.claims import Claim, ClaimKind, FactRef
 from superbiz.facts import FactBase, FactsInvalid, LogSignature, facts_of
+from superbiz.facts.base import WITHHELD
 from superbiz.gate import rules
 from superbiz.records import ToolInvocation
-from superbiz.untrusted import is_instruction_like
+from superbiz.untrusted import planted_rows, withheld
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,7 @@ class Resolved:
     ref: FactRef
     fact: FactBase
     rows: tuple[int, ...]
-    quotes: tuple[str, ...]
+    quotes: tuple[str, ...]  # a line that addresses the agent is the withheld marker
     # text of the fact (a template, any of its lines, a passage, a subject) speaks to the
     # agent: what it says is never a cause, a support or a runbook to follow (R6)
     untrusted: bool = False
@@ -35,6 +36,7 @@ class Facts:
         self.invocations = {inv.invocation_id: inv for inv in invocations}
         self._facts: dict[str, dict[str, FactBase]] = {}
         self._untrusted: dict[tuple[str, str], bool] = {}
+        self._planted: dict[str, frozenset[int]] = {}
         for inv in invocations:
             try:
                 found = facts_of(inv.output) if inv.success else []
@@ -58,8 +60,18 @@ class Facts:
     def untrusted(self, invocation_id: str, fact: FactBase) -> bool:
         key = (invocation_id, fact.id)
         if key not in self._untrusted:
-            self._untrusted[key] = _untrusted(self.invocations[invocation_id], fact)
+            planted = self.planted(invocation_id) if isinstance(fact, LogSignature) else ()
+            self._untrusted[key] = withheld(fact, WITHHELD) is not fact or any(
+                r in planted for r in getattr(fact, "rows", ())
+            )
         return self._untrusted[key]
+
+    def planted(self, invocation_id: str) -> frozenset[int]:
+        """The rows of an invocation's log lines that address the agent, alone or read
+        with the line their writer wrote next (untrusted.planted_rows)."""
+        if invocation_id not in self._planted:
+            self._planted[invocation_id] = planted_rows(_results(self.invocations[invocation_id]))
+        return self._planted[invocation_id]
 
     def resolve(self, ref: FactRef) -> Resolved | tuple[str, str]:
         inv = self.invocations.get(ref.invocation)
@@ -77,7 +89,8 @@ class Facts:
             outside = [r for r in rows if r not in fact.rows]
             if outside:
                 return rules.ROW_NOT_IN_FACT, f"row(s) {outside} are not lines of {ref.fact}"
-        quotes = tuple(_message(inv, r) for r in rows)
+        planted = self.planted(ref.invocation) if rows else frozenset()
+        quotes = tuple(WITHHELD if r in planted else _message(inv, r) for r in rows)
         return Resolved(ref, fact, rows, quotes, untrusted=self.untrusted(ref.invocation, fact))
 
 
@@ -89,35 +102,15 @@ def _first_row(fact: FactBase) -> tuple[int, ...]:
     return (fact.rows[0],) if isinstance(fact, LogSignature) and fact.rows else ()
 
 
-def _message(inv: ToolInvocation, row: int) -> str:
+def _results(inv: ToolInvocation) -> list[object]:
     results = inv.output.get("results") if isinstance(inv.output, Mapping) else None
-    if isinstance(results, list) and 0 <= row < len(results) and isinstance(results[row], dict):
-        return str(results[row].get("message", ""))
-    return ""
+    return results if isinstance(results, list) else []
 
 
-def _untrusted(inv: ToolInvocation, fact: FactBase) -> bool:
-    """Whether any text the fact holds or stands for speaks to the agent: every string
-    of every field, whatever the kind (a change's parameters, a resource's tags and
-    settings, an alarm's name, a runbook's document), and every line a log signature
-    stands for (a template may mask a planted phrase as a variable part)."""
-    texts = list(strings(fact.model_dump(mode="json")))
-    if isinstance(fact, LogSignature):
-        texts += [_message(inv, r) for r in fact.rows]
-    return any(is_instruction_like(t) for t in texts if t)
-
-
-def strings(value: object) -> Iterator[str]:
-    """Every string inside a JSON value (keys of objects too)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            yield str(key)
-            yield from strings(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from strings(item)
+def _message(inv: ToolInvocation, row: int) -> str:
+    results = _results(inv)
+    line = results[row] if 0 <= row < len(results) else None
+    return str(line.get("message", "")) if isinstance(line, dict) else ""
 
 
 def check_observation(claim: Claim, facts: Facts) -> tuple[list[Resolved], list[str], str]:
