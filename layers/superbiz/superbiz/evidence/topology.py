@@ -15,11 +15,11 @@ A name made of another name and more parts (`payment-api-5xx` of `payment-api`) 
 joined to it. The gate asks whether a cause's subject is on an effect's path; the
 diagnosis engine walks it.
 
-A qualified name (an ARN: its account, region and path; a resource id by path,
+A qualified name (an ARN: its region and path; a resource id by path,
 `service/prod/checkout-api`) is joined to its short name only when it is the run's: its
-account and region are those of the resources the run described, and the cluster (the
-path) is the one the run's metrics and resources put that name in. A same-named service
-of another account, region or cluster is not the failing one. A series' other dimensions
+region is one the run described resources in, and the cluster (the path) is the one the
+run's metrics put that name in. A same-named service
+of another region or cluster is not the failing one. A series' other dimensions
 (the cluster of a service) locate it: a path may reach the cluster from a service, or a
 service from the cluster, never pass through the cluster from one service to another. A
 setting or a tag joins a name only when its whole value is that name: free text (a
@@ -111,9 +111,11 @@ class Topology:
     why: dict[tuple[str, str], str] = field(default_factory=dict)
     # (member, container): a series' subject and a dimension that says where it is
     located: set[tuple[str, str]] = field(default_factory=set)
-    # the (region, account) of the resources the run described: its own
-    homes: set[tuple[str, str]] = field(default_factory=set)
-    # a short name -> the containers the run's metrics and resources put it in
+    # the regions of the resources the run described: its own. (Their account is not
+    # compared: the records carry no account of the run's own, and a world's described
+    # resources and its trail may name different ones)
+    homes: set[str] = field(default_factory=set)
+    # a short name -> the containers the run's series put it in
     containers: dict[str, set[str]] = field(default_factory=dict)
 
     def node(self, name: str) -> str:
@@ -135,34 +137,31 @@ class Topology:
         self.join(member, container, why)
 
     def own(self, name: str) -> bool:
-        """Whether a qualified name is the run's resource of its short name: of an account
-        and region the run described (when it described any), in the container the run's
+        """Whether a qualified name is the run's resource of its short name: of a region
+        the run described resources in (when it described any), in the container the run's
         records put that name in (when they put it in any)."""
         place = qualified(name)
         if place is None:
             return True
-        if (
-            place.region
-            and place.account
-            and self.homes
-            and ((place.region, place.account) not in self.homes)
-        ):
+        if place.region and self.homes and place.region not in self.homes:
             return False
         known = self.containers.get(place.bare)
         return not (place.container and known and place.container not in known)
 
     def qualify(self, name: str) -> None:
-        """A name and, when it is the run's, its short name."""
+        """A changed resource and, when it is the run's, its short name (a resource id by
+        path, service/prod/order-api or table/orders, its last part)."""
         self.node(name)
-        self._short(name)
-
-    def _short(self, name: str) -> None:
         place = qualified(name)
         if place is not None and not name.strip().startswith("arn:"):
             if self.own(name):
-                # a resource id by path (service/prod/order-api, table/orders): its name
                 self._edge(name, place.bare, "resource id")
-        elif self.own(name):
+        else:
+            self._short(name)
+
+    def _short(self, name: str) -> None:
+        """A name's short name (an ARN's only when it is the run's)."""
+        if not name.strip().startswith("arn:") or self.own(name):
             self._edge(name, short(name), "short name")
 
     def _edge(self, a: str, b: str, why: str) -> None:
@@ -340,13 +339,13 @@ def _names(value: str, subject: str) -> bool:
 
 
 def _place(topo: Topology, telemetry: list[FactBase]) -> None:
-    """Where the run's own resources are: the account and region of those it described,
-    and the containers its series put each name in (a service's cluster)."""
+    """Where the run's own resources are: the regions of those it described, and the
+    containers its series put each name in (a service's cluster)."""
     for fact in telemetry:
         if isinstance(fact, ResourceFact):
             place = qualified(fact.arn)
-            if place is not None and place.region and place.account:
-                topo.homes.add((place.region, place.account))
+            if place is not None and place.region:
+                topo.homes.add(place.region)
         elif isinstance(fact, MetricSeries | AlarmState):
             for value in fact.dimensions.values():
                 if not _names(value, fact.subject):
@@ -355,7 +354,7 @@ def _place(topo: Topology, telemetry: list[FactBase]) -> None:
 
 def origin(fact: FactBase, topology: Topology | None = None) -> str:
     """Where a fact's path starts: a change of a resource that is not the run's (another
-    account, region or cluster) from its qualified name, which reaches no short name;
+    region or cluster) from its qualified name, which reaches no short name;
     any other fact from its subject."""
     if (
         isinstance(fact, ChangeFact)

@@ -341,6 +341,8 @@ def check_link(
                 rules.OFF_TOPOLOGY,
                 f"{origin(cause, topology)} is not on the path of {effect.subject} in this run's records",
             )
+    if (verdict := _before_trigger(cause, effects, run)) is not None:
+        return verdict
     if (
         run.trigger_shown
         and (trigger.metric or trigger.named(topology))
@@ -354,11 +356,29 @@ def check_link(
     return Verdict(edge=(cause_reading, effect_readings))
 
 
+def _before_trigger(cause: FactBase, effects: list[FactBase], run: Run) -> Verdict | None:
+    """L2 against what started the run, for a cause on its path that explains it: not
+    later than the earliest record of the alarm or its metric began (a later series of
+    another statistic does not move it)."""
+    began_at = onset(cause)
+    if began_at is None or run.trigger_began is None:
+        return None
+    if not any(watches(f, run.trigger) for f in effects):
+        return None
+    t0, first = run.trigger_began
+    if began_at > t0 + tolerance(first, run.trigger.bound):
+        return Verdict(
+            rules.CAUSE_AFTER_EFFECT,
+            f"{cause.id} at {cause.at} is after what started the run began ({first.id} "
+            f"at {t0.isoformat()})",
+        )
+    return None
+
+
 def _in_time(claim: Claim, cause: FactBase, effects: list[FactBase], run: Run) -> Verdict | None:
     """L2: the cause began no later than the onset of each effect it explains (within
-    that effect's period, bounded by the run), nor than what started the run began when it
-    explains that; a root cause not more than a day before the first; each effect in the
-    run's window."""
+    that effect's period, bounded by the run); a root cause not more than a day before the
+    first; each effect in the run's window."""
     began_at = onset(cause)
     if began_at is None:
         return Verdict(rules.CAUSE_AFTER_EFFECT, f"{cause.id} has no time to order it by")
@@ -369,14 +389,6 @@ def _in_time(claim: Claim, cause: FactBase, effects: list[FactBase], run: Run) -
             return Verdict(
                 rules.CAUSE_AFTER_EFFECT,
                 f"{cause.id} at {cause.at} is after the onset of {effect.id} at {at.isoformat()}",
-            )
-    if run.trigger_began is not None and any(watches(f, run.trigger) for f in effects):
-        t0, first = run.trigger_began
-        if began_at > t0 + tolerance(first, bound):
-            return Verdict(
-                rules.CAUSE_AFTER_EFFECT,
-                f"{cause.id} at {cause.at} is after what started the run began ({first.id} "
-                f"at {t0.isoformat()})",
             )
     first_at = min(at for at, _ in onsets)
     if claim.kind is ClaimKind.ROOT_CAUSE and first_at - began_at > MAX_LEAD:
