@@ -199,13 +199,11 @@ def watches(fact: FactBase, trigger: Trigger) -> bool:
 
 
 def is_trigger(fact: FactBase, trigger: Trigger, topology: Topology) -> bool:
-    """Whether a fact is what started the run: an alarm's run, the alarm or its metric
-    itself (a fact of a service the alarm's name is built from is not what it watches);
-    a question's, a fact of a service it names or within two edges of one."""
+    """Whether a fact shows what started the run: the alarm or its metric, or a fact of a
+    service the question or the alarm names, or within two edges of one (the symptoms the
+    diagnosis engine weighs first)."""
     if watches(fact, trigger):
         return True
-    if trigger.metric:
-        return False
     return any(topology.near(fact.subject, s, TRIGGER_HOPS) for s in trigger.named(topology))
 
 
