@@ -97,7 +97,9 @@ def check(
                 root_causes += 1
                 if root_causes > 1:
                     rule, detail = rules.SECOND_ROOT_CAUSE, "a report names one root cause"
-            if rule is None and link.edge is not None:
+            if rule is None and link.edge is not None and claim.kind is ClaimKind.ROOT_CAUSE:
+                # what the report states as established: no hypothesis may turn it round
+                # (hypotheses are alternatives to each other, not a chain)
                 run.record(link.edge)
         else:
             rule, detail = check_action(claim, by_id, passed)

@@ -153,8 +153,8 @@ class Verdict:
 @dataclass
 class Run:
     """What a link is weighed against besides its own claims: the run's topology, what
-    started it (resolved against its records) and when that began, and the links passed
-    so far (cause reading -> the readings it explains)."""
+    started it (resolved against its records) and when that began, and the root cause's
+    link once passed (cause reading -> the readings it explains)."""
 
     topology: Topology
     trigger: Trigger
@@ -163,7 +163,7 @@ class Run:
     explained: dict[Reading, set[Reading]] = field(default_factory=dict)
 
     def circular(self, cause: Reading, effects: Iterable[Reading]) -> bool:
-        """Whether the links passed so far lead from one of these effects back to the
+        """Whether the root cause's link leads from one of these effects back to the
         cause (a hypothesis whose cause is the root cause's effect and whose effect is
         its cause)."""
         todo = [e for e in effects if e != cause]
