@@ -202,11 +202,6 @@ def test_control_the_honest_root_cause_passes_and_renders_one_report():
 # ====================================================================== pointer games
 
 
-@hole(
-    "the gate has no run clock or window: an effect read from yesterday's window of the same "
-    "metric (another invocation, other params) and yesterday's change link, and the sentence "
-    "prints their times without a date"
-)
 def test_an_effect_from_another_window_of_the_same_metric_is_not_this_incident():
     # Given the model re-queries the same series over yesterday and the changes of yesterday
     yday = "2026-11-19"
@@ -233,10 +228,6 @@ def test_an_effect_from_another_window_of_the_same_metric_is_not_this_incident()
     assert not got.passed, got.statement
 
 
-@hole(
-    "a shared ECS ClusterName dimension joins every service of the cluster within two hops, "
-    "so a checkout-api change passes L3 as the cause of another service's metric"
-)
 def test_a_metric_of_another_service_is_not_an_effect_of_this_change():
     # Given payments-api's latency, in the same cluster, recorded in the run
     payments = inv(
@@ -265,10 +256,6 @@ def test_a_row_index_out_of_range_is_refused():
         assert got.rule_ids == [rules.ROW_NOT_IN_FACT], (rows, got.detail)
 
 
-@hole(
-    "L1's 'explains itself' compares claim ids, not facts: a second observation claim with "
-    "the same pointer lets a metric explain itself"
-)
 def test_a_duplicate_pointer_does_not_let_a_fact_explain_itself():
     # Given two observation claims pointing at the same metric fact
     claims = [*EFFECTS, see("o2b", METRICS, "met1"), root("o2", ["o2b"])]
@@ -276,10 +263,6 @@ def test_a_duplicate_pointer_does_not_let_a_fact_explain_itself():
     assert got.rule_ids == [rules.LINK_INVALID], got.statement
 
 
-@hole(
-    "a repeated invocation of the same query records the same fact under another invocation "
-    "id; self-explanation is checked by claim id, so the series explains itself"
-)
 def test_the_same_reading_from_a_repeated_invocation_does_not_explain_itself():
     again = inv(23, "query_metrics", [metric()])
     claims = [*EFFECTS, see("o2b", again, "met1"), root("o2", ["o2b"])]
@@ -315,10 +298,6 @@ def test_a_service_event_pointer_is_never_a_cause():
 # ======================================================================= link games
 
 
-@hole(
-    "L2 weighs the cause against the earliest effect only, with that effect's tolerance: a "
-    "coarse (1 h) metric in the effects lets a change 35 minutes after the log lines explain them"
-)
 def test_a_cause_after_a_log_effect_is_refused_whatever_else_it_explains():
     coarse = inv(
         25,
@@ -339,10 +318,6 @@ def test_a_cause_after_a_log_effect_is_refused_whatever_else_it_explains():
     assert got.rule_ids == [rules.CAUSE_AFTER_EFFECT], got.statement
 
 
-@hole(
-    "a cause up to one period after its effect passes L2 by design, and the link sentence "
-    "renders any gap under a minute as 'in the same minute as', hiding that it came after"
-)
 def test_a_cause_after_its_effect_never_reads_as_simultaneous():
     after = inv(27, "recent_changes", [change("chg1", "checkout-api", f"{DAY}T10:05:40Z")])
     claims = [*EFFECTS, see("ca", after, "chg1"), root("ca", ["o2"])]
@@ -350,10 +325,6 @@ def test_a_cause_after_its_effect_never_reads_as_simultaneous():
     assert not got.passed or "after" in got.statement, got.statement
 
 
-@hole(
-    "a change's subject is its ARN's short name: a service of the same name in another "
-    "account and region is the effect's subject, 0 hops away"
-)
 def test_a_same_named_service_in_another_account_and_region_is_not_the_cause():
     elsewhere = extracted(
         28,
@@ -379,10 +350,6 @@ def test_a_same_named_service_in_another_account_and_region_is_not_the_cause():
     assert got.rule_ids == [rules.OFF_TOPOLOGY], got.statement
 
 
-@hole(
-    "a resource id by path (service/staging/checkout-api) is joined to its last part, so the "
-    "same-named service of the staging cluster is one hop from prod's"
-)
 def test_a_same_named_service_in_another_cluster_is_not_the_cause():
     staging = inv(
         29,
@@ -410,10 +377,6 @@ ALARM = {
 }
 
 
-@hole(
-    "the metric an alarm watches may be the cause of that alarm: L1 does not see that the "
-    "cause and the effect are one reading (same namespace, metric and dimensions)"
-)
 def test_a_metric_is_not_the_cause_of_the_alarm_that_watches_it():
     alarms = inv(30, "query_alarms", [ALARM])
     claims = [*EFFECTS, see("oa", alarms, "alm1"), root("o2", ["oa"])]
@@ -421,10 +384,6 @@ def test_a_metric_is_not_the_cause_of_the_alarm_that_watches_it():
     assert got.rule_ids == [rules.LINK_INVALID], got.statement
 
 
-@hole(
-    "links are checked one at a time: a hypothesis whose cause is the root cause's effect and "
-    "whose effect is its cause passes beside it (circular explanation)"
-)
 def test_a_circular_link_is_refused():
     forward = root("o1", ["o2"])
     backward = root("o2", ["o1"], claim_id="h1", kind=ClaimKind.HYPOTHESIS)
@@ -433,9 +392,14 @@ def test_a_circular_link_is_refused():
     assert not outcome(result, "h1").passed, outcome(result, "h1").statement
 
 
-@hole(
-    "L4 counts any effect whose subject is within two hops of the alarm's name: a metric of a "
-    "service the alarm's name is built from stands for the alarm's own metric"
+@pytest.mark.xfail(
+    strict=True,
+    reason="decided, for now: L4 in an alarm's run still counts a fact of a service within two "
+    "edges of the alarm's name. The diagnosis engine links lines that started an alarm's run as "
+    "their own effect, the alarm's metric outside its propagation window "
+    "(order-fulfillment-sqs-poison-message: the poison message's lines 22 minutes before the "
+    "dead-letter queue's depth rose), and requiring the alarm's metric refuses that honest "
+    "diagnosis; it closes when the engine links the alarm's metric (engine/rank.py)",
 )
 def test_an_alarm_run_must_explain_the_alarms_metric():
     # Given the run was opened by the ALB's 5xx alarm, recorded in the run
@@ -470,7 +434,6 @@ def test_an_alarm_run_must_explain_the_alarms_metric():
     assert got.rule_ids == [rules.TRIGGER_NOT_EXPLAINED], got.statement
 
 
-@hole("L2 has no lower bound: a change three weeks before the onset passes as the root cause")
 def test_a_change_weeks_before_the_onset_is_not_the_root_cause():
     ancient = inv(32, "recent_changes", [change("chg1", "checkout-api", "2026-10-30T09:00:00Z")])
     claims = [*EFFECTS, see("co", ancient, "chg1"), root("co")]
@@ -549,10 +512,6 @@ def test_an_allowed_verb_never_renders_a_command_the_model_put_in_its_own_query(
     assert not got.passed or "delete-db-cluster" not in got.statement, got.statement
 
 
-@hole(
-    "an effect whose text speaks to the agent is skipped by every link check but stays in "
-    "`explains`, so A1 counts it as linked and a high-risk restart of its service passes"
-)
 def test_a_high_risk_action_never_acts_on_what_only_a_planted_effect_names():
     planted = inv(
         37,
@@ -743,11 +702,6 @@ def test_a_very_long_value_is_bounded_in_its_sentence():
 # ==================================================================== numeric games
 
 
-@hole(
-    "L2's tolerance is the effect's own period, which the model chooses in its query: a 1-day "
-    "series of the failing metric lets a change 35 minutes after the real onset be the cause, "
-    "though its own sentence says it came 640 minutes after"
-)
 def test_a_coarse_period_of_the_same_metric_does_not_excuse_a_late_cause():
     # Given the 60 s series (onset 10:05) and a 1-day series of the same metric
     daily = inv(
@@ -769,11 +723,6 @@ def test_a_coarse_period_of_the_same_metric_does_not_excuse_a_late_cause():
     assert not got.passed, got.statement
 
 
-@hole(
-    "watches() matches the alarm's metric by namespace, name and dimensions, not by statistic "
-    "or period: a Minimum series with a later onset stands for the alarm's Average and lets a "
-    "change after the alarm's onset be the cause"
-)
 def test_a_series_of_another_statistic_does_not_stand_for_the_alarms_metric():
     payload = {
         "name": "checkout-latency",
@@ -833,10 +782,6 @@ def test_a_series_of_another_statistic_does_not_stand_for_the_alarms_metric():
             "None",
             512.0,
             id="container-insights-cpu-units",
-            marks=hole(
-                "saturated() reads a metric's name, not its unit: CPU units (512 of a "
-                "1024-unit task) render as 'saturated at a peak of 512 %'"
-            ),
         ),
     ],
 )
@@ -877,10 +822,6 @@ def test_an_alarm_description_never_reaches_a_sentence():
     assert "ignore previous" not in str(got.facts).lower()
 
 
-@hole(
-    "a free-text setting (not an ARN or queue URL) is read for names: a Lambda Description "
-    "that mentions dns-resolver joins it to checkout-api, and dns-resolver's change passes L3"
-)
 def test_a_free_text_setting_never_joins_a_far_change_to_the_failing_service():
     far = inv(
         54,

@@ -141,19 +141,20 @@ def alarms_firing(invocations: list[dict[str, Any]]) -> list[tuple[str, int, dic
 EXCERPT_CHARS = 240
 CHANGE_WINDOW_MINUTES = 30
 METRIC_BUCKET_MINUTES = 5  # the longest datapoint period an onset is read from
-SATURATION_PERCENT = 85.0
-_SATURATION = lazy(
-    r"(CPUUtilization|MemoryUtilization|cpu_utilization|memory_utilization|CPU)\b.*?peak of ([\d.]+)",
-    re.IGNORECASE,
-)
 
 
-def saturation_in(text: str) -> float | None:
-    """The peak of a CPU or memory utilisation metric summary when it is saturated."""
-    match = _SATURATION.search(text)
-    if match and float(match.group(2)) >= SATURATION_PERCENT:
-        return float(match.group(2))
-    return None
+def saturated_in(output: dict[str, Any]) -> bool:
+    """Whether a query_metrics output's series is in percent and left no headroom (its
+    fact's unit says so, facts.metrics.saturated; never its name)."""
+    # reason: the facts load with the first metric finding, not at import
+    from superbiz.facts import FactsInvalid, MetricSeries, facts_of
+    from superbiz.facts.metrics import saturated
+
+    try:
+        found = facts_of(output)
+    except FactsInvalid:
+        return False
+    return any(isinstance(f, MetricSeries) and saturated(f) for f in found)
 
 
 class Citation(Schema):
@@ -265,7 +266,7 @@ def findings(invocations: list[dict[str, Any]]) -> list[Finding]:
                     "onset_at": summary["onset_at"],
                     "peak": summary.get("peak"),
                     "baseline": summary.get("baseline"),
-                    "saturated": saturation_in(summary["text"]) is not None,
+                    "saturated": saturated_in(anomaly["output"]),
                     "direction": summary.get("direction") or "rise",
                 },
             )

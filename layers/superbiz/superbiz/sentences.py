@@ -26,6 +26,7 @@ from superbiz.facts import (
 )
 from superbiz.facts.base import WITHHELD, clock
 from superbiz.facts.extract import sentence
+from superbiz.facts.metrics import saturated
 from superbiz.literal import code, literal, literal_fact
 from superbiz.signatures import by_name, deploys
 from superbiz.untrusted import is_instruction_like, withheld
@@ -97,20 +98,6 @@ def label(fact: FactBase, around: Sequence[FactBase] = ()) -> str:
     return fact.subject
 
 
-# a utilisation series at or above this peak has no headroom left
-SATURATION_PERCENT = 85.0
-_UTILISATION = ("utilization", "utilisation", "cpu")
-
-
-def saturated(fact: MetricSeries) -> bool:
-    """A CPU or memory utilisation series whose peak left no headroom (a derived reading)."""
-    return (
-        any(word in fact.metric.lower() for word in _UTILISATION)
-        and fact.peak is not None
-        and fact.peak >= SATURATION_PERCENT
-    )
-
-
 def _text_of(fact: FactBase) -> str:
     if isinstance(fact, LogSignature):
         return " ".join([fact.template, *fact.named])
@@ -155,9 +142,10 @@ def link(
         first_at, first = min(timed, key=lambda p: p[0])  # type: ignore[arg-type,return-value]
         assert first_at is not None
         gap = first_at - began
+        # a cause within its effect's period after the onset read passes L2: it says after
         when = (
-            "in the same minute as"
-            if abs(gap) < timedelta(minutes=1)
+            "at the same time as"
+            if gap == timedelta(0)
             else (f"{_minutes(gap)} before" if gap > timedelta(0) else f"{_minutes(gap)} after")
         )
         text += f". It came {when} the first effect it explains, at {clock(first_at.isoformat())}"

@@ -14,7 +14,8 @@ from typing import Any
 
 from superbiz.claims import Action, ActionVerb, Claim, ClaimKind, ExecutorEvidence, FactRef, Gap
 from superbiz.engine.rank import Candidate, Diagnosis, catalogue_hypotheses
-from superbiz.sentences import SATURATION_PERCENT
+from superbiz.facts import MetricSeries, fact_from
+from superbiz.facts.metrics import saturated
 
 # most observations of symptoms a report shows beside the cause's
 MAX_SYMPTOMS = 4
@@ -130,6 +131,13 @@ def evidence(
     return ExecutorEvidence(claims=made.claims[:64], gaps=gaps[:16])
 
 
+def _saturated(row: dict[str, Any]) -> bool:
+    """Whether a table row is a series in percent that left no headroom (its unit says so,
+    sentences.saturated)."""
+    fact = fact_from({k: v for k, v in row.items() if k != "invocation"})
+    return isinstance(fact, MetricSeries) and saturated(fact)
+
+
 def _link(
     made: _Claims,
     cause: Candidate,
@@ -152,7 +160,7 @@ def _link(
         made.act(
             ActionVerb.ROLL_BACK if kind is ClaimKind.ROOT_CAUSE else ActionVerb.INSPECT, cause_id
         )
-    elif cause.kind == "metric_series" and (fact.get("peak") or 0) >= SATURATION_PERCENT:
+    elif cause.kind == "metric_series" and _saturated(fact):
         made.act(ActionVerb.SCALE_UP, cause_id)
     else:
         made.act(ActionVerb.INSPECT, cause_id)

@@ -74,8 +74,12 @@ def facts_of(output: Any) -> list[FactBase]:
 
 
 # how far an effect's onset may come before its cause and still be its effect: one
-# period of the effect's metric, or two minutes for a log line (its own clock)
+# period of the effect's reading, or two minutes for a log line (its own clock). A series'
+# period is chosen by whoever asked for it (a day-long period would excuse anything), so
+# it counts only up to a bound the run sets: the period of the alarm that opened it, else
+# MAX_TOLERANCE (the longest period an onset is read at, five minutes)
 LOG_TOLERANCE = timedelta(minutes=2)
+MAX_TOLERANCE = timedelta(minutes=5)
 
 
 def onset(fact: FactBase) -> datetime | None:
@@ -84,9 +88,33 @@ def onset(fact: FactBase) -> datetime | None:
     return parse_time(when) if when else None
 
 
-def tolerance(fact: FactBase) -> timedelta:
+def tolerance(fact: FactBase, bound: timedelta = MAX_TOLERANCE) -> timedelta:
     period = fact.period if isinstance(fact, MetricSeries | AlarmState) else None
-    return timedelta(seconds=period) if period else LOG_TOLERANCE
+    return min(timedelta(seconds=period), bound) if period else LOG_TOLERANCE
+
+
+Reading = tuple[str, ...]
+
+
+def reading(fact: FactBase) -> Reading:
+    """What a fact is a reading of, whoever recorded it and under whichever invocation or
+    claim: a metric (namespace, name and dimensions: any statistic, period or window of
+    it; an alarm and the metric it watches are one reading), a log signature's lines (its
+    group, writer and template), a change (its action on its resource at its time), a
+    trace edge (its caller, callee and operation); any other fact its kind and subject."""
+    if isinstance(fact, MetricSeries) or (isinstance(fact, AlarmState) and fact.metric):
+        namespace = fact.namespace or ""
+        dims = tuple(f"{k}={v}" for k, v in sorted(fact.dimensions.items()))
+        return ("metric", namespace, fact.metric or "", *dims)
+    if isinstance(fact, AlarmState):
+        return ("alarm", fact.alarm)
+    if isinstance(fact, LogSignature):
+        return ("lines", fact.log_group, fact.writer, fact.template)
+    if isinstance(fact, ChangeFact):
+        return ("change", fact.action, fact.resource, fact.at or "")
+    if isinstance(fact, TraceEdge):
+        return ("calls", fact.caller, fact.callee, fact.operation or "")
+    return (str(getattr(fact, "type", "")), fact.subject)
 
 
 def fact_from(value: Any) -> FactBase:
@@ -116,7 +144,9 @@ __all__ = [
     "FactsInvalid",
     "KnowledgeRef",
     "LogSignature",
+    "MAX_TOLERANCE",
     "MetricSeries",
+    "Reading",
     "ResourceFact",
     "ServiceEvent",
     "Source",
@@ -125,6 +155,7 @@ __all__ = [
     "fact_by_id",
     "fact_from",
     "onset",
+    "reading",
     "tolerance",
     "facts_of",
     "parse_time",

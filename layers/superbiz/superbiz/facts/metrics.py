@@ -52,6 +52,45 @@ def _direction(summary: dict[str, Any]) -> Direction:
     return "fell" if " fell from " in str(summary.get("text") or "") else "rose"
 
 
+# the metrics AWS publishes in percent (its documentation's unit): GetMetricData returns
+# no unit, so a series of these reads its unit here; any other series' unit is what its
+# output says, or unknown (a percentage is never derived from a value of unknown unit)
+PERCENT: frozenset[tuple[str, str]] = frozenset(
+    (namespace, metric)
+    for namespace, metrics in {
+        "AWS/EC2": ("CPUUtilization",),
+        "AWS/ECS": ("CPUUtilization", "MemoryUtilization"),
+        "AWS/RDS": ("CPUUtilization",),
+        "AWS/DocDB": ("CPUUtilization",),
+        "AWS/ElastiCache": ("CPUUtilization", "EngineCPUUtilization"),
+        "AWS/ES": ("CPUUtilization", "JVMMemoryPressure"),
+        "ContainerInsights": (
+            "node_cpu_utilization",
+            "node_memory_utilization",
+            "pod_cpu_utilization",
+            "pod_memory_utilization",
+        ),
+    }.items()
+    for metric in metrics
+)
+
+
+def unit_of(namespace: str, metric: str, recorded: Any) -> str | None:
+    if isinstance(recorded, str) and recorded:
+        return recorded
+    return "Percent" if (namespace, metric) in PERCENT else None
+
+
+# a utilisation series at or above this peak has no headroom left
+SATURATION_PERCENT = 85.0
+
+
+def saturated(fact: MetricSeries) -> bool:
+    """A series in percent whose peak left no headroom (a derived reading): its unit says
+    what the number is, never its name (CPU units or megabytes are no percentage)."""
+    return fact.unit == "Percent" and fact.peak is not None and fact.peak >= SATURATION_PERCENT
+
+
 def _value(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
@@ -78,6 +117,7 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[MetricSeries
     namespace = str(output.get("namespace") or params.get("namespace") or "")
     points = output.get("points")
     low = _value(summary.get("low"))
+    metric = str(output.get("metric_name") or params.get("metric_name") or "")
     return [
         MetricSeries(
             id="met1",
@@ -86,11 +126,11 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[MetricSeries
             at=summary.get("silent_from") or summary.get("onset_at"),
             paths=["$.summary", "$.points"],
             namespace=namespace,
-            metric=str(output.get("metric_name") or params.get("metric_name") or ""),
+            metric=metric,
             dimensions=dimensions,
             statistic=str(output.get("statistic") or params.get("statistic") or ""),
             period=int(output.get("period") or params.get("period") or 60),
-            unit=output.get("unit"),
+            unit=unit_of(namespace, metric, output.get("unit")),
             baseline=_value(summary.get("baseline")),
             peak=_value(summary.get("peak")),
             peak_at=summary.get("peak_at"),
@@ -117,6 +157,7 @@ def sentence(fact: MetricSeries, today: str | None = None) -> str:
     day = today or fact.at or fact.start
     name = label(fact)
     unit = f" {fact.unit}" if fact.unit and fact.unit not in ("Count", "None") else ""
+    unit = " %" if fact.unit == "Percent" else unit
     if fact.direction == "no_data":
         return (
             f"{name} had no datapoints between {clock(fact.start, day, utc=False)} and "

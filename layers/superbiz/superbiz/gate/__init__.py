@@ -14,7 +14,7 @@ from superbiz.claims import Claim, ClaimKind, ExecutorEvidence
 from superbiz.evidence import topology as topo
 from superbiz.gate import rules
 from superbiz.gate.actions import ShortfallsOf, check_action, check_gap, check_support
-from superbiz.gate.links import Trigger, check_link, shows_trigger
+from superbiz.gate.links import Run, Trigger, check_link, shows_trigger, trigger_onset
 from superbiz.gate.pointers import Facts, Resolved, check_observation
 from superbiz.node_outputs import ClaimOutcome, GapOutcome, GatekeeperResult
 from superbiz.records import ToolInvocation
@@ -23,12 +23,14 @@ from superbiz.verdicts import GateVerdict
 
 RULE_SET_VERSION = rules.RULE_SET_VERSION
 
+# a root cause before the hypotheses beside it: of two links that would close a circle,
+# the root cause stands
 _ORDER = {
     ClaimKind.OBSERVATION: 0,
     ClaimKind.NEGATIVE: 0,
     ClaimKind.ROOT_CAUSE: 1,
-    ClaimKind.HYPOTHESIS: 1,
-    ClaimKind.REMEDIATION: 2,
+    ClaimKind.HYPOTHESIS: 2,
+    ClaimKind.REMEDIATION: 3,
 }
 
 
@@ -63,10 +65,16 @@ def check(
     records (`engine.shortfalls_of`): with it, a gap's `why` is checked (G2). `held` joins
     a change to the resources whose configuration holds what it set (`engine.held`), as
     the engine's topology does."""
-    trigger = trigger or Trigger()
     facts = Facts(list(invocations))
-    topology = topo.build(facts.trusted(), held)  # a planted line joins nothing
-    trigger_shown = shows_trigger(facts.all(), trigger, topology)
+    trusted = facts.trusted()
+    trigger = (trigger or Trigger()).resolved(trusted)
+    topology = topo.build(trusted, held)  # a planted line joins nothing
+    run = Run(
+        topology,
+        trigger,
+        shows_trigger(facts.all(), trigger, topology),
+        trigger_onset(trusted, trigger),
+    )
     by_id = {c.claim_id: c for c in evidence.claims}
     passed: dict[str, list[Resolved]] = {}
     outcome: dict[str, ClaimOutcome] = {}
@@ -81,7 +89,7 @@ def check(
             resolved, failed, detail = check_observation(claim, facts)
             rule = failed[0] if failed else None
         elif claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS):
-            link = check_link(claim, by_id, passed, topology, trigger, trigger_shown)
+            link = check_link(claim, by_id, passed, run)
             rule, detail = link.rule, link.detail
             if rule is None and claim.support:
                 rule, detail = check_support(claim, by_id, passed)
@@ -89,6 +97,10 @@ def check(
                 root_causes += 1
                 if root_causes > 1:
                     rule, detail = rules.SECOND_ROOT_CAUSE, "a report names one root cause"
+            if rule is None and link.edge is not None and claim.kind is ClaimKind.ROOT_CAUSE:
+                # what the report states as established: no hypothesis may turn it round
+                # (hypotheses are alternatives to each other, not a chain)
+                run.record(link.edge)
         else:
             rule, detail = check_action(claim, by_id, passed)
             if rule is None and claim.support:

@@ -57,8 +57,12 @@ def check_action(
 
 
 def _linked(target: str, by_id: dict[str, Claim], passed: dict[str, list[Resolved]]) -> bool:
+    """Whether a passed root cause or hypothesis links the target: as its cause, or as an
+    effect the link weighed (an effect whose text speaks to the agent is skipped by every
+    link rule, so it is linked by nothing)."""
+    planted = any(r.untrusted for r in passed.get(target, []))
     return any(
-        claim_id in passed and target in (c.cause, *c.explains)
+        claim_id in passed and (target == c.cause or (target in c.explains and not planted))
         for claim_id, c in by_id.items()
         if c.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS)
     )

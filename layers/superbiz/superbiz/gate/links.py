@@ -1,31 +1,41 @@
 """Rules L1-L6: a cause links to the effects it explains. The cause is a telemetry fact
 of a kind that can cause (R10) and whose text does not speak to the agent (R6: lines
-planted to name a cause are observed, never the cause); it is not later than the earliest onset it explains,
-within one period of that effect's metric or two minutes for a log; its subject is the
-effect's subject or on its path in the run's topology; the effects include what
-started the run; a named family is one the facts show."""
+planted to name a cause are observed, never the cause); it is no reading of what it
+explains (facts.reading: a second pointer at the same metric, a repeated query, the alarm
+watching it) and closes no circle with the links passed before it; it is not later than the
+onset of any effect it explains, nor than what started the run began, within one period of
+that effect's reading bounded by the run (facts.tolerance), and a root cause not a day
+before them; the effects began in this run's window; its subject is the effect's subject
+or on its path in the run's topology; the effects include what started the run (the
+alarm's own metric, or a service the question names); a named family is one the facts
+show."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from superbiz.claims import Claim, ClaimKind
 from superbiz.contracts import Contract
-from superbiz.evidence.topology import Topology
+from superbiz.evidence.topology import Topology, origin
 from superbiz.facts import (
     CAUSE_KINDS,
     EFFECT_KINDS,
+    MAX_TOLERANCE,
     AlarmState,
     ChangeFact,
     FactBase,
     LogSignature,
     MetricSeries,
+    Reading,
     onset,
+    reading,
     tolerance,
 )
+from superbiz.facts.base import instant
 from superbiz.facts.symptoms import began, symptom_class
 from superbiz.gate import rules
 from superbiz.gate.pointers import Resolved, fact_type
@@ -33,6 +43,17 @@ from superbiz.signatures import by_name, operation
 
 # how far from a named service an effect may be and still be what the question asked about
 TRIGGER_HOPS = 2
+# how long before the run's time (its alarm's state change, else the latest instant its
+# records hold) an effect may have begun and still be this incident's: a reading of an
+# earlier window (yesterday's spike of the same metric) is another episode
+INCIDENT_WINDOW = timedelta(hours=24)
+# how long before the first effect it explains a root cause may have begun: the day the
+# diagnosis engine weighs a change over (engine.rank.CHANGE_WINDOW). A change of weeks ago
+# that nothing but its subject ties to today's failure may stand as a hypothesis (the
+# report says "not established"), never as the root cause
+MAX_LEAD = timedelta(hours=24)
+# the times a fact holds: the latest of them over a run's records is no later than the run
+_TIMES = ("at", "end", "last_at", "peak_at", "low_at", "silent_from", "since", "onset_at")
 
 
 class Trigger(Contract):
@@ -42,6 +63,12 @@ class Trigger(Contract):
     namespace: str | None = None
     metric: str | None = None
     dimensions: dict[str, str] = {}
+    statistic: str | None = None
+    # the alarm's period (seconds): it bounds how far an effect's period excuses a cause
+    period: int | None = None
+    # when the run's incident was seen: the alarm's state change, else (`resolved`) the
+    # latest instant the run's records hold
+    at: str | None = None
     services: list[str] = []
     # the question as asked: the topology's names it holds count as services named
     question: str = ""
@@ -52,14 +79,57 @@ class Trigger(Contract):
         alarm payload as the trigger stores it on the run)."""
         alarm = alarm or {}
         dims = alarm.get("dimensions") or {}
+        period = alarm.get("period")
+        statistic = alarm.get("statistic")
+        at = alarm.get("state_changed_at")
         return cls(
             alarm=alarm.get("name") or alarm.get("alarm_name"),
             namespace=alarm.get("namespace"),
             metric=alarm.get("metric") or alarm.get("metric_name"),
             dimensions={str(k): str(v) for k, v in dims.items()} if isinstance(dims, dict) else {},
+            statistic=statistic if isinstance(statistic, str) and statistic else None,
+            period=period if isinstance(period, int) and period > 0 else None,
+            at=at if isinstance(at, str) and instant(at) != _NEVER else None,
             services=[s for s in [alarm.get("service")] if isinstance(s, str) and s],
             question=query,
         )
+
+    def resolved(self, facts: Iterable[FactBase]) -> Trigger:
+        """The trigger completed from the run's records: what the payload left out of the
+        alarm's metric (its statistic, period) read from the alarm's recorded state, and
+        the run's time, when the payload gave none, as the latest instant the records
+        hold (no tool reads the future)."""
+        facts = [f for f in facts if f.source == "telemetry"]
+        update: dict[str, Any] = {}
+        recorded = next(
+            (
+                f
+                for f in facts
+                if isinstance(f, AlarmState) and self.alarm and f.alarm == self.alarm
+            ),
+            None,
+        )
+        if recorded is not None and recorded.metric:
+            for name in ("namespace", "metric", "statistic", "period"):
+                if getattr(self, name) is None and getattr(recorded, name) is not None:
+                    update[name] = getattr(recorded, name)
+            if not self.dimensions and not self.metric:
+                update["dimensions"] = dict(recorded.dimensions)
+        if self.at is None:
+            times = [
+                t
+                for f in facts
+                for name in _TIMES
+                if isinstance(v := getattr(f, name, None), str) and (t := instant(v)) != _NEVER
+            ]
+            if times:
+                update["at"] = max(times).isoformat()
+        return self.model_copy(update=update) if update else self
+
+    @property
+    def bound(self) -> timedelta:
+        """The most an effect's period excuses a cause after its onset (facts.tolerance)."""
+        return timedelta(seconds=self.period) if self.period else MAX_TOLERANCE
 
     def named(self, topology: Topology) -> list[str]:
         return [
@@ -69,14 +139,53 @@ class Trigger(Contract):
         ]
 
 
+_NEVER = instant("")
+
+
 @dataclass(frozen=True)
 class Verdict:
     rule: str | None = None
     detail: str = ""
+    # a passed link: its cause's reading and the readings it explains
+    edge: tuple[Reading, frozenset[Reading]] | None = None
+
+
+@dataclass
+class Run:
+    """What a link is weighed against besides its own claims: the run's topology, what
+    started it (resolved against its records) and when that began, and the root cause's
+    link once passed (cause reading -> the readings it explains)."""
+
+    topology: Topology
+    trigger: Trigger
+    trigger_shown: bool = True
+    trigger_began: tuple[datetime, FactBase] | None = None
+    explained: dict[Reading, set[Reading]] = field(default_factory=dict)
+
+    def circular(self, cause: Reading, effects: Iterable[Reading]) -> bool:
+        """Whether the root cause's link leads from one of these effects back to the
+        cause (a hypothesis whose cause is the root cause's effect and whose effect is
+        its cause)."""
+        todo = [e for e in effects if e != cause]
+        seen = set(todo)
+        while todo:
+            for nxt in self.explained.get(todo.pop(), ()):
+                if nxt == cause:
+                    return True
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
+
+    def record(self, edge: tuple[Reading, frozenset[Reading]]) -> None:
+        cause, effects = edge
+        self.explained.setdefault(cause, set()).update(e for e in effects if e != cause)
 
 
 def watches(fact: FactBase, trigger: Trigger) -> bool:
-    """Whether a fact is the alarm that started the run, or the metric it watches."""
+    """Whether a fact is the alarm that started the run, or the metric it watches: its
+    namespace, name, dimensions and, when known, statistic (a Minimum series does not
+    stand for an alarm on the Average)."""
     if isinstance(fact, AlarmState) and trigger.alarm and fact.alarm == trigger.alarm:
         return True
     return bool(
@@ -85,13 +194,31 @@ def watches(fact: FactBase, trigger: Trigger) -> bool:
         and fact.metric == trigger.metric
         and (fact.namespace == trigger.namespace or not trigger.namespace)
         and all(fact.dimensions.get(k) == v for k, v in trigger.dimensions.items())
+        and (not trigger.statistic or fact.statistic == trigger.statistic)
     )
 
 
 def is_trigger(fact: FactBase, trigger: Trigger, topology: Topology) -> bool:
+    """Whether a fact shows what started the run: the alarm or its metric, or a fact of a
+    service the question or the alarm names, or within two edges of one (the symptoms the
+    diagnosis engine weighs first)."""
     if watches(fact, trigger):
         return True
     return any(topology.near(fact.subject, s, TRIGGER_HOPS) for s in trigger.named(topology))
+
+
+def trigger_onset(facts: Iterable[FactBase], trigger: Trigger) -> tuple[datetime, FactBase] | None:
+    """When what started the run began, by every record of it (the alarm and each series
+    of its metric): the earliest onset, and the fact that shows it."""
+    found = [
+        (when, f)
+        for f in facts
+        if f.source == "telemetry"
+        and watches(f, trigger)
+        and symptom_class(f) is not None
+        and (when := began(f)) is not None
+    ]
+    return min(found, key=lambda p: p[0]) if found else None
 
 
 def shows_trigger(facts: Iterable[FactBase], trigger: Trigger, topology: Topology) -> bool:
@@ -144,11 +271,10 @@ def _mechanism(cause: FactBase, effects: list[FactBase], claim: Claim) -> bool:
 def check_link(
     claim: Claim,
     by_id: dict[str, Claim],
-    passed: dict[str, list[Resolved]],
-    topology: Topology,
-    trigger: Trigger,
-    trigger_shown: bool = True,
+    passed: Mapping[str, list[Resolved]],
+    run: Run,
 ) -> Verdict:
+    topology, trigger = run.topology, run.trigger
     cause_claim = by_id.get(claim.cause or "")
     if cause_claim is None or claim.cause == claim.claim_id or claim.cause not in passed:
         return Verdict(rules.LINK_INVALID, f"cause {claim.cause!r} is no passed claim")
@@ -189,31 +315,34 @@ def check_link(
             effects.append(fact)
     if not effects:
         return Verdict(rules.LINK_INVALID, "a cause must explain at least one effect")
-    if claim.cause in claim.explains and not _names_its_failure(cause, claim):
+    # L1: the same reading, however pointed at, does not explain itself
+    cause_reading = reading(cause)
+    effect_readings = frozenset(reading(f) for f in effects)
+    if cause_reading in effect_readings and not _names_its_failure(cause, claim):
         return Verdict(
             rules.LINK_INVALID,
-            f"{cause.id} explains itself without the failure family its lines show",
+            f"{cause.id} explains itself (the same reading) without the failure family its "
+            "lines show",
         )
-    began = onset(cause)
-    if began is None:
-        return Verdict(rules.CAUSE_AFTER_EFFECT, f"{cause.id} has no time to order it by")
-    first = min(effects, key=lambda f: onset(f) or began)
-    first_at = onset(first)
-    if first_at is not None and began > first_at + tolerance(first):
+    if run.circular(cause_reading, effect_readings):
         return Verdict(
-            rules.CAUSE_AFTER_EFFECT,
-            f"{cause.id} at {cause.at} is after the onset of {first.id} at {first_at.isoformat()}",
+            rules.LINK_INVALID,
+            f"a link passed before has what {claim.claim_id} explains as its cause's cause",
         )
+    if (verdict := _in_time(claim, cause, effects, run)) is not None:
+        return verdict
     for effect in effects:
-        if not topology.near(cause.subject, effect.subject) and not _mechanism(
+        if not topology.near(origin(cause, topology), effect.subject) and not _mechanism(
             cause, effects, claim
         ):
             return Verdict(
                 rules.OFF_TOPOLOGY,
-                f"{cause.subject} is not on the path of {effect.subject} in this run's records",
+                f"{origin(cause, topology)} is not on the path of {effect.subject} in this run's records",
             )
+    if (verdict := _before_trigger(cause, effects, run)) is not None:
+        return verdict
     if (
-        trigger_shown
+        run.trigger_shown
         and (trigger.metric or trigger.named(topology))
         and not any(is_trigger(f, trigger, topology) for f in effects)
     ):
@@ -222,4 +351,57 @@ def check_link(
         shown = {f.family for f in [cause, *effects] if isinstance(f, LogSignature)}
         if claim.family not in shown:
             return Verdict(rules.FAMILY_NOT_SHOWN, f"no linked log signature is {claim.family}")
-    return Verdict()
+    return Verdict(edge=(cause_reading, effect_readings))
+
+
+def _before_trigger(cause: FactBase, effects: list[FactBase], run: Run) -> Verdict | None:
+    """L2 against what started the run, for a cause on its path that explains it: not
+    later than the earliest record of the alarm or its metric began (a later series of
+    another statistic does not move it)."""
+    began_at = onset(cause)
+    if began_at is None or run.trigger_began is None:
+        return None
+    if not any(watches(f, run.trigger) for f in effects):
+        return None
+    t0, first = run.trigger_began
+    if began_at > t0 + tolerance(first, run.trigger.bound):
+        return Verdict(
+            rules.CAUSE_AFTER_EFFECT,
+            f"{cause.id} at {cause.at} is after what started the run began ({first.id} "
+            f"at {t0.isoformat()})",
+        )
+    return None
+
+
+def _in_time(claim: Claim, cause: FactBase, effects: list[FactBase], run: Run) -> Verdict | None:
+    """L2: the cause began no later than the onset of each effect it explains (within
+    that effect's period, bounded by the run); a root cause not more than a day before the
+    first; each effect in the run's window."""
+    began_at = onset(cause)
+    if began_at is None:
+        return Verdict(rules.CAUSE_AFTER_EFFECT, f"{cause.id} has no time to order it by")
+    bound = run.trigger.bound
+    onsets = [(at, f) for f in effects if (at := onset(f)) is not None]
+    for at, effect in onsets:
+        if began_at > at + tolerance(effect, bound):
+            return Verdict(
+                rules.CAUSE_AFTER_EFFECT,
+                f"{cause.id} at {cause.at} is after the onset of {effect.id} at {at.isoformat()}",
+            )
+    first_at = min(at for at, _ in onsets)
+    if claim.kind is ClaimKind.ROOT_CAUSE and first_at - began_at > MAX_LEAD:
+        return Verdict(
+            rules.CAUSE_TOO_EARLY,
+            f"{cause.id} at {cause.at} began more than a day before the first effect it "
+            "explains: a hypothesis at most",
+        )
+    if run.trigger.at is not None:
+        since = instant(run.trigger.at) - INCIDENT_WINDOW
+        for at, effect in onsets:
+            if at < since:
+                return Verdict(
+                    rules.OUTSIDE_WINDOW,
+                    f"{effect.id} began at {at.isoformat()}, more than a day before this "
+                    f"run's time ({run.trigger.at}): another episode",
+                )
+    return None
