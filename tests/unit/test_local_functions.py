@@ -72,3 +72,46 @@ def test_a_function_s_own_variable_is_read_before_the_process_s(
     # Then its own is read inside, the process's outside
     assert inside == "recent_changes"
     assert spec.own_env(spec.Env.TOOL) == "query_logs"
+
+
+def test_a_function_is_handed_out_only_once_its_init_has_finished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given a function whose init takes a while, its module in sys.modules from the start
+    # (as an import puts it there before running it)
+    import importlib
+    import threading
+    import time
+    import types
+
+    from superbiz_workbench.local import functions as local_functions
+
+    name = f"{FUNCTIONS_PACKAGE}.slow_entrance"
+    started = threading.Event()
+
+    def slow_import(module_name: str) -> types.ModuleType:
+        if module_name != name:
+            return importlib.import_module(module_name)
+        module = types.ModuleType(module_name)
+        sys.modules[module_name] = module
+        started.set()
+        time.sleep(0.3)
+        module.lambda_handler = lambda event, context: "ready"  # type: ignore[attr-defined]
+        return module
+
+    monkeypatch.setattr(local_functions.importlib, "import_module", slow_import)
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    first: list[Any] = []
+    # When one thread initialises it and a second asks for it meanwhile (two tool calls
+    # of the RunTools Map)
+    worker = threading.Thread(target=lambda: first.append(function_module("slow_entrance")))
+    worker.start()
+    started.wait(5)
+    second = function_module("slow_entrance")
+    handed_out_finished = hasattr(second, "lambda_handler")
+    worker.join(5)
+    # Then both get the finished module, never the half-made one
+    assert handed_out_finished
+    assert second.lambda_handler(None, None) == "ready"
+    assert first == [second]
+    sys.modules.pop(name, None)

@@ -18,7 +18,7 @@ from superbiz.verdicts import Route, VerifierVerdict
 TOKEN = "token-of-the-wait"
 
 
-ACTION = "Scale up checkout-api."
+ACTION = "Scale up `checkout-api`."
 
 
 def _drafted(run: Run, verdict: VerifierVerdict) -> FinalAnswer:

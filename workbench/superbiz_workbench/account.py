@@ -64,14 +64,6 @@ def open_account(profile: str | None, region: str | None, now: str | None = None
         raise _no_profile(profile) from None
     if not session.region_name:
         raise ValueError("--aws needs a region: pass --region R or set AWS_REGION")
-    # Whether the account's endpoints come from its configuration is the engineer's
-    # environment's to say, read now: a role's (or SSO's) credentials are fetched at the
-    # first tool call, by a client this session makes then, after the local runtime has
-    # told its own clients to ignore configured endpoints.
-    core.set_config_variable(
-        "ignore_configured_endpoint_urls",
-        bool(core.get_config_variable("ignore_configured_endpoint_urls")),
-    )
     try:
         credentials = session.get_credentials()
     except ProfileNotFound:  # a profile named by AWS_PROFILE is looked up here
@@ -83,6 +75,14 @@ def open_account(profile: str | None, region: str | None, now: str | None = None
             "--aws needs AWS credentials: pass --profile P, run `aws configure sso`, or set "
             "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
         )
+    # Whether the account's endpoints come from its configuration is the engineer's
+    # environment's to say, read now: a role's (or SSO's) credentials are fetched at the
+    # first tool call, by a client this session makes then, after the local runtime has
+    # told its own clients to ignore configured endpoints.
+    core.set_config_variable(
+        "ignore_configured_endpoint_urls",
+        bool(core.get_config_variable("ignore_configured_endpoint_urls")),
+    )
     clients = ReadOnlyClients(region=session.region_name, session=session)
     clients.open_all()  # now, while the environment is the engineer's
     return Account(clients, session.region_name, profile, now)

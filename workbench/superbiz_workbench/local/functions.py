@@ -19,35 +19,45 @@ from types import ModuleType
 from superbiz import spec
 
 FUNCTIONS_PACKAGE = "functions"
-_INIT = threading.Lock()
+_INIT = threading.RLock()  # an init that asks for another function's waits for none
+_READY: dict[str, ModuleType] = {}  # the functions whose init has finished
 
 
 def function_module(module: str) -> ModuleType:
     """The initialised module of the function called `module` (a spec entry's or an
-    entrance's, e.g. `api`)."""
+    entrance's, e.g. `api`). One function initialises at a time, and a caller gets a
+    module only once its init has finished: an import puts its module in sys.modules
+    before running it, so a thread that read sys.modules could get a half-made one."""
     name = f"{FUNCTIONS_PACKAGE}.{module}"
-    loaded = sys.modules.get(name)
-    if loaded is not None:
-        return loaded
+    ready = _READY.get(name)
+    if ready is not None and sys.modules.get(name) is ready:
+        return ready
+    with _INIT:
+        ready = _READY.get(name)
+        if ready is None or sys.modules.get(name) is not ready:
+            ready = _READY[name] = _initialise(module, name)
+        return ready
+
+
+def _initialise(module: str, name: str) -> ModuleType:
     try:
         entry = spec.by_module(module)
     except KeyError:  # an entrance (API, alarm trigger, ingestion): its own module
         return importlib.import_module(name)
     if entry.entry == module:
         return importlib.import_module(name)
-    with _INIT:
-        loaded = sys.modules.get(name)
-        if loaded is not None:
-            return loaded
-        package = importlib.import_module(FUNCTIONS_PACKAGE)
-        source = os.path.join(os.path.dirname(package.__file__ or ""), f"{entry.entry}.py")
-        found = importlib.util.spec_from_file_location(name, source)
-        assert found is not None and found.loader is not None
-        instance = importlib.util.module_from_spec(found)
-        with spec.own_environment(_own_environment(entry)):  # os.environ stays as it is
-            found.loader.exec_module(instance)
-        sys.modules[name] = instance
-        return instance
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        return loaded
+    package = importlib.import_module(FUNCTIONS_PACKAGE)
+    source = os.path.join(os.path.dirname(package.__file__ or ""), f"{entry.entry}.py")
+    found = importlib.util.spec_from_file_location(name, source)
+    assert found is not None and found.loader is not None
+    instance = importlib.util.module_from_spec(found)
+    with spec.own_environment(_own_environment(entry)):  # os.environ stays as it is
+        found.loader.exec_module(instance)
+    sys.modules[name] = instance
+    return instance
 
 
 def _own_environment(entry: spec.FunctionSpec) -> dict[str, str]:
