@@ -10,7 +10,11 @@ import json
 import random
 from pathlib import Path
 
-from simkit import (
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the shared simkit.py
+from simkit import (  # noqa: E402
     T,
     Writer,
     alarm,

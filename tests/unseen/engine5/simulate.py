@@ -13,7 +13,11 @@ import random
 from datetime import timedelta
 from pathlib import Path
 
-from simkit import (
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the shared simkit.py
+from simkit import (  # noqa: E402
     T,
     Writer,
     alarm,

@@ -1,6 +1,7 @@
-"""Helpers shared by this batch's simulate.py: time, seeded draws, log formats, metric and
+"""Helpers shared by the engine batches' simulate.py: time, seeded draws, log formats, metric and
 alarm shapes as AWS publishes them, and the writer that cuts everything at a world's `now`.
-The same file sits in each engine batch so that a batch regenerates on its own (this one is a copy of engine4's)."""
+Shared by the engine batches; a change to it must leave every batch's files byte for byte
+as they are (regenerate each batch and compare)."""
 
 import hashlib
 import itertools
