@@ -9,10 +9,8 @@ Run from this folder: ../../../.venv/bin/python simulate.py  (it overwrites the 
 import json
 import math
 import random
-from datetime import timedelta
-from pathlib import Path
-
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the shared simkit.py

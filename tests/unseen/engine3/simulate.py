@@ -8,8 +8,6 @@ Run from this folder: ../../../.venv/bin/python simulate.py  (it overwrites the 
 
 import json
 import random
-from pathlib import Path
-
 import sys
 from pathlib import Path
 
