@@ -365,3 +365,45 @@ def test_why_a_gap_says_a_cause_fell_short_is_checked_against_the_engine():
     # Then the reason the records give passes, and another one is refused (G2)
     assert gap_says("automatic") == []
     assert gap_says("after_onset") == [rules.GAP_WHY_WRONG]
+
+
+def _refused_after_an_unjoined_database_change() -> list[dict]:
+    """order-api's database refuses connections from the onset; three minutes before, a
+    database no record ties to order-api (its lines name no host) was modified, and another
+    service deployed."""
+    return [
+        latency(),
+        lines(
+            "order-api",
+            "ERROR FATAL: remaining connection slots are reserved for non-replication "
+            "superuser connections",
+            [0.2, 0.5, 1, 2, 3, 4, 5],
+            "inv_0001_abcdef",
+        ),
+        changes(
+            (-5, "UpdateService", "cart-api", HUMAN, "cluster=prod, taskDefinition=cart-api:88"),
+            (-3, "ModifyDBInstance", "orders-pg", HUMAN, "dBInstanceIdentifier=orders-pg"),
+        ),
+    ]
+
+
+def test_lines_are_not_a_verified_cause_beside_an_unjoined_change_that_produces_them():
+    # Given failing lines whose family a database change produces, and such a change
+    # just before them that no record joins to the service
+    invs = _refused_after_an_unjoined_database_change()
+    diagnosis = engine_diagnose(table_of(invs), Trigger.of(QUESTION, None))
+    # Then the lines are what the service saw, not a verified cause: the change is the
+    # hypothesis to look at first
+    assert diagnosis.cause is None or diagnosis.cause.kind != "change"
+    if diagnosis.cause is not None:
+        assert diagnosis.doubt() == "unjoined_change"
+    d = diagnose(invs, query=QUESTION)
+    causes = [d.fact(c.cause)["action"] for c in d.passed(ClaimKind.HYPOTHESIS)]
+    assert "ModifyDBInstance" in causes, d.result
+    # and what a reader is told to do with a hypothesis is to look, not to undo it
+    said = [
+        s
+        for s in d.statements
+        if "ModifyDBInstance" in s and s.startswith(("Inspect", "Revert", "Roll"))
+    ]
+    assert said and all(s.startswith("Inspect") for s in said), said

@@ -180,6 +180,13 @@ def test_values_before_and_after_are_read_from_the_shapes_details_take():
             "{read=150, write=300}",
         ),
         "functionName=ledger-reconciler, publish=true": (None, None, None),
+        # a value before, of no one parameter of the request: what it set stays the
+        # request's parameters, not the request's text as one value
+        "requestParameters={dBInstanceIdentifier=pg, caCertificateIdentifier=ca-2} (was ca-1)": (
+            None,
+            "ca-1",
+            None,
+        ),
     }
     for detail, expected in cases.items():
         _, attribute, before, after = read_detail(detail)

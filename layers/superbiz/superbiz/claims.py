@@ -128,6 +128,7 @@ Shortfall = Literal[
     "rival",  # another candidate explains the same as well: neither is established
     "timing_only",  # only its time and its service tie it to the failure
     "unjoined_rival",  # a change the records join to nothing may have produced the same
+    "unjoined_change",  # lines standing as the cause, right after a change that produces them
 ]
 
 

@@ -69,6 +69,8 @@ def label(fact: FactBase, around: Sequence[FactBase] = ()) -> str:
                 key=lambda kv: kv[1] not in seen,  # what the linked lines show first
             )
             shown = [f"{k}={v}" for k, v in telling][:4]
+            if fact.before:  # a value before, of no one parameter
+                shown.append(f"was {fact.before}")
             values = f" ({', '.join(shown)})" if shown else ""
         else:
             values = ""
@@ -185,7 +187,11 @@ def action(claim: Claim, passed: Mapping[str, Sequence[_Resolved]]) -> str:
     assert claim.action is not None
     target = passed[claim.action.target][0].fact
     template = _VERBS[claim.action.verb]
-    if isinstance(target, ChangeFact) and not deploys(target.action, _detail(target)):
+    if (
+        claim.action.verb is ActionVerb.ROLL_BACK
+        and isinstance(target, ChangeFact)
+        and not deploys(target.action, _detail(target))
+    ):
         template = "Revert {label}."  # a setting, a rule, a key: undone, not rolled back
     named = acted_on(claim.action.verb, target)
     text = template.format(label=label(target), target=code(named) if named else "")
@@ -269,9 +275,11 @@ _WHY: dict[str, str] = {
     "the failing lines name",
     "unjoined_rival": "it sets nothing the failing lines name, and a change no record joins "
     "to the service, of a kind that produces what was seen, may be the cause instead",
+    "unjoined_change": "they are what the service saw, and a change no record joins to the "
+    "service, of a kind that produces such lines, came before them: it may be their cause",
 }
 # shortfalls of a cause that stands, but is not verified
-_SUSPECTED = {"timing_only", "unjoined_rival"}
+_SUSPECTED = {"timing_only", "unjoined_rival", "unjoined_change"}
 
 
 def render_gap(gap: Gap, passed: Mapping[str, Sequence[_Resolved]] | None = None) -> str:

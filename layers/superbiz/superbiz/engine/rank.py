@@ -62,6 +62,10 @@ PROPAGATION = timedelta(minutes=15)
 # there before it: they are no anomaly of their own
 WINDOW_EDGE = timedelta(minutes=2)
 
+# a change these shortfalls leave is joined to nothing that started the run: whether its
+# operation produces what was seen is all that speaks for it (`Candidate.mechanism`)
+_UNJOINED = frozenset({"off_path", "not_what_started"})
+
 # most candidates a model is shown
 MAX_RANKED = 8
 # most symptoms a candidate shown to a model lists as explained
@@ -184,6 +188,10 @@ class Diagnosis(Schema):
             return "timing_only"
         if cause.change_kind == "deploy" and not cause.carried and catalogue_hypotheses(self):
             return "unjoined_rival"
+        if cause.kind != "change" and catalogue_hypotheses(self):
+            # lines are what a service saw: a change that produces them, made before them,
+            # is their likelier cause, though no record joins it to the service
+            return "unjoined_change"
         return None
 
     def considered(self, n: int = 4) -> list[Candidate]:
@@ -570,7 +578,7 @@ def _candidate(
     effects = [s for _, s in explained]
     if isinstance(fact, ChangeFact):
         _judge_change(c, fact, effects, t0, topology, triggered, context)
-        if c.shortfall == "off_path":
+        if c.shortfall in _UNJOINED:
             c.mechanism = _mechanism(fact, began, symptoms, triggered)
             c.family = c.family or _mechanism_family(fact, began, symptoms)
     else:
@@ -771,15 +779,18 @@ def _choose(ranked: list[Candidate]) -> tuple[Candidate | None, list[Candidate]]
 
 
 def catalogue_hypotheses(diagnosis: Diagnosis, n: int = 2) -> list[Candidate]:
-    """The changes off the path whose operation the catalogue says produces lines the run
-    saw after them (a shared network rule, a key), closest to the onset first: hypotheses,
-    never a cause. Twins (two rules revoked seconds apart) are each one."""
+    """The changes joined to nothing that started the run whose operation the catalogue says
+    produces lines the run saw after them (a shared network rule, a key), closest to the
+    onset first: hypotheses, never a cause. Twins (two rules revoked seconds apart) are each
+    one."""
     found = [
         c
         for c in diagnosis.ranked
-        if c.kind == "change" and c.shortfall == "off_path" and c.mechanism
+        if c.kind == "change" and c.shortfall in _UNJOINED and c.mechanism
     ]
-    return sorted(found, key=lambda c: abs(c.lead))[:n]
+    # the last before the onset first (a change's lead is to what it explains, which for
+    # one that explains only its own resource's events is not the onset)
+    return sorted(found, key=lambda c: c.at, reverse=True)[:n]
 
 
 def _explains(a: Candidate, b: Candidate) -> bool:

@@ -297,8 +297,12 @@ def by_path(parameters: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def _changed(key: str | None, value: str) -> tuple[str | None, str, str] | None:
+def _changed(key: str | None, value: str) -> tuple[str | None, str, str | None] | None:
     was = _WAS.match(value.strip())
+    if was and key in _WRAPPERS:
+        # "requestParameters={...} (was X)": a value before, of no one parameter the
+        # request names; what it set is its parameters, not the whole request
+        return None, was["before"].strip(), None
     if was and key:
         return key, was["before"].strip(), was["after"].strip()
     arrow = _ARROW.search(value)
@@ -376,7 +380,8 @@ def sentence(fact: ChangeFact, today: str | None = None) -> str:
         text += f": {what}{quote(fact.before, 80)} → {quote(fact.after, 80)}"
     elif fact.parameters:
         shown = ", ".join(f"{k}={v}" for k, v in list(fact.parameters.items())[:6])
-        text += f" with {quote(shown)}"
+        was = f" (was {quote(fact.before, 80)})" if fact.before is not None else ""
+        text += f" with {quote(shown)}{was}"
     if fact.failed:
         text += f"; the call failed with {fact.error_code} and changed nothing"
     return text + "."
