@@ -10,9 +10,9 @@ from evidence_support import as_invocation, diagnose
 
 from superbiz.claims import ActionVerb, ClaimKind, Gap
 from superbiz.engine import diagnose as engine_diagnose
-from superbiz.engine.kinds import entries, kind_named
 from superbiz.evidence.table import table
 from superbiz.gate import Trigger
+from superbiz.kinds import entries, kind_named
 from superbiz.node_outputs import GateVerdict
 from superbiz.sentences import render_gap
 
@@ -407,3 +407,34 @@ def test_lines_are_not_a_verified_cause_beside_an_unjoined_change_that_produces_
         if "ModifyDBInstance" in s and s.startswith(("Inspect", "Revert", "Roll"))
     ]
     assert said and all(s.startswith("Inspect") for s in said), said
+
+
+def test_a_change_no_catalogue_entry_names_is_still_weighed_by_what_its_kind_produces():
+    # Given lines no catalogue entry knows, first seen two minutes after a setting of a
+    # resource no record joins to the service, and a deploy of another service before it
+    invs = [
+        latency(),
+        lines(
+            "order-api",
+            "ERROR ledger write rejected: unexpected response from store",
+            [0.1, 0.5, 1, 2, 3],
+            "inv_0001_abcdef",
+        ),
+        changes(
+            (-9, "UpdateService", "cart-api", HUMAN, "cluster=prod, taskDefinition=cart-api:88"),
+            (
+                -2,
+                "ModifyLoadBalancerAttributes",
+                "store-internal-alb",
+                HUMAN,
+                "attributes=[{key=routing.http.drop_invalid_header_fields.enabled, value=true}]",
+            ),
+        ),
+    ]
+    diagnosis = engine_diagnose(table_of(invs), Trigger.of(QUESTION, None))
+    # Then the lines are no verified cause, and the setting is the hypothesis to look at
+    assert diagnosis.cause is None or diagnosis.doubt() == "unjoined_change"
+    d = diagnose(invs, query=QUESTION)
+    causes = [d.fact(c.cause)["action"] for c in d.passed(ClaimKind.HYPOTHESIS)]
+    assert causes and causes[0] == "ModifyLoadBalancerAttributes", d.result
+    assert "UpdateService" not in causes

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from superbiz.facts import facts_of
-from superbiz.facts.base import log_group_owner
+from superbiz.facts.base import log_group_owner, writer_owner
 from superbiz.facts.extract import extract
 from superbiz.facts.logs import LogSignature, level_of, sentence, writer_of
 
@@ -156,6 +156,18 @@ def test_the_subject_is_the_service_the_log_group_is_named_after():
     assert log_group_owner("/aws/lambda/foo") == "foo"
     assert log_group_owner("/aws/rds/cluster/orders-pg/postgresql") == "orders-pg"
     assert log_group_owner("/aws/containerinsights/prod-eks/application") == "prod-eks"
+
+
+def test_lines_filed_under_a_cluster_belong_to_the_service_whose_stream_wrote_them():
+    # a group per cluster and service: the stream's prefix names which of its parts wrote
+    assert writer_owner("/ecs/prod-billing/ledger-api", "ledger-api/app") == "ledger-api"
+    assert writer_owner("/ecs/prod-billing/ledger-api", "/ecs/prod-billing/ledger-api") == (
+        "prod-billing"
+    )
+    assert writer_owner("/ecs/payment-api", "payment-api/web") == "payment-api"
+    assert writer_owner("/aws/lambda/foo", "foo") == "foo"
+    # a stream named after nothing in the group says nothing of whose the group is
+    assert writer_owner("/ecs/payment-api", "web/app") == "payment-api"
 
 
 def test_the_sentence_states_count_writer_window_template_and_family():

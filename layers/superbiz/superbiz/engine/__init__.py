@@ -7,7 +7,7 @@ cause: each change and each anomaly the facts hold. A candidate is judged by tim
 run's records), explanation (which symptoms it accounts for, and whether those are of a
 class its kind can produce) and competition (an equal rival leaves both unestablished).
 No family has code of its own: the failure-signature catalogue (superbiz/signatures.yaml)
-and the kinds of change (superbiz/engine/kinds.yaml) are the only knowledge it uses.
+and the kinds of change (superbiz/kinds.yaml) are the only knowledge it uses.
 """
 
 from superbiz.engine.configured import held

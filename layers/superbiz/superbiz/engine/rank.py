@@ -22,7 +22,6 @@ from superbiz.claims import Shortfall
 from superbiz.engine.configured import CurrentConfiguration, held
 from superbiz.engine.events import ServiceEvents
 from superbiz.engine.identity import Places, name_of
-from superbiz.engine.kinds import kind_of
 from superbiz.engine.request import Request
 from superbiz.evidence.table import table
 from superbiz.evidence.topology import Topology, build, key, short
@@ -40,7 +39,8 @@ from superbiz.facts import (
 from superbiz.facts.base import parse_time
 from superbiz.facts.symptoms import began as began_at
 from superbiz.facts.symptoms import catalogued, symptom_class
-from superbiz.gate.links import Trigger, is_trigger
+from superbiz.gate.links import Trigger, is_trigger, trigger_onset
+from superbiz.kinds import PROPAGATION, kind_of, produces_unjoined
 from superbiz.records import ToolInvocation
 from superbiz.schema import Schema
 from superbiz.signatures import by_name, operation
@@ -56,8 +56,6 @@ QUIET = timedelta(minutes=5)
 LOG_QUIET = timedelta(minutes=15)
 # a deploy's new code runs everywhere within this long: errors its code raises show by then
 ROLLOUT = LOG_QUIET
-# a failure's effects on what depends on it begin within this long
-PROPAGATION = timedelta(minutes=15)
 # lines whose first one came this close to the start of their query's window may have been
 # there before it: they are no anomaly of their own
 WINDOW_EDGE = timedelta(minutes=2)
@@ -79,7 +77,7 @@ class Candidate(Schema):
     kind: CandidateKind
     subject: str
     at: str
-    # what kind of change it is (superbiz/engine/kinds.yaml)
+    # what kind of change it is (superbiz/kinds.yaml)
     change_kind: str | None = None
     # the symptoms it explains: (invocation, fact id)
     explains: list[tuple[str, str]] = Field(default_factory=list)
@@ -368,11 +366,15 @@ def diagnose(facts: Iterable[dict[str, Any]], trigger: Trigger) -> Diagnosis:
         if (inv, f) in triggered or not (began_at(f) < t0 - BACKGROUND or _from_window_start(f))  # type: ignore[operator]
     ]
     trigger_ids = {(inv, f.id) for inv, f in triggered}
+    # the latest a cause may begin: what started the run (its alarm, its metric) began
+    # then, within that record's period (the gate's L2 reads it the same way)
+    began = trigger_onset((f for _, f in telemetry), trigger)
     context = _Context(
         ServiceEvents(telemetry),
         CurrentConfiguration(telemetry),
         [f for _, f in telemetry if isinstance(f, LogSignature)],
         Places([f for _, f in telemetry]),
+        began[0] + tolerance(began[1], trigger.bound) if began else None,
     )
     candidates: list[Candidate] = []
     for inv, fact in telemetry:
@@ -517,6 +519,9 @@ class _Context:
     # the failing resources' identities (a change of another resource of their name is
     # not on their path)
     places: Places
+    # the latest a cause may begin: what started the run had begun by then (None: the run
+    # has no alarm or metric to read it from)
+    latest: datetime | None = None
 
 
 def _candidate(
@@ -574,7 +579,9 @@ def _candidate(
     if explained:
         # how long before the first symptom it explains it began
         c.lead = (min(began_at(s) for _, s in explained) - began).total_seconds()  # type: ignore[type-var,operator]
-    c.late = not explained and any((i, s.id) in trigger_ids for i, s in symptoms if s in earlier)
+    c.late = (
+        not explained and any((i, s.id) in trigger_ids for i, s in symptoms if s in earlier)
+    ) or (context.latest is not None and began > context.latest)
     effects = [s for _, s in explained]
     if isinstance(fact, ChangeFact):
         _judge_change(c, fact, effects, t0, topology, triggered, context)
@@ -629,7 +636,7 @@ def _judge_change(
         c.shortfall = "automatic"
     elif kind.harmless and not c.carried:
         c.shortfall = "harmless"
-    elif not effects and c.late:
+    elif c.late:
         c.shortfall = "after_onset"
     elif not effects and c.lead > CHANGE_WINDOW.total_seconds():
         c.shortfall = "too_early"
@@ -701,14 +708,20 @@ def _mechanism(
     symptoms: list[tuple[str, FactBase]],
     triggered: list[tuple[str, FactBase]],
 ) -> list[tuple[str, str]]:
-    family = _mechanism_family(change, began, symptoms)
-    if family is None or kind_of(change).name == "deploy":
+    kind = kind_of(change)
+    if kind.name == "deploy" or kind.harmless:
         return []
-    shown = [
-        (i, s.id)
-        for i, s in symptoms
-        if isinstance(s, LogSignature) and s.family == family and began_at(s) >= began  # type: ignore[operator]
-    ]
+    family = _mechanism_family(change, began, symptoms)
+    if family is not None:
+        shown = [
+            (i, s.id)
+            for i, s in symptoms
+            if isinstance(s, LogSignature) and s.family == family and began_at(s) >= began  # type: ignore[operator]
+        ]
+    else:
+        # no catalogue entry names its operation (the catalogue never knows every way a
+        # setting breaks a caller): what its kind produces, soon after it
+        shown = [(i, s.id) for i, s in symptoms if produces_unjoined(change, s)]
     started = [
         (i, s.id)
         for i, s in triggered
@@ -746,7 +759,7 @@ def _judge_anomaly(
         # own metric is the symptom itself
         own = any(f is fact for _, f in triggered)
         c.fit = 0 if own else 1
-    if c.late and not c.reaches_trigger:
+    if c.late:
         c.shortfall = "after_onset"
     elif not effects and not c.reaches_trigger:
         c.shortfall = "off_path"

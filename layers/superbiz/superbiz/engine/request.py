@@ -28,9 +28,9 @@ from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from superbiz.engine.kinds import Kind, kind_of
 from superbiz.evidence.topology import key, short
 from superbiz.facts import ChangeFact
+from superbiz.kinds import Kind, kind_of
 from superbiz.signatures import operation
 
 _VALUE_MIN = 4

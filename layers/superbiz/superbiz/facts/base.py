@@ -177,6 +177,16 @@ def log_group_owner(name: str) -> str:
     return name
 
 
+def writer_owner(log_group: str, writer: str) -> str:
+    """Whose lines a writer's are: the segment of their log group its stream names first
+    (/ecs/prod-billing/ledger-api written by ledger-api/app -> ledger-api, not the cluster
+    the group is filed under), else the group's owner (`log_group_owner`)."""
+    first = writer.split("/", 1)[0]
+    if writer != log_group and first in [p for p in log_group.split("/") if p]:
+        return first
+    return log_group_owner(log_group)
+
+
 def _service_dimensions() -> tuple[str, ...]:
     """The dimensions that name what a metric is about, most telling first (an alarm's
     service is read by the same list, superbiz.aiops)."""

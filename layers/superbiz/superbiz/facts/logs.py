@@ -18,9 +18,9 @@ from superbiz.facts.base import (
     bounded,
     clock,
     instant,
-    log_group_owner,
     quote,
     warn,
+    writer_owner,
 )
 from superbiz.patterns import lazy
 
@@ -246,7 +246,9 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[LogSignature
         facts.append(
             LogSignature(
                 id=f"sig{len(facts) + 1}",
-                subject=log_group_owner(group.log_group) if group.log_group else group.writer,
+                subject=writer_owner(group.log_group, group.writer)
+                if group.log_group
+                else group.writer,
                 at=times[0] if times else None,
                 paths=[f"$.results[{i}]" for i in rows],
                 log_group=group.log_group,

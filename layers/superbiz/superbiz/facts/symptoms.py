@@ -82,7 +82,7 @@ def began(fact: FactBase) -> datetime | None:
     return onset(fact)
 
 
-# what a symptom shows: the classes a change kind can produce (engine/kinds.yaml) and a
+# what a symptom shows: the classes a change kind can produce (superbiz/kinds.yaml) and a
 # service event can show (events.yaml)
 Effect = Literal["errors", "denied", "throttled", "silence", "rise", "fall"]
 

@@ -39,6 +39,7 @@ from superbiz.facts.base import instant
 from superbiz.facts.symptoms import began, symptom_class
 from superbiz.gate import rules
 from superbiz.gate.pointers import Resolved, fact_type
+from superbiz.kinds import produces_unjoined
 from superbiz.signatures import by_name, operation
 
 # how far from a named service an effect may be and still be what the question asked about
@@ -252,6 +253,9 @@ def _mechanism(cause: FactBase, effects: list[FactBase], claim: Claim) -> bool:
     name no service; the report says it is not established."""
     if claim.kind is not ClaimKind.HYPOTHESIS or not isinstance(cause, ChangeFact):
         return False
+    if claim.family is None:
+        # no family named: lines its kind produces, soon after it
+        return any(produces_unjoined(cause, f) for f in effects)
     catalogue = by_name()
     entry = catalogue.get(claim.family or "")
     if entry is None or not any(

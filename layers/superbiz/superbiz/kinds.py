@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import lru_cache
 from importlib import resources
 
 from pydantic import ConfigDict, Field, field_validator
 
-from superbiz.facts import ChangeFact
-from superbiz.facts.symptoms import Effect
+from superbiz.facts import ChangeFact, FactBase, LogSignature
+from superbiz.facts.base import parse_time
+from superbiz.facts.symptoms import Effect, began, symptom_class
 from superbiz.schema import Schema
 from superbiz.signatures import operation
 
@@ -81,7 +83,7 @@ def entries() -> tuple[KindEntry, ...]:
     # reason: the table loads with the first diagnosis, not with the node's import
     import yaml
 
-    text = resources.files("superbiz.engine").joinpath("kinds.yaml").read_text()
+    text = resources.files("superbiz").joinpath("kinds.yaml").read_text()
     return tuple(KindEntry.model_validate(e) for e in yaml.safe_load(text))
 
 
@@ -126,3 +128,26 @@ def _prefixes(names: list[str]) -> list[str]:
         parts = re.sub(r"\[\d+\]", "", name).split(".")
         out += [".".join(parts[: i + 1]) for i in range(len(parts))]
     return out
+
+
+# a failure's effects on what depends on it begin within this long
+PROPAGATION = timedelta(minutes=15)
+
+
+def produces_unjoined(change: ChangeFact, effect: FactBase) -> bool:
+    """Whether failing lines could be this change's doing where no record joins it to
+    their service and no catalogue entry names its operation: lines of a class its kind
+    produces, first seen within the time a failure takes to spread after it. A deploy acts
+    on its own service and a harmless kind on nothing, so neither. What a hypothesis rests
+    on, for the engine that proposes it and the gate that checks it alike."""
+    kind = kind_of(change)
+    first = began(effect)
+    return (
+        isinstance(effect, LogSignature)
+        and kind.name != "deploy"
+        and not kind.harmless
+        and not change.failed
+        and symptom_class(effect) in kind.produces
+        and first is not None
+        and timedelta(0) <= first - parse_time(change.at or "") <= PROPAGATION
+    )
