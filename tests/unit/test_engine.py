@@ -438,3 +438,17 @@ def test_a_change_no_catalogue_entry_names_is_still_weighed_by_what_its_kind_pro
     causes = [d.fact(c.cause)["action"] for c in d.passed(ClaimKind.HYPOTHESIS)]
     assert causes and causes[0] == "ModifyLoadBalancerAttributes", d.result
     assert "UpdateService" not in causes
+
+
+def test_lines_of_a_known_failure_downstream_do_not_clear_a_change_of_what_it_moved():
+    # Given the lowered ceiling, and later lines of a failure the catalogue knows (the
+    # database refusing connections), whose entry names no scaling call among its causes
+    invs = [
+        *_ceiling_lowered(),
+        lines("order-api", "ERROR error: sorry, too many clients already", [6, 7, 8], "inv_0001_a"),
+    ]
+    diagnosis = engine_diagnose(table_of(invs), Trigger.of(QUESTION, None))
+    # Then the ceiling still explains the latency it moved, and stands as the cause
+    assert diagnosis.cause is not None
+    assert diagnosis.cause.kind == "change" and "order-api" in diagnosis.cause.subject
+    assert _fact(table_of(invs), diagnosis.cause.ref)["action"] == "RegisterScalableTarget"

@@ -626,10 +626,15 @@ def _judge_change(
     joined = bool(c.carried or c.configured)
     c.family = _catalogue_fits(change, effects, own)
     classes = {symptom_class(f) for f in effects} - {None, "alarm"}
-    fits_kind = bool(classes & kind.produces)
-    # lines of a known, specific failure name the changes that can produce it
-    # (`triggered_by` in the catalogue): a change of another operation is not one of them
-    known = [e for f in effects if (e := catalogued(f)) is not None and e.specific]
+    # what it can have produced: effects of a class its kind produces, but not lines of a
+    # known, specific failure, whose catalogue entry names the changes that produce it
+    # (`triggered_by`: a change of another operation is not one of them). A metric its
+    # kind moves is its effect all the same, whatever lines came with it
+    producible = [
+        f
+        for f in effects
+        if symptom_class(f) in kind.produces and ((e := catalogued(f)) is None or not e.specific)
+    ]
     if change.failed:
         c.shortfall = "failed"
     elif kind.harmless and kind.actors:
@@ -646,7 +651,7 @@ def _judge_change(
         c.shortfall = "quiet_after"
     elif not joined and not c.family and c.lead > kind.window * 60:
         c.shortfall = "too_early"
-    elif not joined and not c.family and (known or (classes and not fits_kind)):
+    elif not joined and not c.family and classes and not producible:
         c.shortfall = "kind_cannot"
     elif not c.reaches_trigger:
         c.shortfall = "not_what_started"
