@@ -55,7 +55,11 @@ TOOL_SOURCE_ACTIONS = {
         "logs:StopQuery",
         "logs:DescribeLogGroups",
     },
-    "tool_query_metrics": {"cloudwatch:GetMetricData", "cloudwatch:ListMetrics"},
+    "tool_query_metrics": {
+        "cloudwatch:GetMetricData",
+        "cloudwatch:GetMetricStatistics",
+        "cloudwatch:ListMetrics",
+    },
     "tool_query_alarms": {"cloudwatch:DescribeAlarms", "cloudwatch:DescribeAlarmHistory"},
     "tool_recent_changes": {"cloudtrail:LookupEvents"},
     # (the skills a person accepted from mined proposals are read from the table)
@@ -101,6 +105,7 @@ UNSCOPABLE_ACTIONS = {
     "logs:StopQuery",
     "logs:DescribeLogGroups",
     "cloudwatch:GetMetricData",
+    "cloudwatch:GetMetricStatistics",
     "cloudwatch:ListMetrics",
     "cloudwatch:DescribeAlarms",
     "cloudwatch:DescribeAlarmHistory",

@@ -358,6 +358,8 @@ def test_metrics_summary_finds_baseline_peak_and_onset(world, aws):
     assert (summary["baseline"], summary["peak"], summary["latest"]) == (0, 212, 199)
     assert summary["peak_at"] == "2026-11-20T10:06:00Z"
     assert summary["onset_at"] == "2026-11-20T10:05:00Z"
+    # and the unit the world published it in, which GetMetricData does not return
+    assert result.output["unit"] == "Count"
     # (the 30 minutes before its first datapoint, 09:50, count as 0: CloudWatch publishes a
     # target 5xx count only for minutes that had one)
     assert cited(result, "$.summary.text") == (

@@ -6,10 +6,12 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from superbiz.facts import MetricSeries, facts_of
 from superbiz.facts.base import dimension_subject
 from superbiz.facts.extract import extract
-from superbiz.facts.metrics import sentence
+from superbiz.facts.metrics import saturated, sentence
 from superbiz.settings import Settings
 from superbiz.tools.base import ToolContext
 from superbiz.tools.metrics import QueryMetricsInput, QueryMetricsTool
@@ -19,10 +21,13 @@ LB = "app/payment-alb/50dc6c495c0c9188"
 
 
 class Series:
-    """GetMetricData of one series: the values from 09:20, one a minute."""
+    """GetMetricData of one series: the values from 09:20, one a minute; GetMetricStatistics
+    names their unit (`None` when CloudWatch names none; `denied` when the call is refused)."""
 
-    def __init__(self, values: list[float | None]) -> None:
+    def __init__(self, values: list[float | None], unit: str | None = None) -> None:
         self.values = values
+        self.unit = unit
+        self.unit_asked: list[dict[str, Any]] = []
 
     def get_metric_data(self, **kwargs: Any) -> dict[str, Any]:
         start = datetime(2026, 11, 20, 9, 20, tzinfo=UTC)
@@ -35,11 +40,23 @@ class Series:
             ]
         }
 
+    def get_metric_statistics(self, **kwargs: Any) -> dict[str, Any]:
+        self.unit_asked.append(kwargs)
+        if self.unit == "denied":
+            raise ClientError(
+                {"Error": {"Code": "AccessDenied", "Message": "not authorized"}},
+                "GetMetricStatistics",
+            )
+        point = {"Timestamp": kwargs["StartTime"], "SampleCount": 1.0}
+        return {"Datapoints": [{**point, "Unit": self.unit} if self.unit else point]}
+
     def list_metrics(self, **kwargs: Any) -> dict[str, Any]:
         return {"Metrics": []}
 
 
-def query(values: list[float | None], **params: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def query(
+    values: list[float | None], unit: str | None = None, **params: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
     asked = {
         "namespace": "AWS/ApplicationELB",
         "metric_name": "HTTPCode_Target_5XX_Count",
@@ -53,7 +70,7 @@ def query(values: list[float | None], **params: Any) -> tuple[dict[str, Any], di
     ctx = ToolContext(
         run_id="r1",
         now=NOW,
-        clients=SimpleNamespace(cloudwatch=Series(values)),  # type: ignore[arg-type]
+        clients=SimpleNamespace(cloudwatch=Series(values, unit)),  # type: ignore[arg-type]
         settings=Settings(),
     )
     output = QueryMetricsTool().run(QueryMetricsInput(**asked), ctx).output
@@ -160,3 +177,72 @@ def test_the_subject_is_the_dimension_that_names_the_resource():
     assert dimension_subject({"TableName": "Orders"}) == "Orders"
     assert dimension_subject({"Unknown": "x-1"}) == "x-1"
     assert dimension_subject({}) is None
+
+
+CPU = {
+    "namespace": "AWS/ECS",
+    "metric_name": "CPUUtilization",
+    "dimensions": {"ClusterName": "payments", "ServiceName": "payment-api"},
+    "statistic": "Average",
+}
+BUSY = [20.0] * 45 + [96.0, 97.0, 98.0, 97.0, 99.0]
+
+
+def test_a_series_unit_is_the_one_cloudwatch_keeps_with_its_datapoints():
+    # Given a CPU series CloudWatch keeps in Percent, rising to 99
+    asked, output = query(BUSY, unit="Percent", **CPU)
+    # When its facts are extracted
+    fact = series(asked, output)
+    # Then the output records the unit, the fact reads it there, and in percent the peak
+    # left no headroom
+    assert output["unit"] == "Percent"
+    assert fact.unit == "Percent" and "$.unit" in fact.paths
+    assert saturated(fact)
+
+
+def test_a_series_cloudwatch_names_no_unit_for_has_none_whatever_its_name():
+    # Given the same CPU series, published without a unit, or the unit's read refused
+    for unit in ("None", None, "denied"):
+        asked, output = query(BUSY, unit=unit, **CPU)
+        # When its facts are extracted
+        fact = series(asked, output)
+        # Then it has no unit, so 99 is no percentage and nothing saturated
+        assert output["unit"] is None and fact.unit is None, unit
+        assert not saturated(fact)
+        assert "%" not in sentence(fact)
+
+
+def test_an_output_recorded_before_units_loads_without_one():
+    # Given a CPU series' output as recorded before the tool recorded units
+    asked, output = query(BUSY, unit="Percent", **CPU)
+    del output["unit"]
+    # When its facts are extracted
+    fact = series(asked, output)
+    # Then its unit is unknown (never guessed from its name), and it is not saturated
+    assert fact.unit is None and fact.paths == ["$.summary", "$.points"]
+    assert not saturated(fact)
+
+
+def test_the_unit_is_read_for_the_latest_datapoint_s_period_of_the_same_series():
+    # Given a CPU series whose last datapoint is at 10:09
+    cloudwatch = Series(BUSY, "Percent")
+    ctx = ToolContext(
+        run_id="r1",
+        now=NOW,
+        clients=SimpleNamespace(cloudwatch=cloudwatch),  # type: ignore[arg-type]
+        settings=Settings(),
+    )
+    # When query_metrics reads it
+    QueryMetricsTool().run(QueryMetricsInput(**CPU, minutes=60), ctx)
+    # Then one GetMetricStatistics call asks for that series over that one period
+    (asked,) = cloudwatch.unit_asked
+    assert (asked["Namespace"], asked["MetricName"]) == ("AWS/ECS", "CPUUtilization")
+    assert asked["Dimensions"] == [
+        {"Name": "ClusterName", "Value": "payments"},
+        {"Name": "ServiceName", "Value": "payment-api"},
+    ]
+    assert (asked["StartTime"], asked["EndTime"], asked["Period"]) == (
+        datetime(2026, 11, 20, 10, 9, tzinfo=UTC),
+        datetime(2026, 11, 20, 10, 10, tzinfo=UTC),
+        60,
+    )

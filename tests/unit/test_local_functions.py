@@ -12,6 +12,7 @@ import pytest
 
 from superbiz import spec
 from superbiz.errors import UnknownTool
+from superbiz_workbench.local import functions as local_functions
 from superbiz_workbench.local.functions import FUNCTIONS_PACKAGE, function_module
 from superbiz_workbench.local.runtime import _LambdaContext
 
@@ -47,6 +48,7 @@ def test_a_tool_function_initialises_without_writing_the_process_environment(
     watched.writes = []
     monkeypatch.setattr(os, "environ", watched)
     module = spec.builtin_tools()[tool].module
+    monkeypatch.setattr(local_functions, "_READY", {})
     monkeypatch.delitem(sys.modules, f"{FUNCTIONS_PACKAGE}.{module}", raising=False)
     # When the local runtime initialises it
     handler = function_module(module).lambda_handler
@@ -84,8 +86,6 @@ def test_a_function_is_handed_out_only_once_its_init_has_finished(
     import time
     import types
 
-    from superbiz_workbench.local import functions as local_functions
-
     name = f"{FUNCTIONS_PACKAGE}.slow_entrance"
     started = threading.Event()
 
@@ -100,6 +100,7 @@ def test_a_function_is_handed_out_only_once_its_init_has_finished(
         return module
 
     monkeypatch.setattr(local_functions.importlib, "import_module", slow_import)
+    monkeypatch.setattr(local_functions, "_READY", {})
     monkeypatch.delitem(sys.modules, name, raising=False)
     first: list[Any] = []
     # When one thread initialises it and a second asks for it meanwhile (two tool calls

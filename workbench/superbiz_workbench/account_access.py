@@ -140,6 +140,18 @@ def _probes(prefix: str) -> dict[str, tuple[str, str, dict[str, Any]]]:
                 ],
             },
         ),  # fmt: skip
+        "cloudwatch:GetMetricStatistics": (
+            "cloudwatch",
+            "get_metric_statistics",
+            {
+                "Namespace": "SuperBiz/Probe",
+                "MetricName": "Probe",
+                "StartTime": start,
+                "EndTime": end,
+                "Period": 60,
+                "Statistics": ["SampleCount"],
+            },
+        ),
         "cloudwatch:ListMetrics": ("cloudwatch", "list_metrics", {"Namespace": "SuperBiz/Probe"}),
         "cloudwatch:DescribeAlarms": ("cloudwatch", "describe_alarms", {"MaxRecords": 1}),
         "cloudwatch:DescribeAlarmHistory": (

@@ -784,13 +784,18 @@ TOOLS: tuple[ToolSpec, ...] = (
         "superbiz.tools.metrics:QueryMetricsTool",
         specialists=_ALL,
         sources=(
+            # GetMetricStatistics reads the series' unit (GetMetricData returns none);
             # ListMetrics suggests the dimension sets that exist when a query matched nothing.
             Source(
-                ("cloudwatch:GetMetricData", "cloudwatch:ListMetrics"),
+                (
+                    "cloudwatch:GetMetricData",
+                    "cloudwatch:GetMetricStatistics",
+                    "cloudwatch:ListMetrics",
+                ),
                 _ANY_RESOURCE,
-                "cloudwatch:GetMetricData and cloudwatch:ListMetrics have no resource-level "
-                "permissions; they are the tool's only CloudWatch actions and both are "
-                "read-only.",
+                "cloudwatch:GetMetricData, cloudwatch:GetMetricStatistics and "
+                "cloudwatch:ListMetrics have no resource-level permissions; they are the "
+                "tool's only CloudWatch actions and all are read-only.",
             ),
         ),
     ),

@@ -19,36 +19,35 @@ from types import ModuleType
 from superbiz import spec
 
 FUNCTIONS_PACKAGE = "functions"
-_INIT = threading.RLock()  # an init that asks for another function's waits for none
-_READY: dict[str, ModuleType] = {}  # the functions whose init has finished
+# One function initialises at a time, and a function goes into _READY only once its init
+# has finished. _READY is the only table read: an import puts its module in sys.modules
+# before running it, so sys.modules can hold a half-made one while another thread of the
+# RunTools Map asks for it.
+_INIT = threading.Lock()
+_READY: dict[str, ModuleType] = {}
 
 
 def function_module(module: str) -> ModuleType:
     """The initialised module of the function called `module` (a spec entry's or an
-    entrance's, e.g. `api`). One function initialises at a time, and a caller gets a
-    module only once its init has finished: an import puts its module in sys.modules
-    before running it, so a thread that read sys.modules could get a half-made one."""
-    name = f"{FUNCTIONS_PACKAGE}.{module}"
-    ready = _READY.get(name)
-    if ready is not None and sys.modules.get(name) is ready:
+    entrance's, e.g. `api`)."""
+    ready = _READY.get(module)
+    if ready is not None:
         return ready
     with _INIT:
-        ready = _READY.get(name)
-        if ready is None or sys.modules.get(name) is not ready:
-            ready = _READY[name] = _initialise(module, name)
+        ready = _READY.get(module)
+        if ready is None:
+            ready = _READY[module] = _initialise(module)
         return ready
 
 
-def _initialise(module: str, name: str) -> ModuleType:
+def _initialise(module: str) -> ModuleType:
+    name = f"{FUNCTIONS_PACKAGE}.{module}"
     try:
         entry = spec.by_module(module)
     except KeyError:  # an entrance (API, alarm trigger, ingestion): its own module
         return importlib.import_module(name)
     if entry.entry == module:
         return importlib.import_module(name)
-    loaded = sys.modules.get(name)
-    if loaded is not None:
-        return loaded
     package = importlib.import_module(FUNCTIONS_PACKAGE)
     source = os.path.join(os.path.dirname(package.__file__ or ""), f"{entry.entry}.py")
     found = importlib.util.spec_from_file_location(name, source)
@@ -56,7 +55,7 @@ def _initialise(module: str, name: str) -> ModuleType:
     instance = importlib.util.module_from_spec(found)
     with spec.own_environment(_own_environment(entry)):  # os.environ stays as it is
         found.loader.exec_module(instance)
-    sys.modules[name] = instance
+    sys.modules[name] = instance  # what looks a module up by its name (pickle) finds it
     return instance
 
 

@@ -1,7 +1,8 @@
 """Metric series: one series' identity and its course (baseline, onset, peak, latest).
 
 `extract` reads a query_metrics output: the series it asked for and the summary the tool's
-own `summarise` wrote (`$.summary`), with the datapoints (`$.points`) it was drawn from.
+own `summarise` wrote (`$.summary`), with the datapoints (`$.points`) it was drawn from and
+their unit as CloudWatch keeps it (`$.unit`).
 """
 
 from __future__ import annotations
@@ -52,33 +53,12 @@ def _direction(summary: dict[str, Any]) -> Direction:
     return "fell" if " fell from " in str(summary.get("text") or "") else "rose"
 
 
-# the metrics AWS publishes in percent (its documentation's unit): GetMetricData returns
-# no unit, so a series of these reads its unit here; any other series' unit is what its
-# output says, or unknown (a percentage is never derived from a value of unknown unit)
-PERCENT: frozenset[tuple[str, str]] = frozenset(
-    (namespace, metric)
-    for namespace, metrics in {
-        "AWS/EC2": ("CPUUtilization",),
-        "AWS/ECS": ("CPUUtilization", "MemoryUtilization"),
-        "AWS/RDS": ("CPUUtilization",),
-        "AWS/DocDB": ("CPUUtilization",),
-        "AWS/ElastiCache": ("CPUUtilization", "EngineCPUUtilization"),
-        "AWS/ES": ("CPUUtilization", "JVMMemoryPressure"),
-        "ContainerInsights": (
-            "node_cpu_utilization",
-            "node_memory_utilization",
-            "pod_cpu_utilization",
-            "pod_memory_utilization",
-        ),
-    }.items()
-    for metric in metrics
-)
-
-
-def unit_of(namespace: str, metric: str, recorded: Any) -> str | None:
-    if isinstance(recorded, str) and recorded:
-        return recorded
-    return "Percent" if (namespace, metric) in PERCENT else None
+def _unit(output: dict[str, Any]) -> str | None:
+    """The unit query_metrics recorded with the series, as CloudWatch gave it; an output
+    recorded without one (or before the tool recorded units) has none, and a series of
+    unknown unit is never read as a percentage."""
+    unit = output.get("unit")
+    return unit if isinstance(unit, str) and unit else None
 
 
 # a utilisation series at or above this peak has no headroom left
@@ -118,19 +98,20 @@ def extract(params: dict[str, Any], output: dict[str, Any]) -> list[MetricSeries
     points = output.get("points")
     low = _value(summary.get("low"))
     metric = str(output.get("metric_name") or params.get("metric_name") or "")
+    unit = _unit(output)
     return [
         MetricSeries(
             id="met1",
             subject=dimension_subject(dimensions) or namespace,
             # when it began: when a count went silent (traffic that stopped), else its onset
             at=summary.get("silent_from") or summary.get("onset_at"),
-            paths=["$.summary", "$.points"],
+            paths=["$.summary", "$.points", *(["$.unit"] if unit else [])],
             namespace=namespace,
             metric=metric,
             dimensions=dimensions,
             statistic=str(output.get("statistic") or params.get("statistic") or ""),
             period=int(output.get("period") or params.get("period") or 60),
-            unit=unit_of(namespace, metric, output.get("unit")),
+            unit=unit,
             baseline=_value(summary.get("baseline")),
             peak=_value(summary.get("peak")),
             peak_at=summary.get("peak_at"),
@@ -156,8 +137,9 @@ def label(fact: MetricSeries) -> str:
 def sentence(fact: MetricSeries, today: str | None = None) -> str:
     day = today or fact.at or fact.start
     name = label(fact)
-    unit = f" {fact.unit}" if fact.unit and fact.unit not in ("Count", "None") else ""
-    unit = " %" if fact.unit == "Percent" else unit
+    # only a percentage is marked: CloudWatch's other unit names (Seconds, Count/Second)
+    # read poorly after a number, and the fact keeps the unit for whoever needs it
+    unit = " %" if fact.unit == "Percent" else ""
     if fact.direction == "no_data":
         return (
             f"{name} had no datapoints between {clock(fact.start, day, utc=False)} and "

@@ -60,8 +60,9 @@ class QueryMetricsInput(TimeWindow):
 class QueryMetricsTool:
     name: ClassVar[str] = "query_metrics"
     description: ClassVar[str] = (
-        "Read one CloudWatch metric (GetMetricData) over a time window. Returns the datapoints "
-        "and a summary: baseline, peak and when it happened, onset of a rise, latest value."
+        "Read one CloudWatch metric (GetMetricData) over a time window. Returns the datapoints, "
+        "their unit as CloudWatch keeps it, and a summary: baseline, peak and when it "
+        "happened, onset of a rise, latest value."
     )
     input_model: ClassVar[type[ToolInput]] = QueryMetricsInput
     observations: ClassVar[Observations] = Observations(
@@ -88,6 +89,7 @@ class QueryMetricsTool:
             "start": iso(start),
             "end": iso(end),
             "points": [{"t": iso(t), "v": clean_number(v)} for t, v in points],
+            "unit": _unit(cloudwatch, params, points[-1][0]) if points else None,
         }
         if not points:
             output["summary"] = {
@@ -297,6 +299,31 @@ def _fetch(
             break
         kwargs["NextToken"] = token
     return sorted(by_time.items())
+
+
+def _unit(cloudwatch: Any, params: QueryMetricsInput, at: datetime) -> str | None:
+    """The unit the series was published in. GetMetricData returns values without one;
+    GetMetricStatistics returns each datapoint's, so one period, the latest datapoint's, is
+    read with it. None when CloudWatch names no unit ("None"), when that period's data were
+    published in more than one, or when the call fails: the values stand without a unit,
+    and nothing reads one into them."""
+    try:
+        page = sdk_call(
+            "CloudWatch GetMetricStatistics",
+            cloudwatch.get_metric_statistics,
+            Namespace=params.namespace,
+            MetricName=params.metric_name,
+            Dimensions=[{"Name": k, "Value": v} for k, v in params.dimensions.items()],
+            StartTime=at,
+            EndTime=at + timedelta(seconds=params.period),
+            Period=params.period,
+            Statistics=["SampleCount"],
+        )
+    except ToolError:
+        return None
+    units = {p.get("Unit") for p in page.get("Datapoints", [])}
+    unit = units.pop() if len(units) == 1 else None
+    return unit if isinstance(unit, str) and unit not in ("", "None") else None
 
 
 def _known_dimension_sets(cloudwatch: Any, params: QueryMetricsInput) -> list[dict[str, str]]:
