@@ -246,3 +246,12 @@ def test_the_unit_is_read_for_the_latest_datapoint_s_period_of_the_same_series()
         datetime(2026, 11, 20, 10, 10, tzinfo=UTC),
         60,
     )
+
+
+def test_a_percentage_that_stays_high_is_no_saturation_a_rise_to_it_is():
+    # Given a hit rate CloudWatch keeps in Percent, steady at 99 the whole window
+    asked, output = query([99.0] * 50, unit="Percent", **CPU)
+    fact = series(asked, output)
+    # Then it is high, not saturated: the unit cannot tell a health from a load, a rise can
+    assert fact.unit == "Percent" and fact.direction != "rose"
+    assert not saturated(fact)

@@ -66,9 +66,17 @@ SATURATION_PERCENT = 85.0
 
 
 def saturated(fact: MetricSeries) -> bool:
-    """A series in percent whose peak left no headroom (a derived reading): its unit says
-    what the number is, never its name (CPU units or megabytes are no percentage)."""
-    return fact.unit == "Percent" and fact.peak is not None and fact.peak >= SATURATION_PERCENT
+    """A series in percent that rose until its peak left no headroom (a derived reading):
+    its unit says what the number is, never its name (CPU units or megabytes are no
+    percentage). It must have risen: a percentage that is high and steady is as often a
+    health (a cache's hit rate, a success rate, a credit balance) as a load, and the unit
+    does not tell them apart; a load that saturates rises to it."""
+    return (
+        fact.unit == "Percent"
+        and fact.direction == "rose"
+        and fact.peak is not None
+        and fact.peak >= SATURATION_PERCENT
+    )
 
 
 def _value(value: Any) -> float | None:
