@@ -452,3 +452,29 @@ def test_lines_of_a_known_failure_downstream_do_not_clear_a_change_of_what_it_mo
     assert diagnosis.cause is not None
     assert diagnosis.cause.kind == "change" and "order-api" in diagnosis.cause.subject
     assert _fact(table_of(invs), diagnosis.cause.ref)["action"] == "RegisterScalableTarget"
+
+
+def test_a_change_of_a_listener_reaches_its_load_balancer_for_the_engine_and_the_gate():
+    # Given latency on commerce-alb, and a listener of that load balancer changed (its
+    # short name is only the listener's id; its ARN holds the load balancer's name)
+    listener = (
+        "arn:aws:elasticloadbalancing:us-east-1:1:listener/app/commerce-alb/"
+        "7d2e9b4c1a6f3058/9a3c5e7b1d0f2468"
+    )
+    invs = [
+        latency(),
+        changes(
+            (
+                -1,
+                "ModifyListener",
+                listener,
+                HUMAN,
+                "listenerArn=" + listener + ", defaultActions=[{type=fixed-response, "
+                "fixedResponseConfig={statusCode=503}}]",
+            )
+        ),
+    ]
+    d = diagnose(invs, query="Why is commerce-alb slow?")
+    # Then the gate passes the engine's root cause: both start its path at the ARN too
+    assert d.root_cause is not None, d.result
+    assert d.cause["action"] == "ModifyListener"

@@ -24,7 +24,7 @@ from superbiz.engine.events import ServiceEvents
 from superbiz.engine.identity import Places, name_of
 from superbiz.engine.request import Request
 from superbiz.evidence.table import table
-from superbiz.evidence.topology import Topology, build, key, short
+from superbiz.evidence.topology import Topology, build, key, origins, short
 from superbiz.facts import (
     AlarmState,
     ChangeFact,
@@ -254,20 +254,15 @@ def _from_window_start(fact: FactBase) -> bool:
 # ------------------------------------------------------------------ the path
 
 
-def _names(fact: FactBase) -> list[str]:
-    """Where a fact's path starts: a change's from what it changed; the other resources
-    its record names (the zone a record lives in, the cluster of a service) are one hop
-    on, so a change does not reach everything they hold."""
-    if isinstance(fact, ChangeFact):
-        return [fact.subject, fact.resource]
-    return [fact.subject]
-
-
 def _hops(topology: Topology, a: FactBase, b: FactBase) -> int | None:
+    """Edges between two facts' paths. A change's path starts at what it changed
+    (`topology.origins`, as the gate's L3 reads it); the other resources its record names
+    (the zone a record lives in, the cluster of a service) are one hop on, so a change
+    does not reach everything they hold."""
     found = [
         h
-        for x in _names(a)
-        for y in _names(b)
+        for x in origins(a, topology)
+        for y in origins(b, topology)
         if x and y and (h := topology.hops(x, y)) is not None
     ]
     return min(found) if found else None

@@ -366,6 +366,17 @@ def origin(fact: FactBase, topology: Topology | None = None) -> str:
     return fact.subject
 
 
+def origins(fact: FactBase, topology: Topology | None = None) -> list[str]:
+    """Every name a fact's path may start from: a change of the run's own resource from
+    its short name and its qualified one (a listener's ARN holds its load balancer's name,
+    its short name only its id); otherwise `origin`. The engine weighs a path and the gate
+    checks it from the same names."""
+    first = origin(fact, topology)
+    if isinstance(fact, ChangeFact) and fact.resource and first != fact.resource:
+        return [first, fact.resource]
+    return [first]
+
+
 def _join_built_names(topo: Topology) -> None:
     """`payment-api-5xx` and `/ecs/payment-api` are built from `payment-api`: join them."""
     names = [n for n in topo.edges if len(n) >= _MIN_NAME and _PARTS.search(n) and topo.own(n)]

@@ -20,7 +20,7 @@ from typing import Any
 
 from superbiz.claims import Claim, ClaimKind
 from superbiz.contracts import Contract
-from superbiz.evidence.topology import Topology, origin
+from superbiz.evidence.topology import Topology, origin, origins
 from superbiz.facts import (
     CAUSE_KINDS,
     EFFECT_KINDS,
@@ -335,8 +335,9 @@ def check_link(
         )
     if (verdict := _in_time(claim, cause, effects, run)) is not None:
         return verdict
+    starts = origins(cause, topology)
     for effect in effects:
-        if not topology.near(origin(cause, topology), effect.subject) and not _mechanism(
+        if not any(topology.near(o, effect.subject) for o in starts) and not _mechanism(
             cause, effects, claim
         ):
             return Verdict(
