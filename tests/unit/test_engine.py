@@ -10,6 +10,7 @@ from evidence_support import as_invocation, diagnose
 
 from superbiz.claims import ActionVerb, ClaimKind, Gap
 from superbiz.engine import diagnose as engine_diagnose
+from superbiz.engine.rank import catalogue_hypotheses
 from superbiz.evidence.table import table
 from superbiz.gate import Trigger
 from superbiz.kinds import entries, kind_named
@@ -478,3 +479,33 @@ def test_a_change_of_a_listener_reaches_its_load_balancer_for_the_engine_and_the
     # Then the gate passes the engine's root cause: both start its path at the ARN too
     assert d.root_cause is not None, d.result
     assert d.cause["action"] == "ModifyListener"
+
+
+def test_the_first_hypothesis_is_the_last_change_before_the_onset_not_one_after_it():
+    # Given the database change three minutes before the refusals, another half a minute
+    # after they began (within a line's tolerance, so still weighed), and more refusals
+    # of another shape after both
+    invs = _refused_after_an_unjoined_database_change()
+    invs.append(
+        lines(
+            "order-api",
+            "ERROR FATAL: too many connections for role orders_rw",
+            [4, 5, 6],
+            "inv_0002_abcdef",
+        )
+    )
+    next(v for v in invs if v["tool"] == "recent_changes")["output"]["changes"].append(
+        {
+            "t": _t(0.5),
+            "source": "rds.amazonaws.com",
+            "event": "ModifyDBInstance",
+            "resource": "reports-pg",
+            "user": HUMAN,
+            "detail": "dBInstanceIdentifier=reports-pg",
+        }
+    )
+    facts = table_of(invs)
+    diagnosis = engine_diagnose(facts, Trigger.of(QUESTION, None))
+    # Then the one before the onset comes first
+    first = catalogue_hypotheses(diagnosis)[0]
+    assert _fact(facts, first.ref)["resource"] == "orders-pg"

@@ -801,9 +801,13 @@ def catalogue_hypotheses(diagnosis: Diagnosis, n: int = 2) -> list[Candidate]:
         for c in diagnosis.ranked
         if c.kind == "change" and c.shortfall in _UNJOINED and c.mechanism
     ]
-    # the last before the onset first (a change's lead is to what it explains, which for
-    # one that explains only its own resource's events is not the onset)
-    return sorted(found, key=lambda c: c.at, reverse=True)[:n]
+    # the last before the onset first, then those within the effects' tolerance after it,
+    # earliest first (a change's lead is to what it explains, which for one that explains
+    # only its own resource's events is not the onset)
+    onset = diagnosis.onset or ""
+    before = sorted((c for c in found if c.at <= onset), key=lambda c: c.at, reverse=True)
+    after = sorted((c for c in found if c.at > onset), key=lambda c: c.at)
+    return [*before, *after][:n]
 
 
 def _explains(a: Candidate, b: Candidate) -> bool:
