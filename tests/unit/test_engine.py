@@ -509,3 +509,28 @@ def test_the_first_hypothesis_is_the_last_change_before_the_onset_not_one_after_
     # Then the one before the onset comes first
     first = catalogue_hypotheses(diagnosis)[0]
     assert _fact(facts, first.ref)["resource"] == "orders-pg"
+
+
+def test_lines_that_began_after_the_alarm_metric_are_no_cause_of_it_whatever_they_explain():
+    # Given an alarm on order-api's latency, which rose at the onset, and lines of a known
+    # failure that began three minutes later (beyond the metric's period) and go on
+    alarm = {
+        "name": "order-api-latency",
+        "namespace": "AWS/ApplicationELB",
+        "metric": "TargetResponseTime",
+        "dimensions": latency()["output"]["dimensions"],
+        "statistic": "Average",
+        "period": 60,
+        "state_changed_at": _t(4),
+        "service": "order-api",
+    }
+    invs = [
+        latency(),
+        lines("order-api", "ERROR error: sorry, too many clients already", [3, 4, 5, 6], "inv_1"),
+    ]
+    facts = table_of(invs)
+    diagnosis = engine_diagnose(facts, Trigger.of("", alarm))
+    # Then they are after the onset of what started the run, as the gate's L2 reads it
+    lines_ = [c for c in diagnosis.ranked if c.kind == "log_signature"]
+    assert lines_ and all(c.shortfall == "after_onset" for c in lines_), lines_
+    assert diagnosis.cause is None or diagnosis.cause.kind != "log_signature"

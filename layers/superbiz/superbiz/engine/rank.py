@@ -95,6 +95,9 @@ class Candidate(Schema):
     lead: float = 0.0
     # it began after the symptoms of what started the run that its path reaches
     late: bool = False
+    # it began after the alarm that started the run, or its metric, began (within that
+    # record's period): no cause of it, whatever later symptoms it explains
+    after_trigger: bool = False
     # a change of the failing service itself: the first suspect, not evidence of its own
     own: bool = False
     # a change whose resource is a failing one by its identity (its ARN's account and
@@ -574,9 +577,8 @@ def _candidate(
     if explained:
         # how long before the first symptom it explains it began
         c.lead = (min(began_at(s) for _, s in explained) - began).total_seconds()  # type: ignore[type-var,operator]
-    c.late = (
-        not explained and any((i, s.id) in trigger_ids for i, s in symptoms if s in earlier)
-    ) or (context.latest is not None and began > context.latest)
+    c.late = not explained and any((i, s.id) in trigger_ids for i, s in symptoms if s in earlier)
+    c.after_trigger = context.latest is not None and began > context.latest
     effects = [s for _, s in explained]
     if isinstance(fact, ChangeFact):
         _judge_change(c, fact, effects, t0, topology, triggered, context)
@@ -636,7 +638,7 @@ def _judge_change(
         c.shortfall = "automatic"
     elif kind.harmless and not c.carried:
         c.shortfall = "harmless"
-    elif c.late:
+    elif c.after_trigger or (not effects and c.late):
         c.shortfall = "after_onset"
     elif not effects and c.lead > CHANGE_WINDOW.total_seconds():
         c.shortfall = "too_early"
@@ -759,7 +761,7 @@ def _judge_anomaly(
         # own metric is the symptom itself
         own = any(f is fact for _, f in triggered)
         c.fit = 0 if own else 1
-    if c.late:
+    if c.after_trigger or (c.late and not c.reaches_trigger):
         c.shortfall = "after_onset"
     elif not effects and not c.reaches_trigger:
         c.shortfall = "off_path"
