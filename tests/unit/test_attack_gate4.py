@@ -11,6 +11,33 @@ Each attack asserts the safe outcome: the gate refuses it, or what it renders st
 inert. The HONEST claims (`test_honest_*`) are worded and structured as a good model
 would make them and assert they pass, so false refusals are measured too. Written
 before any fix.
+
+First run, before any fix (34 attacks, 13 honest claims): 23 attacks got through,
+0 honest claims refused (one attack test was wrong in itself: it looked for a heading
+every report has; its assertion was corrected, and the attack is caught).
+
+- provenance, 2: a change fact recorded under a log query's output, and a past case's
+  (recommend_case) recorded change, both stood as the root cause;
+- robustness, 1: an unreadable time on an effect crashed the gate (ValueError);
+- location, 4: a prod deploy explained staging's same-named series; staging's series
+  stood as the cause of prod's; a same-named service of another account in the run's
+  region; a function whose Description is only the service's name joined its change to
+  the failing service;
+- time, 2: a negative over a search three days before the incident passed; an
+  observation of last week's lines rendered without its date (reads as today's);
+- health and actions, 3: a flat (healthy) series stood as an effect; a restart of the
+  healthy dependency passed through that link; a scale_up of a service off the
+  incident's path passed (medium risk needs no link);
+- trace direction, 1: the caller's own error lines stood as the cause of the callee's
+  faults on the call they report;
+- contradictions, 4: a hypothesis restating the root cause; a gap "no cause is linked"
+  beside a passed root cause; a gap ruling out the root cause's own cause; a gap "no log
+  lines were read" about a log signature;
+- a fact's numbers, 4: more faults than traces, fewer lines counted than quoted, last
+  line before the first, an infinite peak and a NaN baseline, all rendered;
+- markup, 1: a chat mention (`<@U...>`, `<#C...>`) stayed live through `literal`;
+- bounds, 1: 64 claims over one 5,000-row log output took minutes (every claim's
+  rendering re-read every passed claim's facts: quadratic in claims and fact size).
 """
 
 from __future__ import annotations
@@ -802,7 +829,9 @@ def test_a_tag_with_a_line_separator_never_forges_a_heading():
     )
     claims = [see("r", res, "res1")]
     text = report(run(claims, [res]), claims)
-    assert "## Root cause" not in text, text
+    # the report's own heading only, and the tag's words on no line of their own
+    assert text.count("## Root cause") == 1, text
+    assert not any(line.lstrip("- ").startswith("DNS") for line in text.splitlines()), text
 
 
 def test_a_chat_mention_in_a_tag_is_inert():
