@@ -113,7 +113,9 @@ def check(
             passed=rule is None,
             rule_ids=[rule] if rule else [],
             detail=detail,
-            statement=render_claim(claim, by_id, passed, topology) if rule is None else "",
+            statement=render_claim(claim, by_id, passed, topology, run.trigger.at)
+            if rule is None
+            else "",
             facts=[
                 {
                     "invocation": r.ref.invocation,
