@@ -371,6 +371,23 @@ def check_link(
     return Verdict(edge=(cause_reading, effect_readings))
 
 
+def searched_in(resolved: Iterable[Resolved], run: Run) -> tuple[str | None, str]:
+    """L2 for a negative: each absence's search reached into this run's window (a search
+    that ended more than a day before the run's time found nothing in another episode)."""
+    if run.trigger.at is None:
+        return None, ""
+    since = instant(run.trigger.at) - INCIDENT_WINDOW
+    for r in resolved:
+        end = getattr(r.fact, "end", None)
+        if isinstance(end, str) and (at := instant(end)) != _NEVER and at < since:
+            return (
+                rules.OUTSIDE_WINDOW,
+                f"{r.fact.id} searched up to {end}, more than a day before this run's time "
+                f"({run.trigger.at}): another window",
+            )
+    return None, ""
+
+
 def _goes_wrong(fact: FactBase) -> bool:
     """Whether a reading shows something going wrong: a series that rose, fell or fell
     silent, an alarm that went into ALARM (a flat series of a healthy dependency is no
