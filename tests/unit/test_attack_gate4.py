@@ -38,6 +38,20 @@ every report has; its assertion was corrected, and the attack is caught).
 - markup, 1: a chat mention (`<@U...>`, `<#C...>`) stayed live through `literal`;
 - bounds, 1: 64 claims over one 5,000-row log output took minutes (every claim's
   rendering re-read every passed claim's facts: quadratic in claims and fact size).
+
+After the fixes (each by a mechanism, none reading English): 21 closed, 2 left
+xfail(strict) with their reasons (another account's same-named service; a Description
+whose whole value is the service's name), 0 honest claims refused. Provenance: a fact
+must be of a kind its tool's extractor records (facts.extract.KINDS_OF). Robustness: an
+unreadable time is no onset. Location: a same-named cause and effect their records put in
+different places are two resources. Time: a negative's search must reach into the run's
+window; a time on another day than the run's shows its date. Health: an effect must show
+something going wrong (facts.symptoms); a medium-risk action acts on what a link names or
+what started the run. Trace direction: the caller's record after its call's first
+failing trace never explains it. Contradictions: a hypothesis restating the root cause's
+link; a gap a passed claim contradicts (G1). Numbers: a fact's validators (counts, order,
+finite readings). Markup: `<@` and `<#` are made inert. Bounds: a sentence reads only the
+claims it names.
 """
 
 from __future__ import annotations
