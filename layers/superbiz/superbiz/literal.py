@@ -12,7 +12,8 @@ way into a sentence; `sentences` applies it to every string of every fact it ren
   line, a template, a passage: a fact's `QUOTED` fields) has its lines joined by spaces;
 - no control characters: ANSI escape sequences whole, C0/C1 controls, and format
   characters (bidi overrides and isolates, zero-width characters, a BOM) are dropped;
-- nothing live: an HTML tag or comment (`<img`, `</`, `<!--`) and an autolink open
+- nothing live: an HTML tag or comment (`<img`, `</`, `<!--`), an autolink and a chat
+  client's mention (`<@U…>`, `<#C…>`, `<!here>`: Slack and Chatbot notify people) open
   with `&lt;`, a character reference (`&#x202E;`) with `&amp;`, a link or image
   (`[text](url)`) loses its `](` to `]\\(`, a backtick is escaped. Emphasis (`*`, `_`)
   is left as it is: it cannot link, run or add a line, and `<*>` in every log template
@@ -54,7 +55,7 @@ _BREAK = lazy(r"[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 # backslashes (none) precedes. Each match is made inert; a value made inert is unchanged
 # by `literal` again (a past case's stored sentence)
 _ACTIVE = lazy(
-    r"<(?=[A-Za-z/!?])"
+    r"<(?=[A-Za-z/!?@#])"
     r"|&(?!(?:lt|gt|amp|quot|apos);)(?=#[0-9]+;|#[xX][0-9A-Fa-f]+;|[A-Za-z][A-Za-z0-9]*;)"
     r"|\](?=\()"
     r"|(?<!\\)(?:\\\\)*`"

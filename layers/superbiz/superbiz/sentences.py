@@ -53,9 +53,10 @@ def quote(text: str, limit: int = QUOTE_CHARS) -> str:
     return '"' + (text if len(text) <= limit else text[: limit - 1] + "…") + '"'
 
 
-def label(fact: FactBase, around: Sequence[FactBase] = ()) -> str:
+def label(fact: FactBase, around: Sequence[FactBase] = (), today: str | None = None) -> str:
     """A fact's short name, for links and actions. `around`: the facts it is linked with;
-    a change names first what it set that they show (the table its lines fail on)."""
+    a change names first what it set that they show (the table its lines fail on).
+    `today`: the run's day (a time on another day shows its date)."""
     if isinstance(fact, ChangeFact):
         if fact.before and fact.after:
             what = f"{fact.attribute} " if fact.attribute else ""
@@ -77,16 +78,17 @@ def label(fact: FactBase, around: Sequence[FactBase] = ()) -> str:
         who = f" by {fact.actor}" if fact.actor else ""
         others = [r for r in fact.resources if r != fact.resource][:3]
         also = f" (also {', '.join(others)})" if others else ""
-        return f"{fact.action} on {fact.resource}{also}{who} at {clock(fact.at)}{values}"
+        return f"{fact.action} on {fact.resource}{also}{who} at {clock(fact.at, today)}{values}"
     if isinstance(fact, LogSignature):
         return (
-            f"the {quote(fact.template, 180)} lines of {fact.writer} (from {clock(fact.first_at)})"
+            f"the {quote(fact.template, 180)} lines of {fact.writer} "
+            f"(from {clock(fact.first_at, today)})"
         )
     if isinstance(fact, MetricSeries):
         text = f"{fact.metric} of {fact.subject}"
         if saturated(fact):
             text += f", saturated at a peak of {fact.peak:g} %"
-        return text + (f" (onset {clock(fact.onset_at)})" if fact.onset_at else "")
+        return text + (f" (onset {clock(fact.onset_at, today)})" if fact.onset_at else "")
     if isinstance(fact, AlarmState):
         return f"alarm {fact.alarm}"
     if isinstance(fact, TraceEdge):
@@ -113,10 +115,10 @@ def _minutes(delta: timedelta) -> str:
     return f"{abs(seconds) // 60} minute(s)"
 
 
-def observation(resolved: Sequence[_Resolved]) -> str:
+def observation(resolved: Sequence[_Resolved], today: str | None = None) -> str:
     parts = []
     for r in resolved:
-        text = sentence(r.fact)
+        text = sentence(r.fact, today)
         extra = [q for q in r.quotes[1:] if q] if isinstance(r.fact, LogSignature) else []
         if isinstance(r.fact, LogSignature) and r.quotes and r.quotes[0]:
             extra = [r.quotes[0], *extra]
@@ -127,7 +129,10 @@ def observation(resolved: Sequence[_Resolved]) -> str:
 
 
 def link(
-    claim: Claim, passed: Mapping[str, Sequence[_Resolved]], topology: _Near | None = None
+    claim: Claim,
+    passed: Mapping[str, Sequence[_Resolved]],
+    topology: _Near | None = None,
+    today: str | None = None,
 ) -> str:
     cause = passed[claim.cause or ""][0].fact
     effects = [r.fact for e in claim.explains for r in passed[e]]
@@ -137,7 +142,7 @@ def link(
         "Root cause" if claim.kind is ClaimKind.ROOT_CAUSE else "Possible cause (not established)"
     )
     family = by_name().get(claim.family) if claim.family else None
-    text = f"{lead}: {label(cause, effects)}"
+    text = f"{lead}: {label(cause, effects, today)}"
     if family is not None:
         text += f", showing {family.label}"
     if timed and began is not None:
@@ -150,15 +155,18 @@ def link(
             if gap == timedelta(0)
             else (f"{_minutes(gap)} before" if gap > timedelta(0) else f"{_minutes(gap)} after")
         )
-        text += f". It came {when} the first effect it explains, at {clock(first_at.isoformat())}"
-    others = [label(f) for f in effects]
+        text += (
+            f". It came {when} the first effect it explains, at "
+            f"{clock(first_at.isoformat(), today)}"
+        )
+    others = [label(f, today=today) for f in effects]
     text += ". It explains " + "; ".join(others) + "."
     if family is not None:
         # what the catalogue says the family means (superbiz/signatures.yaml)
         text += f" {family.label[:1].upper()}{family.label[1:]}: {family.cause.rstrip('.')}."
     support = [r.fact for s in claim.support for r in passed.get(s, [])]
     if support:
-        text += " Supported by " + "; ".join(label(f) for f in support) + "."
+        text += " Supported by " + "; ".join(label(f, today=today) for f in support) + "."
     return text
 
 
@@ -183,7 +191,9 @@ def acted_on(verb: ActionVerb, fact: FactBase) -> str | None:
     return fact.subject if "{target}" in _VERBS[verb] else None
 
 
-def action(claim: Claim, passed: Mapping[str, Sequence[_Resolved]]) -> str:
+def action(
+    claim: Claim, passed: Mapping[str, Sequence[_Resolved]], today: str | None = None
+) -> str:
     assert claim.action is not None
     target = passed[claim.action.target][0].fact
     template = _VERBS[claim.action.verb]
@@ -194,7 +204,7 @@ def action(claim: Claim, passed: Mapping[str, Sequence[_Resolved]]) -> str:
     ):
         template = "Revert {label}."  # a setting, a rule, a key: undone, not rolled back
     named = acted_on(claim.action.verb, target)
-    text = template.format(label=label(target), target=code(named) if named else "")
+    text = template.format(label=label(target, today=today), target=code(named) if named else "")
     risk = RISK[claim.action.verb]
     return text + (" (high risk: a person confirms it first)" if risk == "high" else "")
 
@@ -232,18 +242,33 @@ def _shown_passed(
     }
 
 
+def named_by(claim: Claim) -> set[str]:
+    """The claims a claim's sentence shows: itself, its cause, what it explains, its
+    support, its action's target."""
+    ids = {claim.claim_id, *claim.explains, *claim.support}
+    if claim.cause:
+        ids.add(claim.cause)
+    if claim.action is not None:
+        ids.add(claim.action.target)
+    return ids
+
+
 def render_claim(
     claim: Claim,
     by_id: Mapping[str, Claim],
     passed: Mapping[str, Sequence[_Resolved]],
     topology: _Near | None = None,
+    today: str | None = None,
 ) -> str:
-    passed = _shown_passed(passed)
+    """The claim's sentence; `today`: the run's day (a time on another day shows its
+    date). Only the claims it names are read (a report of many claims over a large output
+    renders in time linear in its claims)."""
+    passed = _shown_passed({k: v for k, v in passed.items() if k in named_by(claim)})
     if claim.kind in (ClaimKind.OBSERVATION, ClaimKind.NEGATIVE):
-        return observation(passed[claim.claim_id])
+        return observation(passed[claim.claim_id], today)
     if claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS):
-        return link(claim, passed, topology)
-    return action(claim, passed)
+        return link(claim, passed, topology, today)
+    return action(claim, passed, today)
 
 
 _NEEDS = {

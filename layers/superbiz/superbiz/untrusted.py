@@ -30,7 +30,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from importlib.resources import files
 from typing import TypeVar
 
@@ -362,13 +362,29 @@ def _matches(view: str, *, statement: bool) -> bool:
     return bool(WEAK_ROLE_TAG.search(view) and ADDRESSED.search(view))
 
 
+# the verdicts of the texts read last, by text: the gate reads a fact's strings on every
+# pointer, sentence and link that names it (withheld, quote), the same few hundred texts
+# many times a run. Bounded in entries, and a text longer than CACHED_CHARS is read afresh
+CACHED_TEXTS = 8192
+CACHED_CHARS = 4096
+
+
 def is_instruction_like(text: str, *, leet: bool = True, statement: bool = False) -> bool:
     """True when the text, read as a person would read it, addresses the agent.
     `statement`: the text is a claim's own statement, where a cause told as settled ("the
     root cause is ...") is the claim, checked against the evidence by other rules."""
     if not text:
         return False
+    if len(text) > CACHED_CHARS:
+        return _instruction_like(text, leet, statement)
+    return _remembered(text, leet, statement)
+
+
+def _instruction_like(text: str, leet: bool, statement: bool) -> bool:
     return any(_matches(view, statement=statement) for view in _views(text, leet))
+
+
+_remembered = lru_cache(maxsize=CACHED_TEXTS)(_instruction_like)
 
 
 # -------------------------------------------------------------- log lines, values

@@ -83,9 +83,15 @@ MAX_TOLERANCE = timedelta(minutes=5)
 
 
 def onset(fact: FactBase) -> datetime | None:
-    """When a fact began: an alarm's first move into ALARM, else its `at`."""
+    """When a fact began: an alarm's first move into ALARM, else its `at` (None when it
+    has none, or none a clock reads: a time nobody can order is no onset)."""
     when = (fact.entered_alarm_at or fact.at) if isinstance(fact, AlarmState) else fact.at
-    return parse_time(when) if when else None
+    if not when:
+        return None
+    try:
+        return parse_time(when)
+    except ValueError:
+        return None
 
 
 def tolerance(fact: FactBase, bound: timedelta = MAX_TOLERANCE) -> timedelta:

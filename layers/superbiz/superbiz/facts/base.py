@@ -29,7 +29,8 @@ TEXT_CHARS = 1024
 
 
 class FactBase(Schema):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    # a reading is a finite number: an infinite peak or a NaN baseline is no fact
+    model_config = ConfigDict(extra="forbid", defer_build=True, allow_inf_nan=False)
 
     # unique within its output: a kind prefix and a number ("sig1", "chg2")
     id: str = Field(pattern=r"^[a-z]+\d+$")
@@ -77,6 +78,13 @@ def instant(value: str) -> datetime:
         return parse_time(value)
     except ValueError:
         return _NEVER
+
+
+def in_order(first: str | None, last: str | None) -> bool:
+    """Whether `first` is no later than `last` (true when either is missing or unreadable:
+    only two times a clock reads can be out of order)."""
+    a, b = instant(first or ""), instant(last or "")
+    return a == _NEVER or b == _NEVER or a <= b
 
 
 def earliest(times: list[str]) -> str | None:

@@ -44,6 +44,28 @@ EXTRACTORS: dict[str, Extractor] = {
     "describe_resources": resources.extract_described,
 }
 
+# tool -> the kinds of fact its extractor records (every tool may record an absence): a
+# fact of another kind in its output was not read by its code (superbiz.gate.pointers)
+KINDS_OF: dict[str, frozenset[str]] = {
+    "query_logs": frozenset({"log_signature"}),
+    "query_metrics": frozenset({"metric_series"}),
+    "query_alarms": frozenset({"alarm_state"}),
+    "recent_changes": frozenset({"change"}),
+    "query_traces": frozenset({"trace_edge"}),
+    "lookup_knowledge": frozenset({"knowledge_ref"}),
+    "read_skill": frozenset({"knowledge_ref"}),
+    "recommend_case": frozenset({"knowledge_ref"}),
+    "find_resources": frozenset({"resource"}),
+    "list_log_groups": frozenset({"resource"}),
+    "describe_resources": frozenset({"resource", "service_event"}),
+}
+
+
+def records(tool_name: str, kind: str) -> bool:
+    """Whether a tool's extractor records facts of a kind (any tool, its absence)."""
+    return kind == "absence" or kind in KINDS_OF.get(tool_name, frozenset())
+
+
 _SENTENCES: dict[type[FactBase], Callable[..., str]] = {
     logs.LogSignature: logs.sentence,
     metrics.MetricSeries: metrics.sentence,

@@ -13,10 +13,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from pydantic import model_validator
+
 from superbiz.facts.base import (
     FactBase,
     bounded,
     clock,
+    in_order,
     instant,
     quote,
     warn,
@@ -56,6 +59,16 @@ class LogSignature(FactBase):
     status: str | None = None
     # where the query's window began: lines from its start were there before it
     window_start: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> LogSignature:
+        """Its numbers agree: it counts at least the rows it holds, and its first line is
+        not after its last (a fact that contradicts itself is no reading)."""
+        if len(set(self.rows)) > self.count or min(self.rows, default=0) < 0:
+            raise ValueError(f"{self.count} line(s) counted, {len(set(self.rows))} held")
+        if not in_order(self.first_at, self.last_at):
+            raise ValueError(f"first line at {self.first_at}, after its last at {self.last_at}")
+        return self
 
 
 # ------------------------------------------------------------------ writer and level

@@ -78,7 +78,10 @@ def symptom_class(fact: FactBase) -> str | None:
 def began(fact: FactBase) -> datetime | None:
     """When what a fact shows going wrong began: a silence when it fell silent."""
     if isinstance(fact, MetricSeries) and fact.silent_from and symptom_class(fact) == "silence":
-        return parse_time(fact.silent_from)
+        try:
+            return parse_time(fact.silent_from)
+        except ValueError:
+            return None
     return onset(fact)
 
 

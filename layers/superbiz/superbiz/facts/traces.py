@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from pydantic import model_validator
+
 from superbiz.facts.base import (
     FactBase,
     bounded,
@@ -38,6 +40,15 @@ class TraceEdge(FactBase):
     throttles: int = 0
     max_duration_s: float | None = None
     exception: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TraceEdge:
+        """Each outcome counts traces it holds: no more faults, errors or throttles than
+        traces (a fact that contradicts itself is no reading)."""
+        for name in ("faults", "errors", "throttles"):
+            if not 0 <= getattr(self, name) <= self.traces:
+                raise ValueError(f"{getattr(self, name)} {name} of {self.traces} trace(s)")
+        return self
 
 
 @dataclass

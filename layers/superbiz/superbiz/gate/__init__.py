@@ -14,7 +14,14 @@ from superbiz.claims import Claim, ClaimKind, ExecutorEvidence
 from superbiz.evidence import topology as topo
 from superbiz.gate import rules
 from superbiz.gate.actions import ShortfallsOf, check_action, check_gap, check_support
-from superbiz.gate.links import Run, Trigger, check_link, shows_trigger, trigger_onset
+from superbiz.gate.links import (
+    Run,
+    Trigger,
+    check_link,
+    searched_in,
+    shows_trigger,
+    trigger_onset,
+)
 from superbiz.gate.pointers import Facts, Resolved, check_observation
 from superbiz.node_outputs import ClaimOutcome, GapOutcome, GatekeeperResult
 from superbiz.records import ToolInvocation
@@ -88,6 +95,8 @@ def check(
         elif claim.kind in (ClaimKind.OBSERVATION, ClaimKind.NEGATIVE):
             resolved, failed, detail = check_observation(claim, facts)
             rule = failed[0] if failed else None
+            if rule is None and claim.kind is ClaimKind.NEGATIVE:
+                rule, detail = searched_in(resolved, run)
         elif claim.kind in (ClaimKind.ROOT_CAUSE, ClaimKind.HYPOTHESIS):
             link = check_link(claim, by_id, passed, run)
             rule, detail = link.rule, link.detail
@@ -102,7 +111,7 @@ def check(
                 # (hypotheses are alternatives to each other, not a chain)
                 run.record(link.edge)
         else:
-            rule, detail = check_action(claim, by_id, passed)
+            rule, detail = check_action(claim, by_id, passed, run)
             if rule is None and claim.support:
                 rule, detail = check_support(claim, by_id, passed)
         if rule is None:
@@ -113,7 +122,9 @@ def check(
             passed=rule is None,
             rule_ids=[rule] if rule else [],
             detail=detail,
-            statement=render_claim(claim, by_id, passed, topology) if rule is None else "",
+            statement=render_claim(claim, by_id, passed, topology, run.trigger.at)
+            if rule is None
+            else "",
             facts=[
                 {
                     "invocation": r.ref.invocation,

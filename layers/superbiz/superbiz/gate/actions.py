@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from superbiz.claims import RISK, TARGET_KINDS, ActionVerb, Claim, ClaimKind, Gap
 from superbiz.gate import rules
+from superbiz.gate.links import Run, is_trigger
 from superbiz.gate.pointers import Resolved, fact_type
 from superbiz.literal import identifier
 from superbiz.sentences import acted_on
@@ -22,8 +23,14 @@ FOLLOWS_TARGET = frozenset({ActionVerb.FOLLOW_RUNBOOK})
 
 
 def check_action(
-    claim: Claim, by_id: dict[str, Claim], passed: dict[str, list[Resolved]]
+    claim: Claim,
+    by_id: dict[str, Claim],
+    passed: dict[str, list[Resolved]],
+    run: Run | None = None,
 ) -> Outcome:
+    """A1, R6 over a remediation; with `run`, a medium-risk action (scale up, raise a
+    limit) acts on what a passed link names or on what started the run (a service it
+    names, within two edges), never on a resource off the incident's path."""
     action = claim.action
     if action is None:
         return rules.SHAPE, "a remediation carries an action"
@@ -46,6 +53,18 @@ def check_action(
         return (
             rules.UNTRUSTED_INSTRUCTION,
             f"{action.target} speaks to the agent: {action.verb.value} would obey it",
+        )
+    if (
+        RISK[action.verb] == "medium"
+        and run is not None
+        and run.trigger_shown
+        and not _linked(action.target, by_id, passed)
+        and not is_trigger(passed[action.target][0].fact, run.trigger, run.topology)
+    ):
+        return (
+            rules.TARGET_INVALID,
+            f"{action.verb.value} acts on {passed[action.target][0].fact.subject}: no passed "
+            "link names it and it is off the path of what started the run",
         )
     if RISK[action.verb] == "high" and not _linked(action.target, by_id, passed):
         # undoing a change, restarting or failing over answers a cause the report states
@@ -93,6 +112,19 @@ def check_support(
 ShortfallsOf = Callable[[list[tuple[str, str]]], set[str]]
 
 
+# a gap's need -> the kind of fact whose reading meets it: a gap saying none was read
+# about a claim that points at one is contradicted by that claim
+MET_BY: dict[str, str] = {
+    "logs": "log_signature",
+    "metrics": "metric_series",
+    "alarms": "alarm_state",
+    "changes": "change",
+    "traces": "trace_edge",
+    "configuration": "resource",
+    "knowledge": "knowledge_ref",
+}
+
+
 def check_gap(
     gap: Gap,
     by_id: dict[str, Claim],
@@ -101,6 +133,20 @@ def check_gap(
 ) -> Outcome:
     if gap.about is not None and (gap.about not in passed or not passed[gap.about]):
         return rules.GAP_INVALID, f"gap about {gap.about!r}: no passed observation"
+    kind = MET_BY.get(gap.need)
+    if gap.about is not None and any(fact_type(r.fact) == kind for r in passed[gap.about]):
+        return rules.GAP_INVALID, f"{gap.about} is a {kind}: the {gap.need} were read"
+    if gap.need == "cause":
+        roots = [
+            c for c in by_id.values() if c.kind is ClaimKind.ROOT_CAUSE and c.claim_id in passed
+        ]
+        if roots and gap.about is None:
+            return rules.GAP_INVALID, f"{roots[0].claim_id} links a cause to the symptoms"
+        if any(gap.about == c.cause for c in roots):
+            return (
+                rules.GAP_INVALID,
+                f"{gap.about} is the cause the root cause states: it was not ruled out",
+            )
     if gap.why is not None and shortfalls_of is not None:
         if gap.about is None:
             return rules.GAP_WHY_WRONG, "why a cause fell short needs the claim it is about"

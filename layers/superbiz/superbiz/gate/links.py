@@ -20,7 +20,7 @@ from typing import Any
 
 from superbiz.claims import Claim, ClaimKind
 from superbiz.contracts import Contract
-from superbiz.evidence.topology import Topology, origin, origins
+from superbiz.evidence.topology import Topology, key, origin, origins, qualified, short
 from superbiz.facts import (
     CAUSE_KINDS,
     EFFECT_KINDS,
@@ -31,6 +31,7 @@ from superbiz.facts import (
     LogSignature,
     MetricSeries,
     Reading,
+    TraceEdge,
     onset,
     reading,
     tolerance,
@@ -316,6 +317,10 @@ def check_link(
                 return Verdict(rules.LINK_INVALID, f"a {fact_type(fact)} is no effect")
             if onset(fact) is None:
                 return Verdict(rules.LINK_INVALID, f"{fact.id} shows no onset to explain")
+            if not _goes_wrong(fact):
+                return Verdict(
+                    rules.LINK_INVALID, f"{fact.id} shows nothing going wrong: it is no effect"
+                )
             effects.append(fact)
     if not effects:
         return Verdict(rules.LINK_INVALID, "a cause must explain at least one effect")
@@ -333,6 +338,16 @@ def check_link(
             rules.LINK_INVALID,
             f"a link passed before has what {claim.claim_id} explains as its cause's cause",
         )
+    if (
+        claim.kind is ClaimKind.HYPOTHESIS
+        and cause_reading in run.explained
+        and effect_readings <= run.explained[cause_reading] | {cause_reading}
+    ):
+        # the report would state one link both as established and as not established
+        return Verdict(
+            rules.LINK_INVALID,
+            f"{claim.claim_id} restates the root cause's link: it is established, not possible",
+        )
     if (verdict := _in_time(claim, cause, effects, run)) is not None:
         return verdict
     starts = origins(cause, topology)
@@ -344,6 +359,8 @@ def check_link(
                 rules.OFF_TOPOLOGY,
                 f"{origin(cause, topology)} is not on the path of {effect.subject} in this run's records",
             )
+        if (elsewhere := _elsewhere(cause, effect)) is not None:
+            return Verdict(rules.OFF_TOPOLOGY, elsewhere)
     if (verdict := _before_trigger(cause, effects, run)) is not None:
         return verdict
     if (
@@ -357,6 +374,64 @@ def check_link(
         if claim.family not in shown:
             return Verdict(rules.FAMILY_NOT_SHOWN, f"no linked log signature is {claim.family}")
     return Verdict(edge=(cause_reading, effect_readings))
+
+
+def searched_in(resolved: Iterable[Resolved], run: Run) -> tuple[str | None, str]:
+    """L2 for a negative: each absence's search reached into this run's window (a search
+    that ended more than a day before the run's time found nothing in another episode)."""
+    if run.trigger.at is None:
+        return None, ""
+    since = instant(run.trigger.at) - INCIDENT_WINDOW
+    for r in resolved:
+        end = getattr(r.fact, "end", None)
+        if isinstance(end, str) and (at := instant(end)) != _NEVER and at < since:
+            return (
+                rules.OUTSIDE_WINDOW,
+                f"{r.fact.id} searched up to {end}, more than a day before this run's time "
+                f"({run.trigger.at}): another window",
+            )
+    return None, ""
+
+
+def _goes_wrong(fact: FactBase) -> bool:
+    """Whether a reading shows something going wrong: a series that rose, fell or fell
+    silent, an alarm that went into ALARM (a flat series of a healthy dependency is no
+    effect of anything). Lines and calls are weighed by their own rules."""
+    if isinstance(fact, MetricSeries):
+        return symptom_class(fact) is not None
+    if isinstance(fact, AlarmState):
+        return fact.state == "ALARM" or fact.entered_alarm_at is not None
+    return True
+
+
+def _places(fact: FactBase) -> set[str]:
+    """Where a fact says its subject is: a change's resource by path (the cluster of
+    service/prod/checkout-api), a series' or alarm's dimensions that do not name it."""
+    if isinstance(fact, ChangeFact):
+        place = qualified(fact.resource)
+        return {place.container} if place is not None and place.container else set()
+    if isinstance(fact, MetricSeries | AlarmState):
+        subject = key(short(fact.subject))
+        return {
+            key(short(v))
+            for v in fact.dimensions.values()
+            if key(short(v)) != subject and key(v) != key(fact.subject)
+        }
+    return set()
+
+
+def _elsewhere(cause: FactBase, effect: FactBase) -> str | None:
+    """A cause and an effect of the same name that their records put in different places
+    (checkout-api of the cluster prod and of the cluster staging) are two resources."""
+    if key(short(cause.subject)) != key(short(effect.subject)):
+        return None
+    here, there = _places(cause), _places(effect)
+    if here and there and here.isdisjoint(there):
+        return (
+            f"{cause.id} is {cause.subject} in {', '.join(sorted(here))}; {effect.id} is "
+            f"{effect.subject} in {', '.join(sorted(there))}: another resource of that name"
+        )
+    return None
 
 
 def _before_trigger(cause: FactBase, effects: list[FactBase], run: Run) -> Verdict | None:
@@ -378,6 +453,18 @@ def _before_trigger(cause: FactBase, effects: list[FactBase], run: Run) -> Verdi
     return None
 
 
+def _reports(cause: FactBase, effect: FactBase) -> bool:
+    """Whether the cause is a record of the caller of the call the effect is: its lines or
+    series may report that call's failure, never explain it after it began (an X-Ray
+    trace's start is its own clock: no period excuses a later cause)."""
+    return (
+        isinstance(effect, TraceEdge)
+        and key(effect.caller) != key(effect.callee)
+        and key(short(cause.subject)) == key(short(effect.caller))
+        and not isinstance(cause, ChangeFact)
+    )
+
+
 def _in_time(claim: Claim, cause: FactBase, effects: list[FactBase], run: Run) -> Verdict | None:
     """L2: the cause began no later than the onset of each effect it explains (within
     that effect's period, bounded by the run); a root cause not more than a day before the
@@ -388,6 +475,13 @@ def _in_time(claim: Claim, cause: FactBase, effects: list[FactBase], run: Run) -
     bound = run.trigger.bound
     onsets = [(at, f) for f in effects if (at := onset(f)) is not None]
     for at, effect in onsets:
+        if _reports(cause, effect) and began_at > at:
+            # the caller's own record after its call failed reports that failure
+            return Verdict(
+                rules.CAUSE_AFTER_EFFECT,
+                f"{cause.id} of {cause.subject}, the caller, begins after its call to "
+                f"{getattr(effect, 'callee', '')} failed ({effect.id} at {at.isoformat()})",
+            )
         if began_at > at + tolerance(effect, bound):
             return Verdict(
                 rules.CAUSE_AFTER_EFFECT,

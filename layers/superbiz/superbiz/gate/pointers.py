@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from superbiz.claims import Claim, ClaimKind, FactRef
 from superbiz.facts import FactBase, FactsInvalid, LogSignature, facts_of
 from superbiz.facts.base import WITHHELD
+from superbiz.facts.extract import records
 from superbiz.gate import rules
 from superbiz.records import ToolInvocation
 from superbiz.untrusted import planted_rows, withheld
@@ -37,12 +38,19 @@ class Facts:
         self._facts: dict[str, dict[str, FactBase]] = {}
         self._untrusted: dict[tuple[str, str], bool] = {}
         self._planted: dict[str, frozenset[int]] = {}
+        # facts of a kind the invocation's tool never records: not read by its code
+        self._foreign: dict[str, dict[str, str]] = {}
         for inv in invocations:
             try:
                 found = facts_of(inv.output) if inv.success else []
             except FactsInvalid:
                 found = []
-            self._facts[inv.invocation_id] = {f.id: f for f in found}
+            self._facts[inv.invocation_id] = {
+                f.id: f for f in found if records(inv.tool_name, fact_type(f))
+            }
+            self._foreign[inv.invocation_id] = {
+                f.id: fact_type(f) for f in found if not records(inv.tool_name, fact_type(f))
+            }
 
     def all(self) -> list[FactBase]:
         return [f for by_id in self._facts.values() for f in by_id.values()]
@@ -80,6 +88,12 @@ class Facts:
         if not inv.success:
             return rules.INVOCATION_FAILED, f"{ref.invocation} failed: {inv.error or 'no output'}"
         fact = self._facts.get(ref.invocation, {}).get(ref.fact)
+        foreign = self._foreign.get(ref.invocation, {}).get(ref.fact)
+        if fact is None and foreign is not None:
+            return (
+                rules.FACT_NOT_FOUND,
+                f"{inv.tool_name} records no {foreign}: {ref.fact} in its output is not its fact",
+            )
         if fact is None:
             return rules.FACT_NOT_FOUND, f"{ref.invocation} recorded no fact {ref.fact}"
         if ref.rows and not isinstance(fact, LogSignature):
