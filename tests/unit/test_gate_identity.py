@@ -172,3 +172,36 @@ def test_a_setting_whose_whole_value_is_a_name_joins_it():
     # Then the queue is on the worker's path, and a name inside free text is not
     assert built.near("orders-dlq", "checkout-api")
     assert not built.near("billing-api", "checkout-api")
+
+
+def _lines(group: str, writer: str) -> Any:
+    return fact_from(
+        {
+            "type": "log_signature",
+            "id": "sig1",
+            "subject": writer.split("/")[0],
+            "at": f"{DAY}T10:03:00Z",
+            "log_group": group,
+            "writer": writer,
+            "template": "ERROR payment could not be processed",
+            "level": "ERROR",
+            "count": 3,
+            "first_at": f"{DAY}T10:03:00Z",
+            "last_at": f"{DAY}T10:05:00Z",
+            "rows": [0, 1, 2],
+        }
+    )
+
+
+def test_lines_reach_the_cluster_their_group_is_filed_under_but_not_its_other_services():
+    # Given checkout-api's lines filed under the green stack's cluster, that stack's load
+    # balancer, and a deploy of another service of the same cluster
+    lines = _lines("/ecs/shop-green/checkout-api", "checkout-api/app")
+    alb = fact_from(change("shop-green-alb", f"{DAY}T10:01:00Z", action="ModifyListener"))
+    other = fact_from(change("shop-green/invoice-api", f"{DAY}T10:01:00Z"))
+    built = topology.build([lines, alb, other])
+    # Then the lines are the service's, placed in the cluster: what is built from the
+    # cluster's name is on their path, and another service filed there is not theirs
+    assert lines.subject == "checkout-api"
+    assert built.near("shop-green-alb", "checkout-api")
+    assert (built.hops("invoice-api", "checkout-api") or 99) > 1

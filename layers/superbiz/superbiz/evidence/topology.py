@@ -44,7 +44,7 @@ from superbiz.facts import (
     ServiceEvent,
     TraceEdge,
 )
-from superbiz.facts.base import short_name
+from superbiz.facts.base import group_places, short_name
 
 # how far apart a cause's and an effect's subjects may be and still be on one path
 MAX_HOPS = 3
@@ -273,6 +273,10 @@ def build(facts: Iterable[FactBase], held: Held | None = None) -> Topology:
         if isinstance(fact, LogSignature):
             topo.join(fact.subject, fact.log_group, "log group owner")
             topo.join(fact.subject, fact.writer.split("/")[0], "log writer")
+            for place in group_places(fact.log_group, fact.subject):
+                # where the writer runs (its cluster): reached, and what is beside it, but
+                # not every other service filed there
+                topo.locate(fact.subject, place, "log group it is filed under")
             for name in fact.named:
                 if name.startswith("arn:") or "." in name:
                     # an ARN or a host the lines name is what the writer calls

@@ -195,6 +195,13 @@ def writer_owner(log_group: str, writer: str) -> str:
     return log_group_owner(log_group)
 
 
+def group_places(log_group: str, owner: str) -> list[str]:
+    """The parts of a log group's name besides its owner's that name where the owner runs
+    (/ecs/prod-billing/ledger-api: the cluster prod-billing), not generic words."""
+    parts = [p for p in log_group.split("/") if p and p.lower() not in _GROUP_WORDS]
+    return [p for p in parts if p != owner]
+
+
 def _service_dimensions() -> tuple[str, ...]:
     """The dimensions that name what a metric is about, most telling first (an alarm's
     service is read by the same list, superbiz.aiops)."""
