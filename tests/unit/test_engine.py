@@ -534,3 +534,20 @@ def test_lines_that_began_after_the_alarm_metric_are_no_cause_of_it_whatever_the
     lines_ = [c for c in diagnosis.ranked if c.kind == "log_signature"]
     assert lines_ and all(c.shortfall == "after_onset" for c in lines_), lines_
     assert diagnosis.cause is None or diagnosis.cause.kind != "log_signature"
+
+
+def test_a_count_that_rose_with_lines_of_a_known_failure_is_those_lines_not_a_change_effect():
+    # Given the lowered ceiling, and lines of a failure the catalogue knows (the database
+    # refusing connections) from the very minute the latency rose
+    invs = [
+        *_ceiling_lowered(),
+        lines("order-api", "ERROR error: sorry, too many clients already", [0.1, 1, 2], "inv_1"),
+    ]
+    facts = table_of(invs)
+    diagnosis = engine_diagnose(facts, Trigger.of(QUESTION, None))
+    # Then the latency is what those lines show: the scaling call, which the lines' entry
+    # does not name, produced none of it
+    ceiling = next(
+        c for c in diagnosis.ranked if _fact(facts, c.ref).get("action") == "RegisterScalableTarget"
+    )
+    assert ceiling.shortfall == "kind_cannot", ceiling

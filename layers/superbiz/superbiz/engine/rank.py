@@ -625,12 +625,20 @@ def _judge_change(
     classes = {symptom_class(f) for f in effects} - {None, "alarm"}
     # what it can have produced: effects of a class its kind produces, but not lines of a
     # known, specific failure, whose catalogue entry names the changes that produce it
-    # (`triggered_by`: a change of another operation is not one of them). A metric its
-    # kind moves is its effect all the same, whatever lines came with it
+    # (`triggered_by`: a change of another operation is not one of them), nor what began
+    # with or after such lines (a 5xx count of the same minute is those lines counted). A
+    # metric its kind moved before them is its effect all the same
+    known = [
+        b
+        for f in effects
+        if (e := catalogued(f)) is not None and e.specific and (b := began_at(f)) is not None
+    ]
     producible = [
         f
         for f in effects
-        if symptom_class(f) in kind.produces and ((e := catalogued(f)) is None or not e.specific)
+        if symptom_class(f) in kind.produces
+        and ((e := catalogued(f)) is None or not e.specific)
+        and (not known or began_at(f) + tolerance(f) < min(known))  # type: ignore[operator]
     ]
     if change.failed:
         c.shortfall = "failed"
