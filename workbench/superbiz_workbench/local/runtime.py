@@ -221,6 +221,9 @@ class LocalRuntime:
         import boto3
         from moto import mock_aws
 
+        from superbiz_workbench.local import moto_models
+
+        moto_models.install()  # before moto loads its first model or makes a backend
         if LocalRuntime._active is not None:
             raise SuperBizError(
                 "a LocalRuntime is already running in this process; stop it before starting another"
