@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from superbiz.errors import SuperBizError
@@ -32,3 +34,47 @@ def test_only_one_runtime_per_process():
     # and once the first has stopped, a new one starts cleanly
     with LocalRuntime(load_scenario(DEMO_WORLD)) as rt:
         assert rt.run(QUESTION).execution_status == "SUCCEEDED"
+
+
+def test_the_state_path_reads_the_same_history_the_api_returns():
+    # Given a local runtime and an execution with a Map, a Choice and a Pass state
+    definition = {
+        "StartAt": "Fan",
+        "States": {
+            "Fan": {
+                "Type": "Map",
+                "ItemsPath": "$.items",
+                "ItemProcessor": {
+                    "StartAt": "Each",
+                    "States": {"Each": {"Type": "Pass", "End": True}},
+                },
+                "Next": "Pick",
+            },
+            "Pick": {
+                "Type": "Choice",
+                "Choices": [{"Variable": "$[0]", "IsPresent": True, "Next": "Done"}],
+                "Default": "Done",
+            },
+            "Done": {"Type": "Pass", "End": True},
+        },
+    }
+    with LocalRuntime(load_scenario(DEMO_WORLD)) as rt:
+        arn = rt.sfn.create_state_machine(
+            name="history-probe",
+            definition=json.dumps(definition),
+            roleArn="arn:aws:iam::123456789012:role/probe",
+        )["stateMachineArn"]
+        execution = rt.sfn.start_execution(stateMachineArn=arn, input='{"items": [1, 2]}')
+        assert rt.wait(execution["executionArn"]) == "SUCCEEDED"
+        # When the history is read in the process and through GetExecutionHistory
+        recorded = rt.recorded_history(execution["executionArn"])
+        served = rt.history(execution["executionArn"])
+        path = rt.state_path(execution["executionArn"])
+    # Then they hold the same events in the same order, and the path is the top-level
+    # states entered, without the Choice
+    assert [(e["id"], e["type"]) for e in recorded] == [(e["id"], e["type"]) for e in served]
+    assert [e.get("stateEnteredEventDetails") for e in recorded] == [
+        e.get("stateEnteredEventDetails") for e in served
+    ]
+    assert path == ["Fan", "Each", "Each", "Done"]
+

@@ -551,10 +551,22 @@ class LocalRuntime:
                 return events
             kwargs["nextToken"] = page["nextToken"]
 
+    def recorded_history(self, execution_arn: str) -> list[dict[str, Any]]:
+        """The execution's history events as moto's interpreter recorded them, read in the
+        process: the same events `history` returns, without the API's round trip, which
+        serialises every event's input and output through the service model and parses
+        them back (0.1-0.3 s of a chat's read-back for a few hundred events)."""
+        from moto.stepfunctions.responses import get_backend
+
+        region, account = execution_arn.split(":")[3:5]  # arn:aws:states:REGION:ACCOUNT:...
+        backend = get_backend(account, region)
+        events: list[dict[str, Any]] = backend.get_execution_history(execution_arn)["events"]
+        return events
+
     def state_path(self, execution_arn: str) -> list[str]:
         """Top-level state names in the order the execution entered them (the console's view)."""
         path = []
-        for event in self.history(execution_arn):
+        for event in self.recorded_history(execution_arn):
             details = event.get("stateEnteredEventDetails")
             if details and event["type"] != "ChoiceStateEntered":
                 path.append(details["name"])
