@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -78,3 +80,33 @@ def test_the_state_path_reads_the_same_history_the_api_returns():
     ]
     assert path == ["Fan", "Each", "Each", "Done"]
 
+
+FROZEN_START = """
+import gc, json, sys
+from superbiz_workbench.local.report import DEMO_WORLD
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
+scenario = load_scenario(DEMO_WORLD)
+with LocalRuntime(scenario) as rt:
+    plain = gc.get_freeze_count()
+collections = []
+gc.callbacks.append(lambda phase, info: collections.append(phase))
+with LocalRuntime(scenario, freeze_start=True) as rt:
+    print(json.dumps({"plain": plain, "frozen": gc.get_freeze_count() > 0,
+                      "collected_while_starting": len(collections), "enabled": gc.isenabled()}))
+"""
+
+
+def test_a_commands_runtime_starts_with_the_collector_off_and_freezes_what_it_made():
+    # When one runtime starts as tests start theirs, and then one as a command starts it
+    done = subprocess.run(
+        [sys.executable, "-c", FROZEN_START],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    # Then the first freezes nothing; the second runs no collection while it starts,
+    # freezes what it allocated, and leaves the collector on for the run
+    assert got == {"plain": 0, "frozen": True, "collected_while_starting": 0, "enabled": True}

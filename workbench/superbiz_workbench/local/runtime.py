@@ -177,8 +177,15 @@ class LocalRuntime:
         notifications: bool = True,
         account: Any = None,
         knowledge_dir: Path | None = None,
+        freeze_start: bool = False,
     ) -> None:
         self.scenario = scenario
+        # a command's one runtime starts as a Lambda's init runs (superbiz.init_phase): the
+        # cyclic collector off while moto, botocore's models and the seeded world are
+        # allocated, everything then frozen, so no later collection walks it. Its full
+        # collections took 0.2-0.6 s of a chat's start-up. Off for tests, which start many
+        # runtimes in one process and would freeze each one's leftovers for good.
+        self.freeze_start = freeze_start
         # the account the evidence tools read instead of the local AWS (`superbiz chat
         # --aws`): read-only clients opened before start, outside moto (see _detach)
         self.account = account
@@ -214,6 +221,15 @@ class LocalRuntime:
     _active: LocalRuntime | None = None  # moto's backends are process-wide
 
     def start(self) -> None:
+        if not self.freeze_start:
+            self._start()
+            return
+        from superbiz.init_phase import init_phase
+
+        with init_phase():
+            self._start()
+
+    def _start(self) -> None:
         from superbiz_workbench.local.moto_imports import defer_batch, defer_iam
 
         defer_batch()  # before moto's Step Functions interpreter imports its integrations
