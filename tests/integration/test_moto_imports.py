@@ -94,6 +94,35 @@ with LocalRuntime(load_scenario(DEMO_WORLD)) as rt:
 print(json.dumps({"loaded_at_start": before, "activities": answer["ScalingActivities"]}))
 """
 
+MODELS_ONCE = """
+import json, boto3
+from moto.core import loaders, utils
+made = []
+original = loaders.create_loader
+def counted():
+    made.append(1)
+    return original()
+loaders.create_loader = utils.create_loader = counted
+from superbiz_workbench.local.report import DEMO_WORLD
+from superbiz_workbench.local.runtime import LocalRuntime
+from superbiz_workbench.world import load_scenario
+from moto.core.base_backend import AccountSpecificBackend
+services = ["dynamodb", "s3", "stepfunctions", "logs", "cloudwatch", "sqs"]
+with LocalRuntime(load_scenario(DEMO_WORLD)) as rt:
+    rt.clients.client("sqs").list_queues()
+    fresh, own = original(), boto3.Session()
+    models = [utils.get_service_model(s)._service_description
+              == fresh.load_service_model(s, "service-2") for s in services]
+    backends = AccountSpecificBackend.get_session()
+    regions = [backends.get_available_regions(s, partition_name=p)
+               == own.get_available_regions(s, partition_name=p)
+               for s in services for p in own.get_available_partitions()]
+    loader = backends._session.get_component("data_loader")
+    shared = loader is rt.clients.dynamodb._loader
+print(json.dumps({"loaders": len(made), "models": all(models), "regions": all(regions),
+                  "shared": shared}))
+"""
+
 
 def _probe(code: str, *args: str) -> dict[str, object]:
     done = subprocess.run(
@@ -167,3 +196,12 @@ def test_a_world_without_a_scalable_target_starts_without_application_auto_scali
     # Then neither its package nor the ECS and EC2 models it loads were imported at the
     # start, and moto's responses, imported on use, answer with the runtime's patch
     assert got == {"loaded_at_start": [], "activities": []}
+
+
+def test_moto_reads_each_model_through_one_loader_and_the_backends_through_the_shared_one():
+    # When the local runtime starts the demo world and six services answer
+    got = _probe(MODELS_ONCE)
+    # Then moto made one data loader for all of them (not one per service, each listing
+    # every service folder), with the models its own loader reads, and its backends list
+    # the regions moto's own session lists through the clients' shared loader
+    assert got == {"loaders": 1, "models": True, "regions": True, "shared": True}

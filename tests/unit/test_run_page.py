@@ -8,7 +8,10 @@ import base64
 import hashlib
 import json
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from run_page_support import FIVE_XX, HOSTILE, LATENCY, run_file
@@ -208,3 +211,33 @@ def test_the_archive_lists_runs_newest_first_that_the_caller_may_read(tmp_path):
     assert html.index("run0002") < html.index("run0001") and "run0003" not in html
     with pytest.raises(RunNotArchived):
         archive.load("../etc/passwd")
+
+
+KEEP_WITHOUT_PAGE = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from run_page_support import run_file
+from superbiz_workbench.page import RunArchive
+import superbiz_workbench.page.commands
+archive = RunArchive(Path(sys.argv[1]))
+archive.save(run_file())
+print(json.dumps({"rows": [r.run_id for r in archive.rows()],
+                  "loaded": sorted(m for m in ("jinja2", "superbiz_workbench.page.view",
+                                                "superbiz_workbench.page.render")
+                                   if m in sys.modules)}))
+"""
+
+
+def test_keeping_a_run_without_a_page_loads_neither_the_view_nor_the_templates(tmp_path):
+    # When a process keeps a run in the archive, as `superbiz chat` without --html does
+    done = subprocess.run(
+        [sys.executable, "-c", KEEP_WITHOUT_PAGE, str(tmp_path), str(Path(__file__).parent)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    # Then the run is listed, and the page's view and jinja2 were never imported
+    assert got == {"rows": [run_file().run.run_id], "loaded": []}

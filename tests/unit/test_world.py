@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import yaml
 
 from superbiz.errors import ScenarioError
-from superbiz_workbench.world import load_scenario
+from superbiz_workbench.world import load_scenario, parse_yaml
 
 VALID = """\
 id: payment-db-pool
@@ -303,3 +304,32 @@ def test_a_percentile_alarm_loads_and_its_event_carries_the_statistic(tmp_path, 
 def test_an_unknown_statistic_is_named(tmp_path):
     message = load_error(tmp_path, edited("      statistic: Sum\n", "      statistic: p999\n"))
     assert "statistic" in message and "p99" in message
+
+
+def test_every_yaml_file_of_the_repository_parses_to_the_same_data_both_ways():
+    # Given every YAML file of the repository (worlds, signatures, skills, catalogs)
+    root = Path(__file__).resolve().parents[2]
+    files = [
+        p
+        for p in root.rglob("*.yaml")
+        if not {".venv", "cdk.out", "node_modules", "build"} & set(p.relative_to(root).parts)
+    ]
+    assert len(files) > 50
+    # Then the world loader's parser (libyaml when PyYAML has it) reads what PyYAML's own does
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert parse_yaml(text) == yaml.safe_load(text), path
+
+
+def test_a_yaml_mistake_is_reported_as_pyyamls_own_parser_reports_it(tmp_path: Path):
+    # Given a scenario file libyaml refuses
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("id: x\ntitle: 'unclosed\nnow: [1, 2\n")
+    with pytest.raises(yaml.YAMLError) as own:
+        yaml.safe_load(broken.read_text())
+    mark, problem = own.value.problem_mark, own.value.problem
+    # Then the error names the line, column and problem of PyYAML's own parser
+    expected = f"{broken}: invalid YAML: line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    with pytest.raises(ScenarioError) as got:
+        load_scenario(broken)
+    assert str(got.value) == expected

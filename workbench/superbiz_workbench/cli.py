@@ -133,7 +133,9 @@ def _run_world(scenario: Any, message: str | None, args: argparse.Namespace) -> 
     if not args.json:
         print(f"Seeding local AWS from {world} and running the diagnosis graph...", file=sys.stderr)
     # a question runs in chat mode, which notifies nobody; a scenario may fire its alarm
-    with LocalRuntime(scenario, model=model, notifications=message is None) as runtime:
+    with LocalRuntime(
+        scenario, model=model, notifications=message is None, freeze_start=True
+    ) as runtime:
         if getattr(args, "cases", None):
             from superbiz_workbench.local.case_file import JsonCaseStore
 
@@ -495,7 +497,7 @@ def _mcp_serve(args: argparse.Namespace, scenario: Any) -> int:
     load_config(args.mcp_config)  # a bad configuration fails here, naming the key
     path = args.world or DEMO_WORLD
     print(f"Seeding local AWS from {path}...", file=sys.stderr)
-    with LocalRuntime(scenario, model=_build_model(args.model)) as runtime:
+    with LocalRuntime(scenario, model=_build_model(args.model), freeze_start=True) as runtime:
         runtime.settings.mcp_config = args.mcp_config
         where = "stdio" if args.transport == "stdio" else f"http://{args.host}:{args.port}/mcp"
         print(f"SuperBizAgent MCP server on {where} (world {scenario.id})", file=sys.stderr)

@@ -27,7 +27,7 @@ def serve(
     runs_dir: Path = DEFAULT_RUNS_DIR,
 ) -> int:
     print(f"Seeding local AWS from {path}...", file=sys.stderr)
-    with LocalRuntime(scenario, model=model, review=review) as runtime:
+    with LocalRuntime(scenario, model=model, review=review, freeze_start=True) as runtime:
         try:
             server = ApiServer(runtime, host=host, port=port, runs_dir=runs_dir)
         except OSError as exc:
@@ -101,7 +101,7 @@ def alarm(
     """`keep(runtime, run_id, scenario)` keeps the finished run (the runs archive, --html)."""
     if not as_json:
         print(f"Seeding local AWS from {world} and firing the alarm trigger...", file=sys.stderr)
-    with LocalRuntime(scenario, model=model) as runtime:
+    with LocalRuntime(scenario, model=model, freeze_start=True) as runtime:
         fired = fire_alarm(runtime, scenario, name)
         trigger = fired["trigger"]
         if trigger["status"] != "started":

@@ -8,11 +8,12 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
 from superbiz.errors import SuperBizError
-from superbiz_workbench.page.view import question_of, route_text
+from superbiz.records import RunRecord
 from superbiz_workbench.replay import RunFile, load_run_file, write_run_file
 
 DEFAULT_RUNS_DIR = Path(".superbiz") / "runs"
@@ -37,6 +38,26 @@ class RunRow(BaseModel):
     verifier_verdict: str | None
     route: str
     principal: str | None
+
+
+def question_of(run: RunRecord) -> str:
+    """What the run was asked: the chat's question, else the alarm that opened it."""
+    if run.query:
+        return run.query
+    alarm = run.alarm or {}
+    name = alarm.get("name") or alarm.get("alarm_name")
+    return f"alarm {name}" if name else f"{run.mode} (the alarms in ALARM)"
+
+
+def route_text(orchestration: dict[str, Any]) -> str:
+    """The fallback route as the terminal shows it: `L0 application answered`."""
+    parts = []
+    for step in orchestration.get("route") or []:
+        if not isinstance(step, dict):
+            continue
+        who = f" {step.get('specialist')}" if step.get("specialist") else ""
+        parts.append(f"L{step.get('level')}{who} {step.get('outcome')}")
+    return " -> ".join(parts)
 
 
 def row_of(run_file: RunFile) -> RunRow:

@@ -10,7 +10,8 @@ from typing import Any
 from markupsafe import Markup
 from pydantic import BaseModel
 
-from superbiz.records import ReviewSummary, RunRecord
+from superbiz.records import ReviewSummary
+from superbiz_workbench.page.archive import question_of, route_text
 from superbiz_workbench.page.charts import Chart, charts, recorded_facts
 from superbiz_workbench.page.diagrams import PathDiagram, Timeline, path_diagram, timeline
 from superbiz_workbench.page.outputs import OutputLines, output_lines
@@ -131,17 +132,6 @@ class RunPage(BaseModel):
         }
 
 
-def route_text(orchestration: dict[str, Any]) -> str:
-    """The fallback route as the terminal shows it: `L0 application answered`."""
-    parts = []
-    for step in orchestration.get("route") or []:
-        if not isinstance(step, dict):
-            continue
-        who = f" {step.get('specialist')}" if step.get("specialist") else ""
-        parts.append(f"L{step.get('level')}{who} {step.get('outcome')}")
-    return " -> ".join(parts)
-
-
 def _citations(run_file: RunFile, facts: list[dict[str, Any]]) -> list[Citation]:
     by_id = {inv.invocation_id: inv for inv in run_file.invocations}
     found: list[Citation] = []
@@ -181,15 +171,6 @@ def _review(review: ReviewSummary | None) -> Review | None:
         decided_at=review.decided_at,
         deadline=review.deadline,
     )
-
-
-def question_of(run: RunRecord) -> str:
-    """What the run was asked: the chat's question, else the alarm that opened it."""
-    if run.query:
-        return run.query
-    alarm = run.alarm or {}
-    name = alarm.get("name") or alarm.get("alarm_name")
-    return f"alarm {name}" if name else f"{run.mode} (the alarms in ALARM)"
 
 
 def build(run_file: RunFile) -> RunPage:
