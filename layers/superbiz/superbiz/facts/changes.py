@@ -132,7 +132,7 @@ def read_detail(detail: str) -> tuple[dict[str, str], str | None, str | None, st
     shows changing gives before and after."""
     text = _FAILED.sub("", detail.strip())
     parameters: dict[str, str] = {}
-    change: tuple[str | None, str, str] | None = None
+    change: tuple[str | None, str, str | None] | None = None
     for part in split_top(text):
         # a group's label before its first parameter: "environment: RETURNS_TABLE=x"
         keyed = _KEY.match(part) or _KEY.match(part.split(": ", 1)[-1])
