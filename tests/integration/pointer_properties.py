@@ -31,6 +31,7 @@ from superbiz.facts import CAUSE_KINDS, EFFECT_KINDS, facts_of, onset, tolerance
 from superbiz.facts.base import WITHHELD
 from superbiz.facts.extract import extract
 from superbiz.gate import rules
+from superbiz.gate.links import goes_wrong
 from superbiz.literal import identifier
 from superbiz.records import ToolInvocation
 from superbiz.sentences import acted_on
@@ -206,7 +207,10 @@ def check_properties(
     effects = [
         (i, f)
         for i, f in clean
-        if f.type in EFFECT_KINDS and f.source == "telemetry" and onset(f) is not None
+        if f.type in EFFECT_KINDS
+        and f.source == "telemetry"
+        and onset(f) is not None
+        and goes_wrong(f)  # a flat series or an alarm that never left OK is no effect
     ]
     knowledge = [(i, f) for i, f in clean if f.source != "telemetry" and f.type != "absence"]
 

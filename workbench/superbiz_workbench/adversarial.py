@@ -563,7 +563,9 @@ ATTACKS: list[Attack] = [
            (gate_rules.FAMILY_NOT_SHOWN,), (_ERR, call("recent_changes", CHANGES)),
            evidence=_link(_change, by_name()[_FAMILY].label, kind="root_cause", family=_FAMILY,
                           twin={"family": "shown"})),
-    Attack("support-from-telemetry", "link", "links", "a hypothesis citing a log signature as its support",
+    # its own run: its honest twin is a hypothesis of the same link as family-not-shown's
+    # honest root cause, which the gate refuses as a restatement of the root cause (L1)
+    Attack("support-from-telemetry", "link", "support", "a hypothesis citing a log signature as its support",
            (gate_rules.SUPPORT_INVALID,), (_ERR, call("recent_changes", CHANGES), call("lookup_knowledge", KB_POOL)),
            evidence=_link(_change, 'Supported by the "', support="telemetry", twin={"support": "runbook"})),
     Attack("prose-in-gap", "contract", "links", "a gap carrying a sentence of its own",

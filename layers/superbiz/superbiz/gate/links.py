@@ -317,7 +317,7 @@ def check_link(
                 return Verdict(rules.LINK_INVALID, f"a {fact_type(fact)} is no effect")
             if onset(fact) is None:
                 return Verdict(rules.LINK_INVALID, f"{fact.id} shows no onset to explain")
-            if not _goes_wrong(fact):
+            if not goes_wrong(fact):
                 return Verdict(
                     rules.LINK_INVALID, f"{fact.id} shows nothing going wrong: it is no effect"
                 )
@@ -393,7 +393,7 @@ def searched_in(resolved: Iterable[Resolved], run: Run) -> tuple[str | None, str
     return None, ""
 
 
-def _goes_wrong(fact: FactBase) -> bool:
+def goes_wrong(fact: FactBase) -> bool:
     """Whether a reading shows something going wrong: a series that rose, fell or fell
     silent, an alarm that went into ALARM (a flat series of a healthy dependency is no
     effect of anything). Lines and calls are weighed by their own rules."""
