@@ -9,8 +9,6 @@ hand. Run from this folder: ../../../.venv/bin/python simulate.py  (it overwrite
 
 import json
 import random
-from pathlib import Path
-
 import sys
 from pathlib import Path
 

@@ -10,10 +10,8 @@ events are written by hand. Run from this folder: ../../../.venv/bin/python simu
 
 import json
 import random
-from datetime import timedelta
-from pathlib import Path
-
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the shared simkit.py
