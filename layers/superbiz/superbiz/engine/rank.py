@@ -62,7 +62,7 @@ WINDOW_EDGE = timedelta(minutes=2)
 
 # a change these shortfalls leave is joined to nothing that started the run: whether its
 # operation produces what was seen is all that speaks for it (`Candidate.mechanism`)
-_UNJOINED = frozenset({"off_path", "not_what_started"})
+UNJOINED = frozenset({"off_path", "not_what_started"})
 
 # most candidates a model is shown
 MAX_RANKED = 8
@@ -582,7 +582,7 @@ def _candidate(
     effects = [s for _, s in explained]
     if isinstance(fact, ChangeFact):
         _judge_change(c, fact, effects, t0, topology, triggered, context)
-        if c.shortfall in _UNJOINED:
+        if c.shortfall in UNJOINED:
             c.mechanism = _mechanism(fact, began, symptoms, triggered)
             c.family = c.family or _mechanism_family(fact, began, symptoms)
     else:
@@ -809,7 +809,7 @@ def catalogue_hypotheses(diagnosis: Diagnosis, n: int = 2) -> list[Candidate]:
     found = [
         c
         for c in diagnosis.ranked
-        if c.kind == "change" and c.shortfall in _UNJOINED and c.mechanism
+        if c.kind == "change" and c.shortfall in UNJOINED and c.mechanism
     ]
     # the last before the onset first, then those within the effects' tolerance after it,
     # earliest first (a change's lead is to what it explains, which for one that explains

@@ -18,6 +18,7 @@ from superbiz.claims import Gap
 from superbiz.contracts import ToolCall
 from superbiz.engine import Diagnosis
 from superbiz.engine.evidence import evidence as engine_evidence
+from superbiz.engine.rank import UNJOINED
 from superbiz.models.base import ModelRequest, ModelResponse, Usage
 from superbiz.node_outputs import (
     ClaimKind,
@@ -914,8 +915,6 @@ def _changes_further_back(ctx: dict[str, Any]) -> list[ToolCall]:
     ]
 
 
-# a change whose path the records cannot close: its resource's configuration may
-_UNJOINED = frozenset({"off_path", "not_what_started"})
 # at most this many resources are described in the one call a run makes
 _DESCRIBED = 8
 
@@ -936,7 +935,7 @@ def _configuration_of_unjoined(ctx: dict[str, Any]) -> list[ToolCall]:
     by_ref = {(f["invocation"], f["id"]): f for f in ctx.get("facts", [])}
     names: list[str] = []
     for candidate in diagnosis.ranked:
-        if candidate.kind != "change" or candidate.shortfall not in _UNJOINED:
+        if candidate.kind != "change" or candidate.shortfall not in UNJOINED:
             continue
         fact = by_ref.get(candidate.ref) or {}
         names += [str(fact.get("resource") or ""), *(fact.get("resources") or [])]
